@@ -1,0 +1,47 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// The module graph follows the data flow of docs/architecture (DESIGN.md): geometry is the truth, the radio turns
+// truth into raw measurements, the estimator turns raw measurements into what an app receives. Only `GSL` imports
+// the C module, so every other module stays free of C types and of GSL's global state.
+let package = Package(
+    name: "nearcatch-sim",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "nearcatch-sim", targets: ["nearcatch-sim"]),
+        .library(name: "Radio", targets: ["Radio"]),
+        .library(name: "Estimation", targets: ["Estimation"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CGSL",
+            pkgConfig: "gsl",
+            providers: [.apt(["libgsl-dev"])]
+        ),
+        .target(name: "GSL", dependencies: ["CGSL"]),
+        .target(name: "Geometry"),
+        .target(name: "Radio", dependencies: ["GSL", "Geometry"]),
+        .target(name: "Estimation", dependencies: ["Geometry", "Radio"]),
+        .target(name: "Calibration", dependencies: ["GSL", "Geometry", "Radio", "Estimation"]),
+        .target(
+            name: "NearcatchCommand",
+            dependencies: [
+                "Calibration", "Radio", "Geometry",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "nearcatch-sim", dependencies: ["NearcatchCommand"]),
+        .target(name: "TestSupport", dependencies: ["GSL", "Geometry", "Radio"]),
+
+        .testTarget(name: "GSLTests", dependencies: ["GSL", "TestSupport"]),
+        .testTarget(name: "GeometryTests", dependencies: ["Geometry", "TestSupport"]),
+        .testTarget(name: "RadioTests", dependencies: ["Radio", "GSL", "Geometry", "TestSupport"]),
+        .testTarget(name: "EstimationTests", dependencies: ["Estimation", "Radio", "GSL", "Geometry", "TestSupport"]),
+        .testTarget(name: "CalibrationTests", dependencies: ["Calibration", "Radio", "Geometry", "TestSupport"]),
+        .testTarget(name: "NearcatchCommandTests", dependencies: ["NearcatchCommand", "Calibration"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

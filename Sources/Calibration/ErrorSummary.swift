@@ -1,0 +1,48 @@
+import GSL
+
+/// Statistics of a set of signed errors, for reports: bias, spread and quantiles of the magnitude.
+public struct ErrorSummary: Sendable, Equatable, Codable {
+    /// How many errors were summarised.
+    public let count: Int
+    /// Mean signed error.
+    public let bias: Double
+    /// Sample standard deviation of the signed error.
+    public let standardDeviation: Double
+    /// Root mean square error.
+    public let rootMeanSquare: Double
+    /// Median of the absolute error.
+    public let medianAbsolute: Double
+    /// 95th percentile of the absolute error.
+    public let p95Absolute: Double
+
+    /// Summarises `errors`; `nil` when there are none.
+    public init?(_ errors: [Double]) {
+        guard let signed = Statistics(errors), let magnitude = Statistics(errors.map(abs)) else { return nil }
+        count = signed.count
+        bias = signed.mean
+        standardDeviation = signed.standardDeviation
+        rootMeanSquare = signed.rootMeanSquare
+        medianAbsolute = magnitude.median
+        p95Absolute = magnitude.quantile(0.95)
+    }
+
+    /// The same summary with every value multiplied by `factor` (for unit conversion).
+    public func scaled(by factor: Double) -> ErrorSummary {
+        ErrorSummary(
+            count: count, bias: bias * factor, standardDeviation: standardDeviation * factor,
+            rootMeanSquare: rootMeanSquare * factor, medianAbsolute: medianAbsolute * factor,
+            p95Absolute: p95Absolute * factor)
+    }
+
+    private init(
+        count: Int, bias: Double, standardDeviation: Double, rootMeanSquare: Double, medianAbsolute: Double,
+        p95Absolute: Double
+    ) {
+        self.count = count
+        self.bias = bias
+        self.standardDeviation = standardDeviation
+        self.rootMeanSquare = rootMeanSquare
+        self.medianAbsolute = medianAbsolute
+        self.p95Absolute = p95Absolute
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import Estimation
+import GSL
+import Geometry
+import Radio
+
+/// Samples many exchanges between two static devices at a chosen distance and bearing, and scores the raw and
+/// filtered estimates against the truth: the calibration view of the radio model.
+///
+/// Device A (the initiator) stands at the origin facing east; B stands at the requested distance, azimuth and
+/// elevation in A's frame, facing A. Every figure is about A's view of B.
+public struct RadioProbe: Sendable {
+    /// What to sample.
+    public struct Settings: Sendable, Equatable {
+        /// True distance, metres.
+        public var distance: Double = 2
+        /// True azimuth of B in A's frame, radians.
+        public var azimuth: Double = 0
+        /// True elevation of B in A's frame, radians.
+        public var elevation: Double = 0
+        /// Number of exchanges.
+        public var samples: Int = 10_000
+        /// Exchanges per second; sets the time step the filter and the link state see.
+        public var rate: Double = 10
+        /// The run seed.
+        public var seed: UInt64 = 1
+        public var radio = RadioConfiguration()
+        public var estimator = EstimatorConfiguration()
+
+        public init() {}
+    }
+
+    public let settings: Settings
+
+    public init(settings: Settings) {
+        self.settings = settings
+    }
+
+    /// Runs the exchanges and summarises them.
+    ///
+    /// - Throws: ``PairRadioError`` for a bad radio configuration or a GSL failure.
+    /// - Complexity: O(samples log samples), for the quantiles.
+    public func run() throws(PairRadioError) -> RadioProbeReport {
+        let s = settings
+        let a = Pose(position: .zero, orientation: Orientation(heading: 0))
+        let toB = a.orientation.toWorld(Bearing(azimuth: s.azimuth, elevation: s.elevation).direction)
+        let bPosition = toB * s.distance
+        let b = Pose(position: bPosition, orientation: .facing(a.position, from: bPosition))
+        let truth = PairGeometry(a, b)
+
+        var radio = try PairRadio(initiatorID: 0, responderID: 1, runSeed: s.seed, configuration: s.radio)
+        var estimator = SessionEstimator(configuration: s.estimator)
+
+        var raw: [Double] = []
+        var filtered: [Double] = []
+        var azimuthErrors: [Double] = []
+        var elevationErrors: [Double] = []
+        var rawAngular: [Double] = []
+        var smoothedAngular: [Double] = []
+        raw.reserveCapacity(s.samples)
+        filtered.reserveCapacity(s.samples)
+        var lost = 0
+        var outOfRange = 0
+        var obstructed = 0
+        var withoutDirection = 0
+        let trueHorizontal = asin(truth.bearingFromA.direction.x)
+        let trueVertical = asin(truth.bearingFromA.direction.y)
+
+        for i in 0..<s.samples {
+            let time = Double(i) / s.rate
+            guard let m = radio.exchange(geometry: truth, at: time) else {
+                lost += 1
+                continue
+            }
+            if !m.lineOfSight { obstructed += 1 }
+            let update = estimator.update(distance: m.distance, angle: m.angleAtInitiator, at: time)
+            if let d = m.distance, let e = update.distance {
+                raw.append(d - truth.distance)
+                filtered.append(Double(e) - truth.distance)
+            } else {
+                outOfRange += 1
+            }
+            if let angle = m.angleAtInitiator {
+                azimuthErrors.append(angle.horizontalAngle - trueHorizontal)
+                if let v = angle.verticalCosine { elevationErrors.append(asin(v) - trueVertical) }
+                if let bearing = angle.bearing { rawAngular.append(bearing.angle(to: truth.bearingFromA)) }
+            }
+            if let direction = update.direction {
+                let smoothed = Bearing(direction: Vector3(direction))
+                smoothedAngular.append(smoothed.angle(to: truth.bearingFromA))
+            } else {
+                withoutDirection += 1
+            }
+        }
+
+        let measured = s.samples - lost
+        let degrees = 180 / Double.pi
+        return RadioProbeReport(
+            samples: s.samples,
+            dropoutShare: Double(lost) / Double(max(s.samples, 1)),
+            outOfRangeShare: Double(outOfRange) / Double(max(measured, 1)),
+            nonLineOfSightShare: Double(obstructed) / Double(max(measured, 1)),
+            rawDistance: ErrorSummary(raw),
+            filteredDistance: ErrorSummary(filtered),
+            gateRefusals: estimator.rangeFilter.refusedCount,
+            filterRestarts: estimator.rangeFilter.restartCount,
+            azimuthDegrees: ErrorSummary(azimuthErrors)?.scaled(by: degrees),
+            elevationDegrees: ErrorSummary(elevationErrors)?.scaled(by: degrees),
+            rawDirectionDegrees: ErrorSummary(rawAngular)?.scaled(by: degrees),
+            smoothedDirectionDegrees: ErrorSummary(smoothedAngular)?.scaled(by: degrees),
+            noDirectionShare: Double(withoutDirection) / Double(max(measured, 1)))
+    }
+}
+
+/// The probe's findings; distances in metres, angles in degrees. Field names are the JSON output's, and stable.
+public struct RadioProbeReport: Sendable, Equatable, Codable {
+    /// Exchanges attempted.
+    public let samples: Int
+    /// Share of exchanges lost (no measurement at all).
+    public let dropoutShare: Double
+    /// Share of received exchanges without a distance (beyond the maximum range).
+    public let outOfRangeShare: Double
+    /// Share of received exchanges in non line of sight.
+    public let nonLineOfSightShare: Double
+    /// Raw distance error (measured minus true).
+    public let rawDistance: ErrorSummary?
+    /// Filtered distance error.
+    public let filteredDistance: ErrorSummary?
+    /// Measurements the range filter's gate refused.
+    public let gateRefusals: Int
+    /// Times the range filter restarted after a run of refusals.
+    public let filterRestarts: Int
+    /// Raw horizontal-angle error (asin of the horizontal cosine, measured minus true).
+    public let azimuthDegrees: ErrorSummary?
+    /// Raw elevation error (asin of the vertical cosine, measured minus true).
+    public let elevationDegrees: ErrorSummary?
+    /// Angle between the raw measured direction and the true one (always positive).
+    public let rawDirectionDegrees: ErrorSummary?
+    /// Angle between the smoothed direction and the true one (always positive).
+    public let smoothedDirectionDegrees: ErrorSummary?
+    /// Share of received exchanges whose update had no direction.
+    public let noDirectionShare: Double
+}

@@ -1,0 +1,60 @@
+import Foundation
+import Radio
+
+/// Settings of one session's estimator.
+public struct EstimatorConfiguration: Sendable, Equatable {
+    public var range = RangeFilterConfiguration()
+    public var direction = DirectionSmootherConfiguration()
+
+    public init() {}
+}
+
+/// The estimator of one session: turns this side's raw measurements into the updates an app would receive.
+public struct SessionEstimator: Sendable, Equatable {
+    public private(set) var rangeFilter: RangeFilter
+    public private(set) var directionSmoother: DirectionSmoother
+
+    public init(configuration: EstimatorConfiguration = EstimatorConfiguration()) {
+        self.rangeFilter = RangeFilter(configuration: configuration.range)
+        self.directionSmoother = DirectionSmoother(configuration: configuration.direction)
+    }
+
+    /// Feeds this side's view of one exchange and returns the update.
+    ///
+    /// - Parameters:
+    ///   - distance: the raw distance, `nil` out of range.
+    ///   - angle: this side's angle measurement, `nil` when none was made.
+    ///   - time: the exchange's time, seconds.
+    public mutating func update(distance: Double?, angle: AngleMeasurement?, at time: Double) -> NearbyUpdate {
+        var estimate: Float?
+        if let distance {
+            rangeFilter.update(distance, at: time)
+            estimate = Float(max(rangeFilter.range, 0))
+        }
+        guard let angle else {
+            return NearbyUpdate(
+                distance: estimate, direction: nil, horizontalAngle: nil,
+                verticalEstimate: directionSmoother.isCurrent(at: time) ? verticalEstimate() : .unknown,
+                timestamp: time)
+        }
+        let smoothed = directionSmoother.update(angle, at: time)
+        let direction = smoothed.bearing.map { SIMD3<Float>($0.direction) }
+        return NearbyUpdate(
+            distance: estimate, direction: direction, horizontalAngle: Float(smoothed.horizontalAngle),
+            verticalEstimate: verticalEstimate(), timestamp: time)
+    }
+
+    /// Reads the level from the smoothed elevation: the same level within the configured half-angle; above or
+    /// below once the elevation is also twice its own spread away from level; otherwise off level, sign unsure.
+    private func verticalEstimate() -> VerticalEstimate {
+        guard let v = directionSmoother.smoothed?.verticalCosine else { return .unknown }
+        let elevation = asin(min(max(v, -1), 1))
+        let threshold = directionSmoother.configuration.sameLevelHalfAngle
+        if abs(elevation) <= threshold { return .same }
+        let w = directionSmoother.configuration.weight
+        // The spread of an exponential average of weight w is sqrt(w / (2 - w)) times the spread of one sample.
+        let spread = (directionSmoother.verticalVariance * w / (2 - w)).squareRoot()
+        if abs(v) > 2 * spread { return v > 0 ? .above : .below }
+        return .aboveOrBelow
+    }
+}

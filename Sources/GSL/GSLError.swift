@@ -1,0 +1,29 @@
+import CGSL
+
+/// A failure reported by GSL through its return code, with the function that reported it.
+public struct GSLError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// GSL's status code (`GSL_EDOM`, `GSL_EBADLEN`, ...), as the C function returned it.
+    public let code: Int32
+    /// The C function that returned the code.
+    public let function: String
+
+    /// Wraps a GSL status code.
+    public init(code: Int32, function: String) {
+        self.code = code
+        self.function = function
+    }
+
+    /// GSL's own sentence for the code.
+    public var reason: String {
+        String(cString: gsl_strerror(code))
+    }
+
+    public var description: String {
+        "GSL \(function) failed with code \(code): \(reason)"
+    }
+
+    /// Throws unless `code` is `GSL_SUCCESS`.
+    static func check(_ code: Int32, _ function: String) throws(GSLError) {
+        guard code == Int32(GSL_SUCCESS) else { throw GSLError(code: code, function: function) }
+    }
+}

@@ -1,0 +1,45 @@
+import CGSL
+
+/// Summary statistics of a sample, computed by GSL, for reports.
+public struct Statistics: Sendable, Equatable {
+    /// Number of values.
+    public let count: Int
+    public let mean: Double
+    /// Sample standard deviation (n - 1 in the denominator).
+    public let standardDeviation: Double
+    /// Root mean square of the values themselves (the RMSE when the values are errors).
+    public let rootMeanSquare: Double
+    public let minimum: Double
+    public let maximum: Double
+    private let sorted: [Double]
+
+    /// Computes the statistics of `values`.
+    ///
+    /// - Returns: `nil` for an empty sample, which has no mean.
+    /// - Complexity: O(n log n), for the sort that quantiles need.
+    public init?(_ values: [Double]) {
+        guard !values.isEmpty else { return nil }
+        GSLLibrary.prepare()
+        let sorted = values.sorted()
+        let n = sorted.count
+        self.count = n
+        self.sorted = sorted
+        self.mean = sorted.withUnsafeBufferPointer { gsl_stats_mean($0.baseAddress, 1, n) }
+        self.standardDeviation = n > 1 ? sorted.withUnsafeBufferPointer { gsl_stats_sd($0.baseAddress, 1, n) } : 0
+        let sumOfSquares = sorted.withUnsafeBufferPointer { gsl_stats_tss_m($0.baseAddress, 1, n, 0) }
+        self.rootMeanSquare = (sumOfSquares / Double(n)).squareRoot()
+        self.minimum = sorted[0]
+        self.maximum = sorted[n - 1]
+    }
+
+    /// The quantile at `fraction` (0 ... 1), interpolated between order statistics as GSL does.
+    public func quantile(_ fraction: Double) -> Double {
+        let f = min(max(fraction, 0), 1)
+        return sorted.withUnsafeBufferPointer {
+            gsl_stats_quantile_from_sorted_data($0.baseAddress, 1, $0.count, f)
+        }
+    }
+
+    /// The median.
+    public var median: Double { quantile(0.5) }
+}

@@ -1,0 +1,62 @@
+import Foundation
+
+/// How a device is turned in the world: its own axes expressed in world coordinates.
+///
+/// The device frame is the phone's: x toward its right edge, y toward its top, z out of the screen. The ranging
+/// boresight is the normal of the back of the phone, the device's -z axis. The world frame is x east, y north, z up.
+public struct Orientation: Sendable, Equatable {
+    /// The device's x axis (right edge) in world coordinates.
+    public let right: Vector3
+    /// The device's y axis (top edge) in world coordinates.
+    public let top: Vector3
+    /// The device's z axis (out of the screen) in world coordinates.
+    public let screen: Vector3
+
+    /// The boresight (out of the back of the phone) in world coordinates.
+    @inlinable
+    public var boresight: Vector3 { -screen }
+
+    /// An orientation from three orthonormal, right-handed axes.
+    public init(right: Vector3, top: Vector3, screen: Vector3) {
+        self.right = right
+        self.top = top
+        self.screen = screen
+    }
+
+    /// A phone whose back faces `heading`, tilted by `pitch` and rolled by `roll` (all radians).
+    ///
+    /// - Parameters:
+    ///   - heading: compass direction of the boresight in the horizontal plane, counter-clockwise from east.
+    ///   - pitch: elevation of the boresight above the horizon; -pi/2 is a phone lying screen-up on a table.
+    ///   - roll: rotation about the boresight; positive turns the top of the phone toward its former right edge.
+    public init(heading: Double, pitch: Double = 0, roll: Double = 0) {
+        let forward = Vector3(cos(pitch) * cos(heading), cos(pitch) * sin(heading), sin(pitch))
+        // The top edge is the world's up direction tilted with the boresight; written out so that it stays defined
+        // at pitch = +-90 degrees, where "up projected on the screen plane" would vanish.
+        let top0 = Vector3(-sin(pitch) * cos(heading), -sin(pitch) * sin(heading), cos(pitch))
+        let screen = -forward
+        let right0 = top0.cross(screen)
+        self.right = right0 * cos(roll) - top0 * sin(roll)
+        self.top = right0 * sin(roll) + top0 * cos(roll)
+        self.screen = screen
+    }
+
+    /// A phone held upright in portrait with its back facing `target` from `position` (no roll).
+    public static func facing(_ target: Vector3, from position: Vector3) -> Orientation {
+        let d = target - position
+        let horizontal = (d.x * d.x + d.y * d.y).squareRoot()
+        return Orientation(heading: atan2(d.y, d.x), pitch: atan2(d.z, horizontal))
+    }
+
+    /// Expresses a world-frame vector in the device frame.
+    @inlinable
+    public func toDevice(_ world: Vector3) -> Vector3 {
+        Vector3(right.dot(world), top.dot(world), screen.dot(world))
+    }
+
+    /// Expresses a device-frame vector in the world frame.
+    @inlinable
+    public func toWorld(_ device: Vector3) -> Vector3 {
+        right * device.x + top * device.y + screen * device.z
+    }
+}

@@ -1,0 +1,178 @@
+import ArgumentParser
+import Calibration
+import Foundation
+import Geometry
+import Radio
+
+/// `nearcatch-sim radio`: samples exchanges of one static pair and prints the error statistics.
+public struct RadioCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "radio",
+        abstract: "Sample N ranging exchanges of one pair and print raw and filtered error statistics.",
+        discussion: """
+            Device A stands at the origin; B stands at --distance, --azimuth and --elevation in A's frame, facing A. \
+            Every figure is A's view of B, scored against the true geometry. Distances are in metres, angles in \
+            degrees. With --format json the report's field names are stable (docs/radio-probe.md).
+            """
+    )
+
+    @Option(help: "True distance between the two devices, metres (0 to 100).")
+    var distance: Double = 2
+
+    @Option(help: "True azimuth of B in A's frame, degrees right of the boresight (-180 to 180).")
+    var azimuth: Double = 0
+
+    @Option(help: "True elevation of B in A's frame, degrees (-90 to 90).")
+    var elevation: Double = 0
+
+    @Option(help: "Line-of-sight state: los, nlos, or markov (obstructions come and go).")
+    var link: RadioConfiguration.LinkModel = .lineOfSight
+
+    @Option(help: "Number of exchanges to sample (1 to 10000000).")
+    var samples: Int = 10_000
+
+    @Option(help: "Exchanges per second, the time step seen by the filter and the link state (0.1 to 1000).")
+    var rate: Double = 10
+
+    @Option(help: "Ranging scheme: ds (asymmetric double-sided) or ss (single-sided).")
+    var ranging: RadioConfiguration.RangingScheme = .doubleSided
+
+    @Option(name: .customLong("clock-ppm"), help: "Clock offsets are drawn within +- this many ppm (0 to 1000).")
+    var clockPPM: Double = 20
+
+    @Option(name: .customLong("reply-delay"), help: "Responder's reply delay, milliseconds (0 to 100, not 0).")
+    var replyDelay: Double = 1
+
+    @Option(name: .customLong("los-sigma"), help: "Line-of-sight distance noise, metres (0 to 10).")
+    var losSigma: Double = 0.09
+
+    @Option(name: .customLong("angle-sigma"), help: "Angle-of-arrival noise at boresight, degrees (0 to 90).")
+    var angleSigma: Double = 6
+
+    @Option(name: .customLong("fov"), help: "Field-of-view half-angle, degrees (0 to 90).")
+    var fieldOfView: Double = 60
+
+    @Option(name: .customLong("max-range"), help: "Maximum range, metres (above 0).")
+    var maximumRange: Double = 9
+
+    @Option(help: "Antenna layout: l-shaped, horizontal-pair or triangle.")
+    var antennas: AntennaChoice = .lShaped
+
+    @Option(help: "Run seed; the same seed gives the same figures.")
+    var seed: UInt64 = 1
+
+    @Option(help: "Output format: text or json.")
+    var format: OutputFormat = .text
+
+    public init() {}
+
+    public func validate() throws {
+        func check(_ ok: Bool, _ message: String) throws {
+            if !ok { throw ValidationError(message) }
+        }
+        try check(distance.isFinite && distance >= 0 && distance <= 100,
+                  "--distance must be between 0 and 100 metres, got \(distance)")
+        try check(azimuth.isFinite && abs(azimuth) <= 180,
+                  "--azimuth must be between -180 and 180 degrees, got \(azimuth)")
+        try check(elevation.isFinite && abs(elevation) <= 90,
+                  "--elevation must be between -90 and 90 degrees, got \(elevation)")
+        try check(samples >= 1 && samples <= 10_000_000, "--samples must be between 1 and 10000000, got \(samples)")
+        try check(rate.isFinite && rate >= 0.1 && rate <= 1000, "--rate must be between 0.1 and 1000 Hz, got \(rate)")
+        try check(clockPPM.isFinite && clockPPM >= 0 && clockPPM <= 1000,
+                  "--clock-ppm must be between 0 and 1000, got \(clockPPM)")
+        try check(replyDelay.isFinite && replyDelay > 0 && replyDelay <= 100,
+                  "--reply-delay must be above 0 and at most 100 ms, got \(replyDelay)")
+        try check(losSigma.isFinite && losSigma >= 0 && losSigma <= 10,
+                  "--los-sigma must be between 0 and 10 metres, got \(losSigma)")
+        try check(angleSigma.isFinite && angleSigma >= 0 && angleSigma <= 90,
+                  "--angle-sigma must be between 0 and 90 degrees, got \(angleSigma)")
+        try check(fieldOfView.isFinite && fieldOfView >= 0 && fieldOfView <= 90,
+                  "--fov must be between 0 and 90 degrees, got \(fieldOfView)")
+        try check(maximumRange.isFinite && maximumRange > 0 && maximumRange <= 1000,
+                  "--max-range must be above 0 and at most 1000 metres, got \(maximumRange)")
+    }
+
+    /// The probe settings the flags describe.
+    public var settings: RadioProbe.Settings {
+        var s = RadioProbe.Settings()
+        s.distance = distance
+        s.azimuth = Angle.radians(fromDegrees: azimuth)
+        s.elevation = Angle.radians(fromDegrees: elevation)
+        s.samples = samples
+        s.rate = rate
+        s.seed = seed
+        s.radio.linkModel = link
+        s.radio.scheme = ranging
+        s.radio.clockOffsetLimitPPM = clockPPM
+        s.radio.responderReplyDelay = replyDelay / 1000
+        s.radio.lineOfSightSigma = losSigma
+        s.radio.boresightAngleSigma = Angle.radians(fromDegrees: angleSigma)
+        s.radio.fieldOfViewHalfAngle = Angle.radians(fromDegrees: fieldOfView)
+        s.radio.maximumRange = maximumRange
+        s.radio.antennaLayout = antennas.layout
+        return s
+    }
+
+    /// Runs the probe and renders the report in the chosen format.
+    public func render() throws -> String {
+        let report: RadioProbeReport
+        do {
+            report = try RadioProbe(settings: settings).run()
+        } catch {
+            throw ValidationError(error.description)
+        }
+        switch format {
+        case .json:
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            return String(decoding: try encoder.encode(RadioProbeOutput(settings: self, report: report)), as: UTF8.self)
+        case .text:
+            return report.text(heading: "radio probe: \(distance) m, azimuth \(azimuth)°, elevation \(elevation)°, "
+                + "link \(link.rawValue), ranging \(ranging.rawValue), \(samples) samples at \(rate) Hz, seed \(seed)")
+        }
+    }
+
+    public func run() throws {
+        print(try render())
+    }
+}
+
+/// The antenna layouts offered on the command line.
+public enum AntennaChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
+    case lShaped = "l-shaped"
+    case horizontalPair = "horizontal-pair"
+    case triangle
+
+    var layout: AntennaLayout {
+        switch self {
+        case .lShaped: .lShaped
+        case .horizontalPair: .horizontalPair
+        case .triangle: .triangle
+        }
+    }
+}
+
+extension RadioConfiguration.LinkModel: ExpressibleByArgument {}
+extension RadioConfiguration.RangingScheme: ExpressibleByArgument {}
+
+/// The JSON document `radio --format json` prints: the inputs, then the report.
+struct RadioProbeOutput: Encodable {
+    struct Inputs: Encodable {
+        let distance, azimuthDegrees, elevationDegrees, rate, clockPPM, losSigma, angleSigmaDegrees: Double
+        let link, ranging, antennas: String
+        let samples: Int
+        let seed: UInt64
+    }
+
+    let inputs: Inputs
+    let report: RadioProbeReport
+
+    init(settings c: RadioCommand, report: RadioProbeReport) {
+        inputs = Inputs(
+            distance: c.distance, azimuthDegrees: c.azimuth, elevationDegrees: c.elevation, rate: c.rate,
+            clockPPM: c.clockPPM, losSigma: c.losSigma, angleSigmaDegrees: c.angleSigma,
+            link: c.link.rawValue, ranging: c.ranging.rawValue, antennas: c.antennas.rawValue,
+            samples: c.samples, seed: c.seed)
+        self.report = report
+    }
+}

@@ -1,0 +1,29 @@
+import GSL
+
+/// The per-device hardware imperfections: a crystal frequency offset, a free-running clock phase, and an
+/// uncalibrated antenna delay. Constant for a device's life.
+public struct DeviceRadio: Sendable, Equatable {
+    /// The clock's frequency error as a fraction (20 ppm is 20e-6): the clock counts (1 + offset) ticks per tick.
+    public let clockOffset: Double
+    /// Where the clock's counter stood at global time 0, in ticks; chips start counting at power-on, not in step.
+    public let clockPhaseTicks: Double
+    /// The antenna-delay error, as metres of one-way flight.
+    public let antennaDelayBias: Double
+
+    /// A device with the given imperfections.
+    public init(clockOffset: Double, clockPhaseTicks: Double = 0, antennaDelayBias: Double = 0) {
+        self.clockOffset = clockOffset
+        self.clockPhaseTicks = clockPhaseTicks
+        self.antennaDelayBias = antennaDelayBias
+    }
+
+    /// A device whose imperfections are drawn from its own stream of the run, so they depend only on the run seed
+    /// and the device id.
+    public init(id: UInt64, runSeed: UInt64, configuration: RadioConfiguration) throws(GSLError) {
+        let random = try RandomSource(runSeed: runSeed, stream: .device(id))
+        let limit = configuration.clockOffsetLimitPPM * 1e-6
+        self.clockOffset = limit > 0 ? random.uniform(in: -limit..<limit) : 0
+        self.clockPhaseTicks = random.uniform() * TwoWayRanging.counterModulus
+        self.antennaDelayBias = random.gaussian(sigma: configuration.antennaDelaySigma)
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import GSL
+
+/// Whether a pair is in line of sight, as a persistent two-state Markov chain in continuous time.
+///
+/// Obstruction by a body or furniture lasts; it does not flicker sample to sample. Sampled at any rate, the state
+/// stays in line of sight for an exponentially distributed time of mean ``RadioConfiguration/meanLineOfSightDuration``
+/// and in non line of sight for a time of mean ``RadioConfiguration/meanNonLineOfSightDuration``.
+public struct LinkState: Sendable, Equatable {
+    /// The current state; `nil` before the first step.
+    public private(set) var lineOfSight: Bool?
+    private var lastTime: Double = 0
+
+    public init() {}
+
+    /// Advances the chain to `time` and returns the state there.
+    public mutating func step(to time: Double, configuration: RadioConfiguration, random: RandomSource) -> Bool {
+        let u = random.uniform()
+        let next: Bool
+        switch configuration.linkModel {
+        case .lineOfSight:
+            next = true
+        case .nonLineOfSight:
+            next = false
+        case .markov:
+            let meanLOS = configuration.meanLineOfSightDuration
+            let meanNLOS = configuration.meanNonLineOfSightDuration
+            if let current = lineOfSight {
+                let elapsed = max(time - lastTime, 0)
+                let leave = 1 - exp(-elapsed / (current ? meanLOS : meanNLOS))
+                next = u < leave ? !current : current
+            } else {
+                // The first state is drawn from the chain's stationary distribution, so that a pair's first seconds
+                // are not special.
+                next = u >= meanNLOS / (meanLOS + meanNLOS)
+            }
+        }
+        lineOfSight = next
+        lastTime = time
+        return next
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import GSL
+import Geometry
+
+/// The radio link of one pair of devices: its own random stream, its line-of-sight state, and the two devices'
+/// hardware. Turns two true poses into a raw measurement, or into nothing (a lost exchange).
+///
+/// The initiator is the device that computes the pair's exchange (for example the lower peer id); the responder
+/// receives the result. Holding a `PairRadio` means owning its stream: it is not shared between workers.
+public struct PairRadio {
+    public let initiator: DeviceRadio
+    public let responder: DeviceRadio
+    public let configuration: RadioConfiguration
+    public private(set) var link = LinkState()
+    private let random: RandomSource
+    private let phaseNoise: Double
+    private let cosFieldOfView: Double
+    private var pathDifferences: [Double]
+
+    /// A link between two devices, drawing from `random`.
+    ///
+    /// - Throws: ``RadioConfigurationError`` when the configuration is out of range.
+    public init(
+        initiator: DeviceRadio, responder: DeviceRadio, configuration: RadioConfiguration, random: RandomSource
+    ) throws(RadioConfigurationError) {
+        try configuration.validate()
+        self.initiator = initiator
+        self.responder = responder
+        self.configuration = configuration
+        self.random = random
+        self.phaseNoise = configuration.phaseNoiseSigma
+        self.cosFieldOfView = cos(configuration.fieldOfViewHalfAngle)
+        self.pathDifferences = [Double](repeating: 0, count: configuration.antennaLayout.baselines.count)
+    }
+
+    /// Simulates one exchange at global time `time` between the initiator at `initiatorPose` and the responder at
+    /// `responderPose`.
+    ///
+    /// - Returns: the measurement, or `nil` when the exchange was lost.
+    public mutating func exchange(initiatorPose: Pose, responderPose: Pose, at time: Double) -> RangingMeasurement? {
+        exchange(geometry: PairGeometry(initiatorPose, responderPose), at: time)
+    }
+
+    /// Simulates one exchange for an already computed true geometry (initiator = A, responder = B).
+    public mutating func exchange(geometry: PairGeometry, at time: Double) -> RangingMeasurement? {
+        let c = configuration
+        let lineOfSight = link.step(to: time, configuration: c, random: random)
+        if random.bernoulli(lineOfSight ? c.lineOfSightDropout : c.nonLineOfSightDropout) {
+            return nil
+        }
+        guard geometry.distance <= c.maximumRange else {
+            return RangingMeasurement(
+                time: time, lineOfSight: lineOfSight, distance: nil, angleAtInitiator: nil, angleAtResponder: nil)
+        }
+
+        let distance = measureDistance(trueDistance: geometry.distance, lineOfSight: lineOfSight, at: time)
+        let atInitiator = lineOfSight ? measureAngle(geometry.bearingFromA) : nil
+        let atResponder = lineOfSight ? measureAngle(geometry.bearingFromB) : nil
+        return RangingMeasurement(
+            time: time, lineOfSight: lineOfSight, distance: distance,
+            angleAtInitiator: atInitiator, angleAtResponder: atResponder)
+    }
+
+    /// The channel's first-path error is common to the three messages of one exchange: the channel does not change
+    /// in the few milliseconds it lasts. The distance then comes from the simulated timestamps.
+    private func measureDistance(trueDistance: Double, lineOfSight: Bool, at time: Double) -> Double {
+        let c = configuration
+        var channelError = (initiator.antennaDelayBias + responder.antennaDelayBias) / 2
+        if lineOfSight {
+            channelError += random.gaussian(sigma: c.lineOfSightSigma)
+        } else {
+            channelError += random.exponential(mean: c.nonLineOfSightExcessMean)
+            channelError += random.gaussian(sigma: c.nonLineOfSightSigma)
+        }
+        let speed = TwoWayRanging.speedOfLight
+        var jitter = (poll: 0.0, response: 0.0, final: 0.0)
+        if c.timestampJitterSigma > 0 {
+            let sigma = c.timestampJitterSigma / speed
+            jitter = (random.gaussian(sigma: sigma), random.gaussian(sigma: sigma), random.gaussian(sigma: sigma))
+        }
+        let stamps = TwoWayRanging.timestamps(
+            initiator: initiator, responder: responder, start: time,
+            flightTime: (trueDistance + channelError) / speed,
+            responderReplyDelay: c.responderReplyDelay, initiatorReplyDelay: c.initiatorReplyDelay,
+            tick: c.tickDuration, jitter: jitter)
+        // Chips report no negative distance: an error larger than the distance itself reads as zero.
+        return max(TwoWayRanging.distance(stamps, scheme: c.scheme, tick: c.tickDuration), 0)
+    }
+
+    /// Simulates the phase differences on each baseline and solves the direction back from them.
+    private mutating func measureAngle(_ truth: Bearing) -> AngleMeasurement? {
+        guard -truth.direction.z >= cosFieldOfView else { return nil }
+        let layout = configuration.antennaLayout
+        for (k, b) in layout.baselines.enumerated() {
+            let truePhase = 2 * Double.pi * (b.x * truth.direction.x + b.y * truth.direction.y)
+            let phase = Self.wrap(truePhase + random.gaussian(sigma: phaseNoise))
+            pathDifferences[k] = phase / (2 * Double.pi)
+        }
+        let (u, v) = layout.solve(pathDifferences)
+        return AngleMeasurement(
+            horizontalCosine: min(max(u, -1), 1), verticalCosine: v.map { min(max($0, -1), 1) })
+    }
+
+    /// Wraps a phase to (-pi, pi], as a phase comparator does: past the edge an arrival reads as from the other side.
+    @inline(__always)
+    static func wrap(_ phase: Double) -> Double {
+        var p = phase.truncatingRemainder(dividingBy: 2 * Double.pi)
+        if p > Double.pi { p -= 2 * Double.pi } else if p <= -Double.pi { p += 2 * Double.pi }
+        return p
+    }
+}
+
+extension PairRadio {
+    /// The link of two devices of a run, with the pair's own stream derived from the run seed and their ids.
+    ///
+    /// - Throws: ``RadioConfigurationError`` for a bad configuration; a GSL allocation failure is reported as
+    ///   ``GSLError`` wrapped in ``PairRadioError``.
+    public init(
+        initiatorID: UInt64, responderID: UInt64, runSeed: UInt64, configuration: RadioConfiguration
+    ) throws(PairRadioError) {
+        let a: DeviceRadio
+        let b: DeviceRadio
+        let random: RandomSource
+        do throws(GSLError) {
+            a = try DeviceRadio(id: initiatorID, runSeed: runSeed, configuration: configuration)
+            b = try DeviceRadio(id: responderID, runSeed: runSeed, configuration: configuration)
+            random = try RandomSource(runSeed: runSeed, stream: .pair(initiatorID, responderID))
+        } catch {
+            throw .gsl(error)
+        }
+        do throws(RadioConfigurationError) {
+            try self.init(initiator: a, responder: b, configuration: configuration, random: random)
+        } catch {
+            throw .configuration(error)
+        }
+    }
+}
+
+/// Why a pair's link could not be made.
+public enum PairRadioError: Error, Sendable, Equatable, CustomStringConvertible {
+    case configuration(RadioConfigurationError)
+    case gsl(GSLError)
+
+    public var description: String {
+        switch self {
+        case .configuration(let e): e.description
+        case .gsl(let e): e.description
+        }
+    }
+}

@@ -1,0 +1,3 @@
+import NearcatchCommand
+
+NearcatchSim.main()
