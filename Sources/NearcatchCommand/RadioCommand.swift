@@ -16,13 +16,13 @@ public struct RadioCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "True distance between the two devices, metres (0 to 100).")
+    @Option(parsing: .unconditional, help: "True distance between the two devices, metres (0 to 100).")
     var distance: Double = 2
 
-    @Option(help: "True azimuth of B in A's frame, degrees right of the boresight (-180 to 180).")
+    @Option(parsing: .unconditional, help: "True azimuth of B in A's frame, degrees right of the boresight (-180 to 180).")
     var azimuth: Double = 0
 
-    @Option(help: "True elevation of B in A's frame, degrees (-90 to 90).")
+    @Option(parsing: .unconditional, help: "True elevation of B in A's frame, degrees (-90 to 90).")
     var elevation: Double = 0
 
     @Option(help: "Line-of-sight state: los, nlos, or markov (obstructions come and go).")

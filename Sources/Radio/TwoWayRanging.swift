@@ -38,8 +38,10 @@ public enum TwoWayRanging {
         // global time never costs precision in the picoseconds that matter.
         let baseA = fmod(initiator.clockPhaseTicks + start * rateA, counterModulus)
         let baseB = fmod(responder.clockPhaseTicks + start * rateB, counterModulus)
-        @inline(__always) func readA(_ dt: Double) -> Int64 { Int64((baseA + dt * rateA).rounded(.down)) }
-        @inline(__always) func readB(_ dt: Double) -> Int64 { Int64((baseB + dt * rateB).rounded(.down)) }
+        // Receive timestamps are the nearest tick to the detected first path: rounding, unlike truncation, adds no
+        // bias; each reading errs by up to half a tick, which bounds one exchange's distance error at about 2.3 mm.
+        @inline(__always) func readA(_ dt: Double) -> Int64 { Int64((baseA + dt * rateA).rounded()) }
+        @inline(__always) func readB(_ dt: Double) -> Int64 { Int64((baseB + dt * rateB).rounded()) }
 
         let t1 = readA(0)
         // Sending is scheduled on the sender's counter; the message leaves when the counter reaches that value.

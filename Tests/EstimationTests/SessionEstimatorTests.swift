@@ -1,0 +1,77 @@
+import Estimation
+import Foundation
+import GSL
+import Geometry
+import Radio
+import Testing
+import TestSupport
+
+@Suite struct SessionEstimatorTests {
+    private func run(
+        _ geometry: PairGeometry, configuration: RadioConfiguration = RadioConfiguration(), count: Int = 300
+    ) throws -> (updates: [NearbyUpdate], measurements: [RangingMeasurement]) {
+        var radio = try Fixtures.link(configuration, seed: 12)
+        var estimator = SessionEstimator()
+        var updates: [NearbyUpdate] = []
+        var measurements: [RangingMeasurement] = []
+        for i in 0..<count {
+            let t = Double(i) / 10
+            guard let m = radio.exchange(geometry: geometry, at: t) else { continue }
+            measurements.append(m)
+            updates.append(estimator.update(distance: m.distance, angle: m.angleAtInitiator, at: t))
+        }
+        return (updates, measurements)
+    }
+
+    @Test func smoothingHalvesTheDirectionError() throws {
+        var c = RadioConfiguration()
+        c.linkModel = .lineOfSight
+        let g = Fixtures.pair(distance: 2, azimuthDegrees: 20, elevationDegrees: 5)
+        let (updates, measurements) = try run(g, configuration: c, count: 3000)
+        let raw = measurements.compactMap { $0.angleAtInitiator?.bearing?.angle(to: g.bearingFromA) }
+        let smoothed = updates.compactMap { $0.direction.map { Bearing(direction: Vector3($0)).angle(to: g.bearingFromA) } }
+        #expect(smoothed.count == updates.count)
+        let rawRMS = try #require(Statistics(raw)).rootMeanSquare
+        let smoothedRMS = try #require(Statistics(smoothed)).rootMeanSquare
+        #expect(smoothedRMS < 0.55 * rawRMS)
+        let horizontal = updates.compactMap(\.horizontalAngle).map { Double($0) }
+        #expect(abs(try #require(Statistics(horizontal)).mean - asin(g.bearingFromA.direction.x)) < 0.01)
+    }
+
+    @Test(arguments: [(0.0, VerticalEstimate.same), (40.0, .above), (-40.0, .below), (10.0, .same)])
+    func verticalEstimate(_ elevation: Double, _ expected: VerticalEstimate) throws {
+        var c = RadioConfiguration()
+        c.linkModel = .lineOfSight
+        let (updates, _) = try run(Fixtures.pair(distance: 2, elevationDegrees: elevation), configuration: c)
+        let settled = updates.dropFirst(20)
+        let share = Double(settled.filter { $0.verticalEstimate == expected }.count) / Double(settled.count)
+        #expect(share > 0.95)
+    }
+
+    @Test func noVerticalPairMeansUnknownLevelAndNoDirection() throws {
+        var c = RadioConfiguration()
+        c.antennaLayout = .horizontalPair
+        let (updates, _) = try run(Fixtures.pair(distance: 2, azimuthDegrees: 10, elevationDegrees: 30), configuration: c)
+        #expect(updates.count > 250)
+        #expect(updates.allSatisfy { $0.verticalEstimate == .unknown && $0.direction == nil })
+        #expect(updates.filter { $0.horizontalAngle != nil }.count > 200)
+    }
+
+    @Test func outOfViewAndOutOfRangeGiveNil() throws {
+        let behind = try run(Fixtures.pair(distance: 2, azimuthDegrees: 90)).updates
+        #expect(behind.allSatisfy { $0.direction == nil && $0.horizontalAngle == nil && $0.distance != nil })
+        let far = try run(Fixtures.pair(distance: 12)).updates
+        #expect(far.count > 250)
+        #expect(far.allSatisfy { $0.distance == nil && $0.direction == nil })
+    }
+
+    @Test func updateCarriesTheTimestamp() throws {
+        var estimator = SessionEstimator()
+        let u = estimator.update(
+            distance: 1.5, angle: AngleMeasurement(horizontalCosine: 0, verticalCosine: 0), at: 42.5)
+        #expect(u.timestamp == 42.5)
+        #expect(u.distance == 1.5)
+        #expect(u.direction == SIMD3<Float>(0, 0, -1))
+        #expect(u.verticalEstimate == .same)
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import GSL
+import Geometry
+import Radio
+import Testing
+import TestSupport
+
+@Suite struct PairRadioTests {
+    @Test func sameSeedSameMeasurementsDifferentSeedDifferent() throws {
+        var c = RadioConfiguration()
+        c.meanLineOfSightDuration = 3
+        let geometry = Fixtures.pair(distance: 3, azimuthDegrees: 20)
+        func run(_ seed: UInt64) throws -> [RangingMeasurement] {
+            var radio = try PairRadio(initiatorID: 4, responderID: 9, runSeed: seed, configuration: c)
+            return Fixtures.sample(&radio, geometry: geometry, count: 2000)
+        }
+        let first = try run(77)
+        let again = try run(77)
+        let other = try run(78)
+        #expect(first == again)
+        #expect(first.count > 1700)
+        #expect(first != other)
+        let sameDistances = zip(first, other).filter { $0.distance == $1.distance }.count
+        #expect(sameDistances < 20)
+    }
+
+    @Test func deviceHardwareDependsOnItsIdAndTheSeedOnly() throws {
+        let c = RadioConfiguration()
+        let a = try DeviceRadio(id: 5, runSeed: 1, configuration: c)
+        #expect(a == (try DeviceRadio(id: 5, runSeed: 1, configuration: c)))
+        #expect(a != (try DeviceRadio(id: 6, runSeed: 1, configuration: c)))
+        let offsets = try (0..<2000).map { try DeviceRadio(id: UInt64($0), runSeed: 3, configuration: c).clockOffset }
+        #expect(offsets.allSatisfy { abs($0) <= 20e-6 })
+        // Uniform within +-20 ppm: the standard deviation is 40 / sqrt(12) = 11.5 ppm.
+        let sd = try #require(Statistics(offsets)).standardDeviation
+        #expect(abs(sd - 11.547e-6) < 0.6e-6)
+    }
+
+    /// 20,000 line-of-sight exchanges at 3 m between devices with antenna biases of 4 cm and 2 cm (3 cm for the
+    /// pair) and 9 cm of noise. The mean's standard error is 0.6 mm; the tick adds up to 4.7 mm of rounding.
+    @Test func distanceErrorMatchesBiasAndSigma() throws {
+        var c = Fixtures.noiseless
+        c.lineOfSightSigma = 0.09
+        var radio = try Fixtures.link(
+            c, seed: 11,
+            initiator: DeviceRadio(clockOffset: 12e-6, clockPhaseTicks: 1e9, antennaDelayBias: 0.04),
+            responder: DeviceRadio(clockOffset: -7e-6, clockPhaseTicks: 5e11, antennaDelayBias: 0.02))
+        let errors = Fixtures.sample(&radio, geometry: Fixtures.pair(distance: 3), count: 20_000)
+            .compactMap(\.distance).map { $0 - 3 }
+        let s = try #require(Statistics(errors))
+        #expect(s.count == 20_000)
+        #expect(abs(s.mean - 0.03) < 0.004)
+        #expect(abs(s.standardDeviation - 0.09) < 0.09 * 0.03)
+    }
+
+    /// With the defaults (device biases drawn per device, noise per exchange), about 95% of line-of-sight errors
+    /// stay under 20 cm, as measured on phones.
+    @Test func defaultsKeepAbout95PercentUnder20Centimetres() throws {
+        var c = RadioConfiguration()
+        c.linkModel = .lineOfSight
+        var errors: [Double] = []
+        for pair in 0..<400 {
+            var radio = try PairRadio(
+                initiatorID: UInt64(pair), responderID: UInt64(pair + 1000), runSeed: 5, configuration: c)
+            errors += Fixtures.sample(&radio, geometry: Fixtures.pair(distance: 2.5), count: 50)
+                .compactMap(\.distance).map { $0 - 2.5 }
+        }
+        let share = Double(errors.filter { abs($0) < 0.2 }.count) / Double(errors.count)
+        #expect(errors.count > 19_000)
+        #expect(share > 0.93 && share < 0.97)
+    }
+
+    @Test func angleErrorIsSixDegreesAtBoresightAndGrowsAsOneOverCosine() throws {
+        var c = Fixtures.noiseless
+        c.boresightAngleSigma = Angle.radians(fromDegrees: 6)
+        func azimuthErrors(_ degrees: Double) throws -> [Double] {
+            var radio = try Fixtures.link(c, seed: UInt64(degrees) + 1)
+            return Fixtures.sample(&radio, geometry: Fixtures.pair(distance: 2, azimuthDegrees: degrees), count: 20_000)
+                .compactMap(\.angleAtInitiator).map { Angle.degrees(fromRadians: $0.horizontalAngle) - degrees }
+        }
+        let atBoresight = try azimuthErrors(0)
+        let atFortyFive = try azimuthErrors(45)
+        #expect(atBoresight.count == 20_000 && atFortyFive.count == 20_000)
+        let sd0 = try #require(Statistics(atBoresight)).standardDeviation
+        #expect(abs(sd0 - 6) < 0.2)
+        // At 45 degrees a few draws wrap past the phase edge; the robust spread ignores them, as it should.
+        let sd45 = Fixtures.robustSigma(atFortyFive)
+        #expect(abs(sd45 - 6 / cos(Double.pi / 4)) < 0.4)
+        let growth = sd45 / Fixtures.robustSigma(atBoresight)
+        #expect(abs(growth - 2.0.squareRoot()) < 0.08)
+    }
+
+    @Test(arguments: [61.0, 75.0, 100.0, 180.0])
+    func noDirectionOutsideTheFieldOfView(_ azimuth: Double) throws {
+        var radio = try Fixtures.link(RadioConfiguration(), seed: 3)
+        let m = Fixtures.sample(&radio, geometry: Fixtures.pair(distance: 2, azimuthDegrees: azimuth), count: 1000)
+        #expect(m.count > 900)
+        #expect(m.allSatisfy { $0.angleAtInitiator == nil })
+        #expect(m.allSatisfy { $0.distance != nil })
+    }
+
+    @Test func directionInsideTheFieldOfView() throws {
+        var c = RadioConfiguration()
+        c.linkModel = .lineOfSight
+        var radio = try Fixtures.link(c, seed: 3)
+        let m = Fixtures.sample(&radio, geometry: Fixtures.pair(distance: 2, azimuthDegrees: 59), count: 1000)
+        #expect(m.count > 950)
+        #expect(m.allSatisfy { $0.angleAtInitiator != nil && $0.angleAtResponder != nil })
+    }
+
+    @Test func noDistanceBeyondTheMaximumRange() throws {
+        var c = RadioConfiguration()
+        c.linkModel = .lineOfSight
+        c.lineOfSightDropout = 0
+        var radio = try Fixtures.link(c, seed: 4)
+        let far = Fixtures.sample(&radio, geometry: Fixtures.pair(distance: 9.2), count: 1000)
+        #expect(far.count == 1000)
+        #expect(far.allSatisfy { $0.distance == nil && $0.angleAtInitiator == nil })
+        let near = Fixtures.sample(&radio, geometry: Fixtures.pair(distance: 8.8), count: 1000)
+        #expect(near.allSatisfy { $0.distance != nil })
+    }
+
+    /// Forced non line of sight between unbiased devices: the mean error is the exponential excess (30 cm), the
+    /// spread sqrt(0.15^2 + 0.30^2) = 33.5 cm, a fifth of the exchanges are lost and none has a direction.
+    @Test func nonLineOfSightIsBiasedSpreadAndLossy() throws {
+        var c = RadioConfiguration()
+        c.antennaDelaySigma = 0
+        c.linkModel = .nonLineOfSight
+        var radio = try Fixtures.link(c, seed: 21)
+        let m = Fixtures.sample(&radio, geometry: Fixtures.pair(distance: 4), count: 20_000)
+        let s = try #require(Statistics(m.compactMap(\.distance).map { $0 - 4 }))
+        #expect(abs(s.mean - 0.30) < 0.015)
+        #expect(abs(s.standardDeviation - 0.335) < 0.015)
+        let lost = 1 - Double(m.count) / 20_000
+        #expect(abs(lost - 0.20) < 0.012)
+        #expect(m.allSatisfy { !$0.lineOfSight && $0.angleAtInitiator == nil && $0.angleAtResponder == nil })
+    }
+
+    @Test func lineOfSightDropoutShare() throws {
+        var c = RadioConfiguration()
+        c.linkModel = .lineOfSight
+        var radio = try Fixtures.link(c, seed: 22)
+        let received = Fixtures.sample(&radio, geometry: Fixtures.pair(distance: 4), count: 20_000).count
+        #expect(abs(1 - Double(received) / 20_000 - 0.02) < 0.004)
+    }
+
+    @Test func badConfigurationIsRefusedWithTheFieldName() throws {
+        var c = RadioConfiguration()
+        c.lineOfSightDropout = 1.5
+        #expect(throws: RadioConfigurationError.self) { try Fixtures.link(c, seed: 1) }
+        do {
+            _ = try PairRadio(initiatorID: 1, responderID: 2, runSeed: 1, configuration: c)
+        } catch {
+            #expect(error.description == "radio configuration: lineOfSightDropout must be between 0 and 1, got 1.5")
+        }
+    }
+}
