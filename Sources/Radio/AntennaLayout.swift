@@ -11,6 +11,8 @@ public struct AntennaLayout: Sendable, Equatable {
     /// pseudo-inverse of the baseline matrix, row-major, 2 rows (1 when only azimuth is measured).
     let solver: [Double]
 
+    // The presets below are constants whose solvability the test suite checks; `try!` cannot fail on them.
+
     /// Three antennas in an L, half a wavelength apart, as most phones carry: a horizontal and a vertical pair.
     public static let lShaped = try! AntennaLayout(baselines: [SIMD2(0.5, 0), SIMD2(0, 0.5)])
     /// A single horizontal pair: horizontal angle only, no direction vector.

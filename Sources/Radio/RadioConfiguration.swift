@@ -71,9 +71,10 @@ public struct RadioConfiguration: Sendable, Equatable {
     public init() {}
 
     /// The standard deviation of the measured phase difference on one baseline, radians, such that a baseline of
-    /// half a wavelength gives ``boresightAngleSigma`` at boresight: sigma_theta = lambda sigma_phi / (2 pi d).
+    /// half a wavelength gives ``boresightAngleSigma`` at boresight. From theta = asin(lambda dphi / (2 pi d)) at
+    /// d = lambda / 2: sigma_theta = sigma_phi / pi at theta = 0.
     public var phaseNoiseSigma: Double {
-        boresightAngleSigma * 2 * Double.pi * (wavelength / 2) / wavelength
+        boresightAngleSigma * Double.pi
     }
 
     /// Checks every field; the error names the first one that is out of its range.
