@@ -25,6 +25,7 @@ let package = Package(
         .target(name: "Geometry"),
         .target(name: "Radio", dependencies: ["GSL", "Geometry"]),
         .target(name: "Estimation", dependencies: ["Geometry", "Radio"]),
+        .target(name: "Sessions"),
         .target(name: "Calibration", dependencies: ["GSL", "Geometry", "Radio", "Estimation"]),
         .target(
             name: "NearcatchCommand",
@@ -40,6 +41,7 @@ let package = Package(
         .testTarget(name: "GeometryTests", dependencies: ["Geometry", "TestSupport"]),
         .testTarget(name: "RadioTests", dependencies: ["Radio", "GSL", "Geometry", "TestSupport"]),
         .testTarget(name: "EstimationTests", dependencies: ["Estimation", "Radio", "GSL", "Geometry", "TestSupport"]),
+        .testTarget(name: "SessionsTests", dependencies: ["Sessions"]),
         .testTarget(name: "CalibrationTests", dependencies: ["Calibration", "Radio", "Geometry", "TestSupport"]),
         .testTarget(name: "NearcatchCommandTests", dependencies: ["NearcatchCommand", "Calibration"]),
     ],

@@ -1,0 +1,33 @@
+/// What happens to one session, in the order it happens, as an app's delegate would hear it.
+public enum SessionEvent: Sendable, Equatable {
+    /// Both tokens are known: the session runs and ranging may start.
+    case began(remoteToken: DiscoveryToken)
+    /// A new estimate for the peer (distance, direction), as measured by this side.
+    case didUpdate(distance: Float?, direction: SIMD3<Float>?)
+    /// The peer was removed.
+    case didRemove(SessionRemovalReason)
+    /// The session stopped delivering updates for a while (for example the app went to the background).
+    case suspended
+    /// Updates resume.
+    case suspensionEnded
+    /// The session ended with an error and will not run again; a new one must be made.
+    case invalidated(SessionError)
+}
+
+/// One event with where and when it happened.
+public struct SessionEventRecord: Sendable, Equatable {
+    /// The device that holds the session.
+    public let local: PeerID
+    /// The peer the session is with.
+    public let peer: PeerID
+    public let event: SessionEvent
+    /// Time of the event, seconds on the run's clock.
+    public let time: Double
+
+    public init(local: PeerID, peer: PeerID, event: SessionEvent, time: Double) {
+        self.local = local
+        self.peer = peer
+        self.event = event
+        self.time = time
+    }
+}
