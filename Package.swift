@@ -26,6 +26,7 @@ let package = Package(
         .target(name: "Radio", dependencies: ["GSL", "Geometry"]),
         .target(name: "Estimation", dependencies: ["Geometry", "Radio"]),
         .target(name: "Sessions"),
+        .target(name: "Discovery", dependencies: ["Sessions", "GSL"]),
         .target(name: "Calibration", dependencies: ["GSL", "Geometry", "Radio", "Estimation"]),
         .target(
             name: "NearcatchCommand",
@@ -42,6 +43,7 @@ let package = Package(
         .testTarget(name: "RadioTests", dependencies: ["Radio", "GSL", "Geometry", "TestSupport"]),
         .testTarget(name: "EstimationTests", dependencies: ["Estimation", "Radio", "GSL", "Geometry", "TestSupport"]),
         .testTarget(name: "SessionsTests", dependencies: ["Sessions"]),
+        .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "Sessions", "GSL", "TestSupport"]),
         .testTarget(name: "CalibrationTests", dependencies: ["Calibration", "Radio", "Geometry", "TestSupport"]),
         .testTarget(name: "NearcatchCommandTests", dependencies: ["NearcatchCommand", "Calibration"]),
     ],

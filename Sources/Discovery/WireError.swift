@@ -1,0 +1,57 @@
+/// Why a datagram was refused. Every refusal is counted by its ``kind``; none traps.
+public enum WireError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Fewer bytes than the layout needs at `field`.
+    case truncated(field: String)
+    /// The first four bytes are not the magic "NCSM": not one of ours.
+    case badMagic
+    /// A version this build does not speak.
+    case unsupportedVersion(UInt8)
+    /// A type byte this version does not define.
+    case unknownType(UInt8)
+    /// The header's payload length disagrees with the datagram's size.
+    case lengthMismatch(declared: Int, actual: Int)
+    /// Larger than the largest datagram of the format.
+    case oversized(Int)
+    /// A field that decodes but breaks its rule (bad UTF-8, a bad service type, an unknown code, ...).
+    case invalidField(field: String, reason: String)
+
+    /// The refusal's kind, for counters.
+    public var kind: WireRefusal {
+        switch self {
+        case .truncated: .truncated
+        case .badMagic: .badMagic
+        case .unsupportedVersion: .unsupportedVersion
+        case .unknownType: .unknownType
+        case .lengthMismatch: .lengthMismatch
+        case .oversized: .oversized
+        case .invalidField: .invalidField
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .truncated(let field): "truncated datagram: ended inside \(field)"
+        case .badMagic: "not a nearcatch datagram (bad magic)"
+        case .unsupportedVersion(let v): "unsupported wire version \(v)"
+        case .unknownType(let t): "unknown message type \(t)"
+        case .lengthMismatch(let declared, let actual): "payload length \(declared) declared, \(actual) present"
+        case .oversized(let size): "datagram of \(size) bytes is over the \(WireFormat.maximumDatagramSize)-byte limit"
+        case .invalidField(let field, let reason): "invalid \(field): \(reason)"
+        }
+    }
+}
+
+/// Every reason a node refuses a datagram, for the counters a run reports.
+public enum WireRefusal: String, Sendable, CaseIterable, Codable, Comparable {
+    case truncated, badMagic, unsupportedVersion, unknownType, lengthMismatch, oversized, invalidField
+    /// A session datagram whose token is not the one mapped to the peer it claims.
+    case tokenMismatch
+    /// From an older life of a peer than the one held.
+    case staleIncarnation
+    /// A unicast datagram addressed to another peer or another life of this one.
+    case misaddressed
+
+    public static func < (lhs: WireRefusal, rhs: WireRefusal) -> Bool {
+        lhs.rawValue < rhs.rawValue
+    }
+}

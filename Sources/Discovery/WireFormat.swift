@@ -1,0 +1,222 @@
+import Sessions
+
+/// Encoding and decoding of ``WireMessage``: a fixed 8-byte header (magic "NCSM", version, type, payload length)
+/// and a big-endian payload. Every length is checked; the decoder refuses, it never traps.
+public enum WireFormat {
+    /// The version this build writes and reads.
+    public static let version: UInt8 = 1
+    /// "NCSM".
+    public static let magic: [UInt8] = [0x4E, 0x43, 0x53, 0x4D]
+    /// Magic, version, type, payload length.
+    public static let headerSize = 8
+    /// Fits in one unfragmented datagram on any link (IPv6's minimum MTU less headers).
+    public static let maximumDatagramSize = 1200
+    /// Largest application payload of a session datagram.
+    public static let maximumSessionPayload = 1024
+
+    /// The bytes of `message`.
+    public static func encode(_ message: WireMessage) -> [UInt8] {
+        var w = ByteWriter()
+        switch message {
+        case .announce(let ad, let sequence):
+            w.u64(ad.peer.rawValue)
+            w.u64(ad.incarnation)
+            w.u32(sequence)
+            w.u16(ad.unicastPort)
+            w.string8(ad.serviceType)
+            w.string8(ad.displayName)
+            let keys = ad.discoveryInfo.keys.sorted()
+            w.u8(UInt8(truncatingIfNeeded: keys.count))
+            for key in keys { w.string8("\(key)=\(ad.discoveryInfo[key] ?? "")") }
+        case .goodbye(let peer, let incarnation):
+            w.u64(peer.rawValue)
+            w.u64(incarnation)
+        case .invite(let address, let token):
+            w.address(address)
+            w.token(token)
+        case .accept(let address, let token, let echo):
+            w.address(address)
+            w.token(token)
+            w.token(echo)
+        case .decline(let address, let echo, let code):
+            w.address(address)
+            w.token(echo)
+            w.u8(UInt8(truncatingIfNeeded: code.rawValue))
+        case .sessionData(let from, let to, let token, let kind, let payload):
+            w.u64(from.rawValue)
+            w.u64(to.rawValue)
+            w.token(token)
+            w.u8(kind)
+            w.u16(UInt16(truncatingIfNeeded: payload.count))
+            w.bytes(payload)
+        }
+        var out = magic
+        out.reserveCapacity(headerSize + w.buffer.count)
+        out.append(version)
+        out.append(message.type.rawValue)
+        out.append(UInt8(truncatingIfNeeded: w.buffer.count >> 8))
+        out.append(UInt8(truncatingIfNeeded: w.buffer.count))
+        out += w.buffer
+        return out
+    }
+
+    /// The message in `bytes`.
+    ///
+    /// - Throws: ``WireError`` for anything that is not a well-formed datagram of this version, including an
+    ///   announcement whose fields break the discovery rules.
+    public static func decode(_ bytes: [UInt8]) throws(WireError) -> WireMessage {
+        guard bytes.count <= maximumDatagramSize else { throw .oversized(bytes.count) }
+        guard bytes.count >= 4 else { throw .truncated(field: "magic") }
+        guard bytes[0] == magic[0], bytes[1] == magic[1], bytes[2] == magic[2], bytes[3] == magic[3] else {
+            throw .badMagic
+        }
+        guard bytes.count >= headerSize else { throw .truncated(field: "header") }
+        guard bytes[4] == version else { throw .unsupportedVersion(bytes[4]) }
+        guard let type = WireType(rawValue: bytes[5]) else { throw .unknownType(bytes[5]) }
+        let declared = Int(bytes[6]) << 8 | Int(bytes[7])
+        guard declared == bytes.count - headerSize else {
+            throw .lengthMismatch(declared: declared, actual: bytes.count - headerSize)
+        }
+        var r = ByteReader(bytes, from: headerSize)
+        let message: WireMessage
+        switch type {
+        case .announce:
+            let peer = PeerID(try r.u64("peer id"))
+            let incarnation = try r.u64("incarnation")
+            let sequence = try r.u32("sequence")
+            let port = try r.u16("unicast port")
+            let serviceType = try r.string8("service type")
+            let displayName = try r.string8("display name")
+            let count = try r.u8("discovery info count")
+            var info: [String: String] = [:]
+            for _ in 0..<count {
+                let entry = try r.string8("discovery info entry")
+                guard let split = entry.firstIndex(of: "=") else {
+                    throw .invalidField(field: "discovery info entry", reason: "no '=' in \"\(entry)\"")
+                }
+                let key = String(entry[..<split])
+                guard info[key] == nil else {
+                    throw .invalidField(field: "discovery info entry", reason: "key \"\(key)\" appears twice")
+                }
+                info[key] = String(entry[entry.index(after: split)...])
+            }
+            do {
+                let ad = try Advertisement(
+                    serviceType: serviceType, peer: peer, incarnation: incarnation, displayName: displayName,
+                    discoveryInfo: info, unicastPort: port)
+                message = .announce(ad, sequence: sequence)
+            } catch {
+                throw .invalidField(field: error.field, reason: error.rule)
+            }
+        case .goodbye:
+            message = .goodbye(peer: PeerID(try r.u64("peer id")), incarnation: try r.u64("incarnation"))
+        case .invite:
+            message = .invite(try r.address(), token: try r.token("token"))
+        case .accept:
+            message = .accept(try r.address(), token: try r.token("token"), echo: try r.token("echoed token"))
+        case .decline:
+            let address = try r.address()
+            let echo = try r.token("echoed token")
+            let raw = try r.u8("decline code")
+            guard let code = SessionErrorCode(rawValue: Int(raw)) else {
+                throw .invalidField(field: "decline code", reason: "\(raw) is not a session error code")
+            }
+            message = .decline(address, echo: echo, code: code)
+        case .sessionData:
+            let from = PeerID(try r.u64("sender peer id"))
+            let to = PeerID(try r.u64("recipient peer id"))
+            let token = try r.token("token")
+            let kind = try r.u8("data kind")
+            let length = Int(try r.u16("data length"))
+            guard length <= maximumSessionPayload else {
+                throw .invalidField(field: "data length", reason: "\(length) is over \(maximumSessionPayload) bytes")
+            }
+            message = .sessionData(from: from, to: to, token: token, kind: kind, payload: try r.bytes(length, "data"))
+        }
+        guard r.isAtEnd else {
+            throw .lengthMismatch(declared: declared, actual: r.offset - headerSize)
+        }
+        return message
+    }
+}
+
+/// Appends big-endian fields.
+struct ByteWriter {
+    var buffer: [UInt8] = []
+
+    mutating func u8(_ v: UInt8) { buffer.append(v) }
+    mutating func u16(_ v: UInt16) { buffer += [UInt8(v >> 8), UInt8(truncatingIfNeeded: v)] }
+    mutating func u32(_ v: UInt32) { for shift in stride(from: 24, through: 0, by: -8) { buffer.append(UInt8(truncatingIfNeeded: v >> UInt32(shift))) } }
+    mutating func u64(_ v: UInt64) { for shift in stride(from: 56, through: 0, by: -8) { buffer.append(UInt8(truncatingIfNeeded: v >> UInt64(shift))) } }
+    mutating func bytes(_ b: [UInt8]) { buffer += b }
+    mutating func token(_ t: DiscoveryToken) { buffer += t.bytes }
+
+    /// A string with a one-byte length; callers keep strings under 256 bytes (the discovery rules do).
+    mutating func string8(_ s: String) {
+        let utf8 = Array(s.utf8.prefix(255))
+        u8(UInt8(utf8.count))
+        buffer += utf8
+    }
+
+    mutating func address(_ a: SessionAddress) {
+        u64(a.from.rawValue)
+        u64(a.fromIncarnation)
+        u64(a.to.rawValue)
+        u64(a.toIncarnation)
+    }
+}
+
+/// Reads big-endian fields, refusing with the name of the field that does not fit.
+struct ByteReader {
+    private let bytes: [UInt8]
+    private(set) var offset: Int
+
+    init(_ bytes: [UInt8], from offset: Int) {
+        self.bytes = bytes
+        self.offset = offset
+    }
+
+    var isAtEnd: Bool { offset == bytes.count }
+
+    private mutating func take(_ n: Int, _ field: String) throws(WireError) -> ArraySlice<UInt8> {
+        guard n >= 0, bytes.count - offset >= n else { throw .truncated(field: field) }
+        defer { offset += n }
+        return bytes[offset..<offset + n]
+    }
+
+    mutating func u8(_ field: String) throws(WireError) -> UInt8 { try take(1, field).first! }
+
+    mutating func u16(_ field: String) throws(WireError) -> UInt16 {
+        try take(2, field).reduce(0) { $0 << 8 | UInt16($1) }
+    }
+
+    mutating func u32(_ field: String) throws(WireError) -> UInt32 {
+        try take(4, field).reduce(0) { $0 << 8 | UInt32($1) }
+    }
+
+    mutating func u64(_ field: String) throws(WireError) -> UInt64 {
+        try take(8, field).reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    mutating func bytes(_ n: Int, _ field: String) throws(WireError) -> [UInt8] { Array(try take(n, field)) }
+
+    mutating func token(_ field: String) throws(WireError) -> DiscoveryToken {
+        // Sixteen bytes always make a token.
+        DiscoveryToken(bytes: try take(16, field))!
+    }
+
+    mutating func string8(_ field: String) throws(WireError) -> String {
+        let length = Int(try u8("\(field) length"))
+        let raw = try take(length, field)
+        guard let s = String(validating: raw, as: UTF8.self) else {
+            throw .invalidField(field: field, reason: "not valid UTF-8")
+        }
+        return s
+    }
+
+    mutating func address() throws(WireError) -> SessionAddress {
+        SessionAddress(
+            from: PeerID(try u64("sender peer id")), fromIncarnation: try u64("sender incarnation"),
+            to: PeerID(try u64("recipient peer id")), toIncarnation: try u64("recipient incarnation"))
+    }
+}

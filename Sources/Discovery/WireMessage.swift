@@ -1,0 +1,59 @@
+import Sessions
+
+/// The datagrams of discovery and the token exchange. docs/wire-format.md gives their layout byte by byte.
+public enum WireMessage: Sendable, Equatable {
+    /// Multicast: "I offer this service; here is how to reach me".
+    case announce(Advertisement, sequence: UInt32)
+    /// Multicast: "I am stopping"; browsers remove the peer at once.
+    case goodbye(peer: PeerID, incarnation: Incarnation)
+    /// Unicast, initiator to responder: "here is my token for our session".
+    case invite(SessionAddress, token: DiscoveryToken)
+    /// Unicast, responder to initiator: "here is mine; I received yours".
+    case accept(SessionAddress, token: DiscoveryToken, echo: DiscoveryToken)
+    /// Unicast, responder to initiator: "I cannot hold a session with you" (the code says why).
+    case decline(SessionAddress, echo: DiscoveryToken, code: SessionErrorCode)
+    /// Unicast within a running session: application data (a profile on a bump), carrying the sender's token.
+    case sessionData(from: PeerID, to: PeerID, token: DiscoveryToken, kind: UInt8, payload: [UInt8])
+
+    /// The wire type byte of each message.
+    public var type: WireType {
+        switch self {
+        case .announce: .announce
+        case .goodbye: .goodbye
+        case .invite: .invite
+        case .accept: .accept
+        case .decline: .decline
+        case .sessionData: .sessionData
+        }
+    }
+}
+
+/// The two ends of a token exchange and the lives they belong to.
+public struct SessionAddress: Sendable, Equatable {
+    public let from: PeerID
+    public let fromIncarnation: Incarnation
+    public let to: PeerID
+    public let toIncarnation: Incarnation
+
+    public init(from: PeerID, fromIncarnation: Incarnation, to: PeerID, toIncarnation: Incarnation) {
+        self.from = from
+        self.fromIncarnation = fromIncarnation
+        self.to = to
+        self.toIncarnation = toIncarnation
+    }
+
+    /// The same exchange seen from the other end.
+    public var reversed: SessionAddress {
+        SessionAddress(from: to, fromIncarnation: toIncarnation, to: from, toIncarnation: fromIncarnation)
+    }
+}
+
+/// The message types of wire version 1.
+public enum WireType: UInt8, Sendable, CaseIterable {
+    case announce = 1
+    case goodbye = 2
+    case invite = 3
+    case accept = 4
+    case decline = 5
+    case sessionData = 6
+}

@@ -1,0 +1,118 @@
+import Discovery
+import GSL
+import Sessions
+import Testing
+
+@Suite struct WireFormatTests {
+    static let address = SessionAddress(from: PeerID(1), fromIncarnation: 2, to: PeerID(3), toIncarnation: 4)
+    static let token = DiscoveryToken(high: 0x1122_3344_5566_7788, low: 0x99AA_BBCC_DDEE_FF00)
+
+    static func samples() throws -> [WireMessage] {
+        let ad = try Advertisement(
+            serviceType: "near-catch2", peer: PeerID(0xDEAD_BEEF), incarnation: 7, displayName: "Zoë's phone",
+            discoveryInfo: ["interests": "chess,jazz", "v": "1"], unicastPort: 50_123)
+        return [
+            .announce(ad, sequence: 42),
+            .goodbye(peer: PeerID(9), incarnation: 3),
+            .invite(address, token: token),
+            .accept(address, token: token, echo: DiscoveryToken(high: 1, low: 2)),
+            .decline(address, echo: token, code: .activeSessionsLimitExceeded),
+            .sessionData(from: PeerID(5), to: PeerID(6), token: token, kind: 1, payload: Array("hello".utf8)),
+        ]
+    }
+
+    @Test func everyMessageRoundTrips() throws {
+        for message in try Self.samples() {
+            let bytes = WireFormat.encode(message)
+            #expect(Array(bytes.prefix(5)) == WireFormat.magic + [1])
+            #expect(Int(bytes[6]) << 8 | Int(bytes[7]) == bytes.count - 8)
+            #expect(try WireFormat.decode(bytes) == message)
+        }
+    }
+
+    @Test func inviteLayoutIsAsDocumented() {
+        let bytes = WireFormat.encode(.invite(Self.address, token: Self.token))
+        // Header 8 + four 8-byte ids + 16-byte token.
+        #expect(bytes.count == 8 + 32 + 16)
+        #expect(bytes[5] == 3)
+        #expect(Array(bytes[8..<16]) == [0, 0, 0, 0, 0, 0, 0, 1])
+        #expect(Array(bytes[40..<56]) == Self.token.bytes)
+    }
+
+    @Test func refusalsAreTyped() throws {
+        let good = WireFormat.encode(.goodbye(peer: PeerID(9), incarnation: 3))
+        func refusal(_ bytes: [UInt8]) -> WireError? {
+            do { _ = try WireFormat.decode(bytes); return nil } catch { return error }
+        }
+        #expect(refusal([]) == .truncated(field: "magic"))
+        #expect(refusal([0x4E, 0x43, 0x53, 0x4D, 1]) == .truncated(field: "header"))
+        #expect(refusal([0, 1, 2, 3, 4, 5, 6, 7]) == .badMagic)
+        var v2 = good; v2[4] = 2
+        #expect(refusal(v2) == .unsupportedVersion(2))
+        var t9 = good; t9[5] = 9
+        #expect(refusal(t9) == .unknownType(9))
+        #expect(refusal(Array(good.dropLast())) == .lengthMismatch(declared: 16, actual: 15))
+        #expect(refusal([UInt8](repeating: 0, count: 1201)) == .oversized(1201))
+        var short = Array(good.dropLast(4)); short[7] = 12
+        #expect(refusal(short) == .truncated(field: "incarnation"))
+        var long = good + [0, 0]; long[7] = 18
+        #expect(refusal(long)?.kind == .lengthMismatch)
+        var badCode = WireFormat.encode(.decline(Self.address, echo: Self.token, code: .sessionFailed))
+        badCode[badCode.count - 1] = 77
+        #expect(refusal(badCode) == .invalidField(field: "decline code", reason: "77 is not a session error code"))
+    }
+
+    @Test func announcementBreakingTheRulesIsRefused() throws {
+        var bytes = WireFormat.encode(try Self.samples()[0])
+        // The service type starts after 8 (header) + 8 + 8 + 4 + 2 bytes and its length byte: make it uppercase.
+        bytes[8 + 22 + 1] = UInt8(ascii: "N")
+        let error = #expect(throws: WireError.self) { try WireFormat.decode(bytes) }
+        #expect(error?.kind == .invalidField)
+        #expect(error?.description.contains("service type") == true)
+    }
+
+    /// 100,000 datagrams: 30,000 of random bytes and 70,000 valid ones with one to four mutations (bit flips,
+    /// random bytes, truncation, extension, a forged length). None traps; each is refused with a typed error or
+    /// decoded, and what decodes encodes back to the same message.
+    @Test func fuzzNeverTraps() throws {
+        let random = try RandomSource(seed: 2026)
+        func int(_ n: Int) -> Int { Int(random.uniform() * Double(n)) }
+        func byte() -> UInt8 { UInt8(int(256)) }
+        let seeds = try Self.samples().map(WireFormat.encode)
+        var decoded = 0
+        var refused: [WireRefusal: Int] = [:]
+        var mutatedDecoded = 0
+        for i in 0..<100_000 {
+            var bytes: [UInt8]
+            let mutated = i >= 30_000
+            if mutated {
+                bytes = seeds[i % seeds.count]
+                for _ in 0...int(4) {
+                    switch int(5) {
+                    case 0 where !bytes.isEmpty: bytes[int(bytes.count)] ^= 1 << UInt8(int(8))
+                    case 1 where !bytes.isEmpty: bytes[int(bytes.count)] = byte()
+                    case 2: bytes = Array(bytes.prefix(int(bytes.count + 1)))
+                    case 3: bytes += (0..<int(40)).map { _ in byte() }
+                    case 4 where bytes.count >= 8: bytes[6] = byte(); bytes[7] = byte()
+                    default: break
+                    }
+                }
+            } else {
+                bytes = (0..<int(1300)).map { _ in byte() }
+                if i % 3 == 0 && bytes.count >= 8 { bytes.replaceSubrange(0..<5, with: WireFormat.magic + [1]) }
+            }
+            do {
+                let message = try WireFormat.decode(bytes)
+                decoded += 1
+                if mutated { mutatedDecoded += 1 }
+                #expect(try WireFormat.decode(WireFormat.encode(message)) == message)
+            } catch {
+                refused[error.kind, default: 0] += 1
+            }
+        }
+        #expect(decoded + refused.values.reduce(0, +) == 100_000)
+        #expect(mutatedDecoded > 1000)
+        #expect(refused[.badMagic, default: 0] > 19_000)
+        #expect(refused.keys.count >= 6)
+    }
+}
