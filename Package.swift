@@ -14,6 +14,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     ],
     targets: [
         .systemLibrary(
@@ -26,7 +27,12 @@ let package = Package(
         .target(name: "Radio", dependencies: ["GSL", "Geometry"]),
         .target(name: "Estimation", dependencies: ["Geometry", "Radio"]),
         .target(name: "Sessions"),
-        .target(name: "Discovery", dependencies: ["Sessions", "GSL"]),
+        .target(
+            name: "Transport",
+            dependencies: ["GSL", .product(name: "HeapModule", package: "swift-collections")]
+        ),
+        .target(name: "Discovery", dependencies: ["Sessions", "GSL", "Transport"]),
+        .target(name: "DiscoveryRun", dependencies: ["Discovery", "Sessions", "GSL", "Transport"]),
         .target(name: "Calibration", dependencies: ["GSL", "Geometry", "Radio", "Estimation"]),
         .target(
             name: "NearcatchCommand",
@@ -43,7 +49,9 @@ let package = Package(
         .testTarget(name: "RadioTests", dependencies: ["Radio", "GSL", "Geometry", "TestSupport"]),
         .testTarget(name: "EstimationTests", dependencies: ["Estimation", "Radio", "GSL", "Geometry", "TestSupport"]),
         .testTarget(name: "SessionsTests", dependencies: ["Sessions"]),
-        .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "Sessions", "GSL", "TestSupport"]),
+        .testTarget(name: "TransportTests", dependencies: ["Transport"]),
+        .testTarget(name: "DiscoveryRunTests", dependencies: ["DiscoveryRun", "Discovery", "Sessions", "Transport"]),
+        .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "Sessions", "GSL", "Transport", "TestSupport"]),
         .testTarget(name: "CalibrationTests", dependencies: ["Calibration", "Radio", "Geometry", "TestSupport"]),
         .testTarget(name: "NearcatchCommandTests", dependencies: ["NearcatchCommand", "Calibration"]),
     ],

@@ -42,6 +42,8 @@ public enum WireFormat {
             w.address(address)
             w.token(echo)
             w.u8(UInt8(truncatingIfNeeded: code.rawValue))
+        case .solicit(let address):
+            w.address(address)
         case .sessionData(let from, let to, let token, let kind, let payload):
             w.u64(from.rawValue)
             w.u64(to.rawValue)
@@ -122,6 +124,8 @@ public enum WireFormat {
                 throw .invalidField(field: "decline code", reason: "\(raw) is not a session error code")
             }
             message = .decline(address, echo: echo, code: code)
+        case .solicit:
+            message = .solicit(try r.address())
         case .sessionData:
             let from = PeerID(try r.u64("sender peer id"))
             let to = PeerID(try r.u64("recipient peer id"))

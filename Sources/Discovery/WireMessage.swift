@@ -12,6 +12,9 @@ public enum WireMessage: Sendable, Equatable {
     case accept(SessionAddress, token: DiscoveryToken, echo: DiscoveryToken)
     /// Unicast, responder to initiator: "I cannot hold a session with you" (the code says why).
     case decline(SessionAddress, echo: DiscoveryToken, code: SessionErrorCode)
+    /// Unicast, responder to initiator: "I know you and hold no session with you; invite me". Repairs a pair whose
+    /// two sides disagree after one of them timed the other out.
+    case solicit(SessionAddress)
     /// Unicast within a running session: application data (a profile on a bump), carrying the sender's token.
     case sessionData(from: PeerID, to: PeerID, token: DiscoveryToken, kind: UInt8, payload: [UInt8])
 
@@ -24,6 +27,7 @@ public enum WireMessage: Sendable, Equatable {
         case .accept: .accept
         case .decline: .decline
         case .sessionData: .sessionData
+        case .solicit: .solicit
         }
     }
 }
@@ -56,4 +60,5 @@ public enum WireType: UInt8, Sendable, CaseIterable {
     case accept = 4
     case decline = 5
     case sessionData = 6
+    case solicit = 7
 }

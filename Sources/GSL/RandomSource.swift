@@ -83,6 +83,12 @@ public final class RandomSource {
         gsl_ran_exponential(generator, mean)
     }
 
+    /// 32 uniformly random bits, from two 16-bit draws so that generators of any output range serve.
+    @inline(__always)
+    public func bits32() -> UInt32 {
+        UInt32(gsl_rng_uniform_int(generator, 65536)) << 16 | UInt32(gsl_rng_uniform_int(generator, 65536))
+    }
+
     /// A Bernoulli trial: `true` with probability `p`.
     @inline(__always)
     public func bernoulli(_ p: Double) -> Bool {

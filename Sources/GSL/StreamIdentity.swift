@@ -10,6 +10,9 @@ public struct StreamIdentity: Sendable, Hashable {
         case session = 3
         case scenario = 4
         case probe = 5
+        case network = 6
+        case discovery = 7
+        case token = 8
     }
 
     public let kind: Kind

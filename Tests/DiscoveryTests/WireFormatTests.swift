@@ -17,6 +17,7 @@ import Testing
             .invite(address, token: token),
             .accept(address, token: token, echo: DiscoveryToken(high: 1, low: 2)),
             .decline(address, echo: token, code: .activeSessionsLimitExceeded),
+            .solicit(address),
             .sessionData(from: PeerID(5), to: PeerID(6), token: token, kind: 1, payload: Array("hello".utf8)),
         ]
     }

@@ -1,0 +1,35 @@
+/// What a node sent, received and refused: the datagram accounting a run reports.
+public struct DiscoveryCounters: Sendable, Equatable {
+    /// Datagrams sent, by message type.
+    public var sent: [WireType: Int] = [:]
+    /// Datagrams received (before any check).
+    public var received = 0
+    /// Refused datagrams, by reason.
+    public var refused: [WireRefusal: Int] = [:]
+    /// The node's own announcements and goodbyes, returned by the group.
+    public var ownIgnored = 0
+    /// Announcements of other service types.
+    public var otherServiceIgnored = 0
+    /// Invitations from peers not discovered yet; the initiator sends again, and by then the announcement is in.
+    public var awaitingDiscovery = 0
+    /// Invitations sent again because no answer came.
+    public var retransmissions = 0
+
+    public init() {}
+
+    /// All sent datagrams.
+    public var sentTotal: Int { sent.values.reduce(0, +) }
+    /// All refused datagrams.
+    public var refusedTotal: Int { refused.values.reduce(0, +) }
+
+    /// Adds another node's counters to these.
+    public mutating func add(_ other: DiscoveryCounters) {
+        for (k, v) in other.sent { sent[k, default: 0] += v }
+        for (k, v) in other.refused { refused[k, default: 0] += v }
+        received += other.received
+        ownIgnored += other.ownIgnored
+        otherServiceIgnored += other.otherServiceIgnored
+        awaitingDiscovery += other.awaitingDiscovery
+        retransmissions += other.retransmissions
+    }
+}

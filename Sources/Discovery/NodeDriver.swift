@@ -1,0 +1,79 @@
+import Sessions
+import Transport
+
+/// Runs one ``DiscoveryNode`` on a transport and a scheduler: feeds it datagrams and timer wake-ups, performs its
+/// directives, and reports its events.
+///
+/// Confined to the scheduler's execution context (the virtual scheduler's loop, or one event loop): the node, the
+/// transport and the timers are touched from there alone, so nothing needs a lock.
+public final class NodeDriver {
+    public private(set) var node: DiscoveryNode
+    public let transport: any DatagramTransport
+    public let scheduler: any NodeScheduler
+    /// Called for every event, with the time it happened.
+    public var onEvent: ((NodeEvent, Double) -> Void)?
+    private var wakeAt: Double?
+    public private(set) var isRunning = false
+
+    public init(node: DiscoveryNode, transport: any DatagramTransport, scheduler: any NodeScheduler) {
+        self.node = node
+        self.transport = transport
+        self.scheduler = scheduler
+    }
+
+    /// Starts the node: it announces, browses and answers from now on.
+    public func start() {
+        isRunning = true
+        transport.onReceive = { [weak self] datagram in
+            guard let self, self.isRunning else { return }
+            self.perform(self.node.receive(datagram, now: self.scheduler.now))
+        }
+        perform(node.start(now: scheduler.now))
+    }
+
+    /// Stops the node: with `goodbye`, its peers hear it at once; without, they find out by its silence.
+    public func stop(goodbye: Bool) {
+        guard isRunning else { return }
+        let directives = node.stop(now: scheduler.now)
+        if goodbye { perform(directives) }
+        isRunning = false
+        transport.close()
+    }
+
+    /// Sends application data within the session with `peer`; returns whether there was a session to send on.
+    @discardableResult
+    public func sendData(to peer: PeerID, kind: UInt8, payload: [UInt8]) -> Bool {
+        let directives = node.sendData(to: peer, kind: kind, payload: payload)
+        perform(directives)
+        return !directives.isEmpty
+    }
+
+    /// Applies `change` to the node (suspension, for example) and performs what it returns.
+    public func apply(_ change: (inout DiscoveryNode) -> [NodeDirective]) {
+        perform(change(&node))
+    }
+
+    private func perform(_ directives: [NodeDirective]) {
+        let now = scheduler.now
+        for directive in directives {
+            switch directive {
+            case .send(let bytes, let destination):
+                if isRunning { transport.send(bytes, to: destination) }
+            case .event(let event):
+                onEvent?(event, now)
+            }
+        }
+        armTimer()
+    }
+
+    private func armTimer() {
+        guard isRunning, let deadline = node.nextDeadline else { return }
+        if let pending = wakeAt, pending <= deadline, pending > scheduler.now { return }
+        wakeAt = deadline
+        scheduler.schedule(at: deadline) { [weak self] in
+            guard let self, self.isRunning else { return }
+            if self.wakeAt == deadline { self.wakeAt = nil }
+            self.perform(self.node.tick(now: self.scheduler.now))
+        }
+    }
+}

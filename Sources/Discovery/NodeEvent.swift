@@ -1,0 +1,20 @@
+import Sessions
+import Transport
+
+/// What a node reports to its app.
+public enum NodeEvent: Sendable, Equatable {
+    /// A peer (this incarnation of it) was discovered; reported once per incarnation.
+    case found(Advertisement)
+    /// A peer was lost: it said goodbye (`peerEnded`) or fell silent (`timeout`).
+    case lost(PeerID, SessionRemovalReason)
+    /// Something happened to the session with a peer.
+    case session(PeerID, SessionEvent)
+    /// Application data arrived within a running session.
+    case data(PeerID, kind: UInt8, payload: [UInt8])
+}
+
+/// What a node asks its driver to do.
+public enum NodeDirective: Sendable, Equatable {
+    case send([UInt8], to: Destination)
+    case event(NodeEvent)
+}

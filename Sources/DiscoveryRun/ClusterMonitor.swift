@@ -1,0 +1,90 @@
+import Discovery
+import Sessions
+import Synchronization
+
+/// One event of a run, as the log keeps it.
+public struct ClusterEvent: Sendable, Equatable {
+    public let time: Double
+    /// The index of the node that reported it.
+    public let node: Int
+    public let event: NodeEvent
+}
+
+/// Watches a run from every node's context at once: each node's count of running sessions, when the whole group
+/// converged, and (when asked) the ordered log of events.
+public final class ClusterMonitor: Sendable {
+    private struct State {
+        var established: [Int]
+        var convergedNodes = Set<Int>()
+        var convergedAt: Double?
+        var log: [ClusterEvent] = []
+        var eventCount = 0
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state: Mutex<State>
+    /// Running sessions a node must hold to count as converged.
+    public let sessionsPerNode: Int
+    /// Whether events are kept in ``log``.
+    public let recordsEvents: Bool
+
+    public init(nodes: Int, sessionsPerNode: Int, recordsEvents: Bool) {
+        self.sessionsPerNode = sessionsPerNode
+        self.recordsEvents = recordsEvents
+        state = Mutex(State(established: Array(repeating: 0, count: nodes)))
+    }
+
+    /// Records one event of node `index`, whose table now holds `established` running sessions.
+    public func record(_ event: NodeEvent, node index: Int, established: Int, time: Double) {
+        let waiters: [CheckedContinuation<Void, Never>] = state.withLock { s in
+            s.eventCount += 1
+            if recordsEvents { s.log.append(ClusterEvent(time: time, node: index, event: event)) }
+            s.established[index] = established
+            if established == sessionsPerNode { s.convergedNodes.insert(index) } else { s.convergedNodes.remove(index) }
+            guard s.convergedAt == nil, s.convergedNodes.count == s.established.count else { return [] }
+            s.convergedAt = time
+            defer { s.waiters = [] }
+            return s.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// When every node first held a running session with every other; `nil` until then.
+    public var convergedAt: Double? { state.withLock { $0.convergedAt } }
+
+    /// Running sessions held, over all nodes.
+    public var establishedSessions: Int { state.withLock { $0.established.reduce(0, +) } }
+
+    /// Running sessions held by each node.
+    public var establishedByNode: [Int] { state.withLock { $0.established } }
+
+    /// Events seen.
+    public var eventCount: Int { state.withLock { $0.eventCount } }
+
+    /// The events, in the order they were recorded (empty unless recording).
+    public var log: [ClusterEvent] { state.withLock { $0.log } }
+
+    /// Waits until the group has converged.
+    public func waitForConvergence() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { s -> Bool in
+                if s.convergedAt != nil { return true }
+                s.waiters.append(continuation)
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    /// An FNV-1a digest of the log's lines, to compare runs at a glance.
+    public var logDigest: String {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for entry in log {
+            for byte in "\(entry.time) \(entry.node) \(entry.event)\n".utf8 {
+                hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+            }
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}

@@ -1,0 +1,52 @@
+import Discovery
+
+/// The outcome of a discovery run. Field names are the JSON output's, and stable (docs/discover.md).
+public struct ClusterReport: Sendable, Codable, Equatable {
+    /// `udp` or `memory`.
+    public var transport: String
+    public var peers: Int
+    public var expectedPeers: Int
+    public var seed: UInt64
+    /// Whether every node came to hold a running session with every other.
+    public var converged: Bool
+    /// Seconds from the first node's start until convergence.
+    public var convergenceSeconds: Double?
+    /// Running sessions held at the end, over all nodes, and how many convergence needs.
+    public var sessions: Int
+    public var expectedSessions: Int
+    /// The run's length on its own clock, and on the wall.
+    public var simulatedSeconds: Double
+    public var wallSeconds: Double
+    public var datagrams: DatagramCounts
+    /// Events reported by the nodes, and a digest of their log when it was kept.
+    public var events: Int
+    public var eventDigest: String?
+}
+
+/// Datagram accounting over all nodes.
+public struct DatagramCounts: Sendable, Codable, Equatable {
+    /// Sent, by message type (`announce`, `goodbye`, `invite`, `accept`, `decline`, `sessionData`).
+    public var sent: [String: Int]
+    public var sentTotal: Int
+    public var received: Int
+    /// Refused, by reason (docs/wire-format.md); every reason is listed, zeros included.
+    public var refused: [String: Int]
+    public var ownIgnored: Int
+    public var otherServiceIgnored: Int
+    public var awaitingDiscovery: Int
+    public var retransmissions: Int
+    /// Deliveries the in-memory network dropped on purpose (`--loss`); 0 over UDP, whose losses are not seen.
+    public var droppedByNetwork: Int
+
+    public init(_ c: DiscoveryCounters, droppedByNetwork: Int) {
+        sent = Dictionary(uniqueKeysWithValues: WireType.allCases.map { ("\($0)", c.sent[$0, default: 0]) })
+        sentTotal = c.sentTotal
+        received = c.received
+        refused = Dictionary(uniqueKeysWithValues: WireRefusal.allCases.map { ($0.rawValue, c.refused[$0, default: 0]) })
+        ownIgnored = c.ownIgnored
+        otherServiceIgnored = c.otherServiceIgnored
+        awaitingDiscovery = c.awaitingDiscovery
+        retransmissions = c.retransmissions
+        self.droppedByNetwork = droppedByNetwork
+    }
+}

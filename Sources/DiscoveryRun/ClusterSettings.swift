@@ -1,0 +1,27 @@
+import Discovery
+
+/// What a discovery run starts: how many nodes, how they advertise, and for how long.
+public struct ClusterSettings: Sendable {
+    /// Nodes run by this process.
+    public var peers: Int = 10
+    /// Peers expected in the whole group, this process's and others'; a node has converged when it holds a running
+    /// session with each of the others. Defaults to `peers`.
+    public var expectedPeers: Int?
+    /// The run seed (peer ids, tokens and jitter in memory; jitter and start times over UDP).
+    public var seed: UInt64 = 1
+    public var serviceType = "nearcatch"
+    public var timing = DiscoveryTiming()
+    /// The active-sessions limit of each node.
+    public var maximumSessions = 1024
+    /// Nodes start at times spread uniformly over this many seconds, as people arriving do.
+    public var startSpread: Double = 0.5
+    /// Seconds a run may last before it gives up converging.
+    public var duration: Double = 60
+    /// Discovery info each node publishes, by node index.
+    public var discoveryInfo: @Sendable (Int) -> [String: String] = { ["node": "\($0)"] }
+
+    public init() {}
+
+    /// The number of sessions each node must hold to have converged.
+    public var sessionsPerNode: Int { (expectedPeers ?? peers) - 1 }
+}

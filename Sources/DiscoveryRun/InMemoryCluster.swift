@@ -1,0 +1,102 @@
+import Discovery
+import Foundation
+import GSL
+import Sessions
+import Transport
+
+/// N discovery nodes on an ``InMemoryNetwork`` under a ``VirtualScheduler``: a whole run in one thread, as fast as
+/// the machine goes, and the same for the same seed.
+public final class InMemoryCluster {
+    public let settings: ClusterSettings
+    public let scheduler = VirtualScheduler()
+    public let network: InMemoryNetwork
+    public let monitor: ClusterMonitor
+    public private(set) var drivers: [NodeDriver] = []
+    private let random: RandomSource
+    private var incarnations: [Incarnation]
+    private let peerIDs: [PeerID]
+
+    /// Builds the nodes and schedules their starts; nothing runs before ``run(until:stopWhenConverged:)``.
+    ///
+    /// - Parameter recordEvents: keep the ordered event log (for determinism checks and traces).
+    public init(settings: ClusterSettings, conditions: NetworkConditions, recordEvents: Bool = false) throws {
+        self.settings = settings
+        network = try InMemoryNetwork(scheduler: scheduler, conditions: conditions, seed: settings.seed)
+        monitor = ClusterMonitor(nodes: settings.peers, sessionsPerNode: settings.sessionsPerNode,
+                                 recordsEvents: recordEvents)
+        random = try RandomSource(runSeed: settings.seed, stream: StreamIdentity(kind: .scenario, first: 0, second: 0))
+        var ids: [PeerID] = []
+        var seen = Set<PeerID>()
+        for i in 0..<settings.peers {
+            var id = PeerID(StreamIdentity(kind: .device, first: UInt64(i), second: 0).derivedSeed(from: settings.seed))
+            while seen.contains(id) { id = PeerID(id.rawValue &+ 1) }
+            seen.insert(id)
+            ids.append(id)
+        }
+        peerIDs = ids
+        incarnations = Array(repeating: 1, count: settings.peers)
+        for i in 0..<settings.peers {
+            drivers.append(try makeDriver(i))
+            let startAt = random.uniform() * settings.startSpread
+            scheduler.schedule(at: startAt) { [unowned self] in self.drivers[i].start() }
+        }
+    }
+
+    private func makeDriver(_ i: Int) throws -> NodeDriver {
+        let transport = network.attach()
+        let configuration = DiscoveryNode.Configuration(
+            serviceType: settings.serviceType, peer: peerIDs[i], incarnation: incarnations[i],
+            displayName: "peer-\(i)", discoveryInfo: settings.discoveryInfo(i),
+            maximumSessions: settings.maximumSessions, timing: settings.timing)
+        let streamKey = UInt64(i) << 16 | incarnations[i]
+        let node = try DiscoveryNode(
+            configuration: configuration, unicastPort: transport.unicastEndpoint.port,
+            tokens: SeededTokenSource(random: RandomSource(
+                runSeed: settings.seed, stream: StreamIdentity(kind: .token, first: streamKey, second: 0))),
+            random: RandomSource(runSeed: settings.seed, stream: StreamIdentity(kind: .discovery, first: streamKey, second: 0)))
+        let driver = NodeDriver(node: node, transport: transport, scheduler: scheduler)
+        let monitor = self.monitor
+        driver.onEvent = { [unowned driver] event, time in
+            monitor.record(event, node: i, established: driver.node.table.establishedCount, time: time)
+        }
+        return driver
+    }
+
+    /// The peer id of node `index`.
+    public func peerID(of index: Int) -> PeerID { peerIDs[index] }
+
+    /// Runs the world until `deadline` (virtual seconds), or until convergence when asked.
+    ///
+    /// - Returns: the virtual time reached.
+    @discardableResult
+    public func run(until deadline: Double, stopWhenConverged: Bool = false) -> Double {
+        scheduler.run(until: deadline) { stopWhenConverged && monitor.convergedAt != nil }
+    }
+
+    /// Stops node `index` now: with a goodbye, or silently (as a crash or a dead battery would).
+    public func stop(_ index: Int, goodbye: Bool) {
+        drivers[index].stop(goodbye: goodbye)
+    }
+
+    /// Starts node `index` again as a new incarnation: same peer id, new tokens, new address.
+    public func restart(_ index: Int) throws {
+        drivers[index].stop(goodbye: false)
+        incarnations[index] += 1
+        drivers[index] = try makeDriver(index)
+        drivers[index].start()
+    }
+
+    /// The counters and outcome so far.
+    public func report(wallSeconds: Double) -> ClusterReport {
+        var counters = DiscoveryCounters()
+        for driver in drivers { counters.add(driver.node.counters) }
+        let converged = monitor.convergedAt
+        return ClusterReport(
+            transport: "memory", peers: settings.peers, expectedPeers: settings.expectedPeers ?? settings.peers,
+            seed: settings.seed, converged: converged != nil, convergenceSeconds: converged,
+            sessions: monitor.establishedSessions, expectedSessions: settings.peers * settings.sessionsPerNode,
+            simulatedSeconds: scheduler.now, wallSeconds: wallSeconds,
+            datagrams: DatagramCounts(counters, droppedByNetwork: network.dropped),
+            events: monitor.eventCount, eventDigest: monitor.recordsEvents ? monitor.logDigest : nil)
+    }
+}

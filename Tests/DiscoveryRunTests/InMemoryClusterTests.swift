@@ -1,0 +1,194 @@
+import Discovery
+import DiscoveryRun
+import Sessions
+import Testing
+import Transport
+
+@Suite struct InMemoryClusterTests {
+    private func cluster(
+        peers: Int, seed: UInt64 = 1, conditions: NetworkConditions = NetworkConditions(), record: Bool = true,
+        change: (inout ClusterSettings) -> Void = { _ in }
+    ) throws -> InMemoryCluster {
+        var s = ClusterSettings()
+        s.peers = peers
+        s.seed = seed
+        change(&s)
+        return try InMemoryCluster(settings: s, conditions: conditions, recordEvents: record)
+    }
+
+    /// Every node of the run, checked from its own table: exactly one running session with each other node.
+    private func expectFullMesh(_ c: InMemoryCluster, _ n: Int) {
+        for i in 0..<n {
+            let table = c.drivers[i].node.table
+            #expect(table.count == n - 1)
+            #expect(table.establishedCount == n - 1)
+            #expect(table.invariantViolations().isEmpty)
+            #expect(Set(table.peers) == Set((0..<n).filter { $0 != i }.map { c.peerID(of: $0) }))
+        }
+    }
+
+    /// Measured: 2.25 s of virtual time with seed 1 (nodes start over 0.5 s; the burst announces three times in
+    /// 0.3 s). The bound leaves room for other seeds.
+    @Test func hundredNodesConverge() throws {
+        let c = try cluster(peers: 100, record: false)
+        c.run(until: 60, stopWhenConverged: true)
+        let report = c.report(wallSeconds: 0)
+        #expect(report.converged)
+        #expect(try #require(report.convergenceSeconds) < 5)
+        #expect(report.sessions == 9_900)
+        #expect(report.expectedSessions == 9_900)
+        #expect(report.datagrams.refused.values.allSatisfy { $0 == 0 })
+        #expect(report.datagrams.sent["accept"] == 4_950)
+        expectFullMesh(c, 100)
+    }
+
+    /// At 30% loss, a peer is lost only after 12 missed announcements (0.3^12 = 5e-7 per announcement; at the
+    /// default 5 a live peer would be lost by mistake about 24 times a second among 9,900 relations and the group
+    /// would never be whole at once). Measured: 12-14 s with seeds 1-4.
+    @Test func hundredNodesConvergeUnderThirtyPercentLoss() throws {
+        let c = try cluster(peers: 100, conditions: NetworkConditions(loss: 0.3), record: false) {
+            $0.timing.missedAnnouncements = 12
+        }
+        c.run(until: 120, stopWhenConverged: true)
+        let report = c.report(wallSeconds: 0)
+        #expect(report.converged)
+        #expect(try #require(report.convergenceSeconds) < 30)
+        #expect(report.sessions == 9_900)
+        #expect(report.datagrams.retransmissions > 1000)
+        let deliveries = Double(report.datagrams.received + report.datagrams.droppedByNetwork)
+        #expect(abs(Double(report.datagrams.droppedByNetwork) / deliveries - 0.3) < 0.01)
+        expectFullMesh(c, 100)
+    }
+
+    @Test func duplicatedAndReorderedDatagramsMakeNoDuplicateSessions() throws {
+        var conditions = NetworkConditions(loss: 0.05, duplication: 0.3, reordering: 0.3)
+        conditions.reorderDelay = 0.2
+        let c = try cluster(peers: 40, conditions: conditions, record: false)
+        c.run(until: 60, stopWhenConverged: true)
+        #expect(c.monitor.convergedAt != nil)
+        expectFullMesh(c, 40)
+    }
+
+    private func lostEvents(_ c: InMemoryCluster, about peer: PeerID, after time: Double) -> [ClusterEvent] {
+        c.monitor.log.filter { $0.time >= time && $0.event.isLost(peer) }
+    }
+
+    @Test func silentStopIsRemovedWithReasonTimeout() throws {
+        let c = try cluster(peers: 20)
+        c.run(until: 30, stopWhenConverged: true)
+        let stoppedAt = c.scheduler.now
+        let gone = c.peerID(of: 3)
+        c.stop(3, goodbye: false)
+        let timing = DiscoveryTiming()
+        c.run(until: stoppedAt + timing.silenceBeforeLost + 1)
+        let lost = lostEvents(c, about: gone, after: stoppedAt)
+        #expect(Set(lost.map(\.node)) == Set((0..<20).filter { $0 != 3 }))
+        #expect(lost.filter { $0.event == .lost(gone, .timeout) }.count == 19)
+        #expect(lost.filter { $0.event == .session(gone, .didRemove(.timeout)) }.count == 19)
+        // Lost between (missed - 1) and missed announcement periods after its last word.
+        let earliest = stoppedAt + timing.silenceBeforeLost - timing.announceInterval * (1 + timing.announceJitter)
+        #expect(lost.allSatisfy { $0.time >= earliest && $0.time <= stoppedAt + timing.silenceBeforeLost })
+        #expect(c.monitor.establishedByNode.enumerated().allSatisfy { $0.offset == 3 || $0.element == 18 })
+    }
+
+    @Test func goodbyeIsRemovedWithReasonPeerEnded() throws {
+        let c = try cluster(peers: 20)
+        c.run(until: 30, stopWhenConverged: true)
+        let stoppedAt = c.scheduler.now
+        let gone = c.peerID(of: 3)
+        c.stop(3, goodbye: true)
+        c.run(until: stoppedAt + 0.01)
+        let lost = lostEvents(c, about: gone, after: stoppedAt)
+        #expect(lost.filter { $0.event == .lost(gone, .peerEnded) }.count == 19)
+        #expect(lost.filter { $0.event == .session(gone, .didRemove(.peerEnded)) }.count == 19)
+        #expect(lost.allSatisfy { $0.time <= stoppedAt + 0.001 + 1e-9 })
+    }
+
+    @Test func restartedPeerReplacesItsOldSessions() throws {
+        let c = try cluster(peers: 20)
+        c.run(until: 30, stopWhenConverged: true)
+        let restartedAt = c.scheduler.now
+        let peer = c.peerID(of: 5)
+        try c.restart(5)
+        c.run(until: restartedAt + 10)
+        let after = c.monitor.log.filter { $0.time >= restartedAt }
+        let replaced = after.filter {
+            if case .session(peer, .invalidated(let error)) = $0.event { return error.code == .peerReplaced }
+            return false
+        }
+        #expect(Set(replaced.map(\.node)) == Set((0..<20).filter { $0 != 5 }))
+        for i in 0..<20 where i != 5 {
+            let table = c.drivers[i].node.table
+            #expect(table.count == 19)
+            #expect(table.session(with: peer)?.incarnation == 2)
+            #expect(table.session(with: peer)?.state == .running)
+        }
+        #expect(c.drivers[5].node.table.establishedCount == 19)
+    }
+
+    @Test func sameSeedSameEventSequence() throws {
+        var conditions = NetworkConditions(loss: 0.1, duplication: 0.05, reordering: 0.05)
+        conditions.jitter = 0.003
+        func run(_ seed: UInt64) throws -> ([ClusterEvent], String) {
+            let c = try cluster(peers: 30, seed: seed, conditions: conditions)
+            c.run(until: 8)
+            c.stop(7, goodbye: false)
+            c.run(until: 20)
+            return (c.monitor.log, c.monitor.logDigest)
+        }
+        let (first, digest) = try run(42)
+        let (second, again) = try run(42)
+        let (_, other) = try run(43)
+        #expect(first.count > 900)
+        #expect(first == second)
+        #expect(digest == again)
+        #expect(digest != other)
+    }
+
+    @Test func capYieldsTheActiveSessionsLimitError() throws {
+        let c = try cluster(peers: 10) { $0.maximumSessions = 4 }
+        c.run(until: 20)
+        #expect(c.monitor.convergedAt == nil)
+        #expect((0..<10).allSatisfy { c.drivers[$0].node.table.count <= 4 })
+        let limited = c.monitor.log.filter {
+            if case .session(_, .invalidated(let error)) = $0.event { return error.code == .activeSessionsLimitExceeded }
+            return false
+        }
+        #expect(!limited.isEmpty)
+        #expect(c.report(wallSeconds: 0).datagrams.sent["decline", default: 0] > 0)
+    }
+
+    @Test func spoofedTokenIsRefusedAndCounted() throws {
+        let c = try cluster(peers: 2)
+        c.run(until: 10, stopWhenConverged: true)
+        let alice = c.peerID(of: 0)
+        let bob = c.peerID(of: 1)
+        let rogue = c.network.attach()
+        let forged = WireMessage.sessionData(
+            from: alice, to: bob, token: DiscoveryToken(high: 1, low: 2), kind: 1, payload: [1, 2, 3])
+        rogue.send(WireFormat.encode(forged), to: .unicast(c.drivers[1].transport.unicastEndpoint))
+        let sentAt = c.scheduler.now
+        c.run(until: sentAt + 0.1)
+        #expect(c.drivers[1].node.counters.refused[.tokenMismatch] == 1)
+        #expect(!c.monitor.log.contains { $0.time >= sentAt && $0.event.isData })
+        #expect(c.drivers[0].sendData(to: bob, kind: 1, payload: Array("profile".utf8)))
+        c.run(until: sentAt + 0.2)
+        #expect(c.monitor.log.contains {
+            $0.node == 1 && $0.event == .data(alice, kind: 1, payload: Array("profile".utf8))
+        })
+    }
+}
+
+extension NodeEvent {
+    func isLost(_ peer: PeerID) -> Bool {
+        switch self {
+        case .lost(peer, _), .session(peer, .didRemove): true
+        default: false
+        }
+    }
+
+    var isData: Bool {
+        if case .data = self { return true }
+        return false
+    }
+}
