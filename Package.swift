@@ -15,6 +15,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
     ],
     targets: [
         .systemLibrary(
@@ -31,8 +32,23 @@ let package = Package(
             name: "Transport",
             dependencies: ["GSL", .product(name: "HeapModule", package: "swift-collections")]
         ),
+        .target(
+            name: "MulticastTransport",
+            dependencies: [
+                "Transport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .target(name: "Discovery", dependencies: ["Sessions", "GSL", "Transport"]),
-        .target(name: "DiscoveryRun", dependencies: ["Discovery", "Sessions", "GSL", "Transport"]),
+        .target(
+            name: "DiscoveryRun",
+            dependencies: [
+                "Discovery", "Sessions", "GSL", "Transport", "MulticastTransport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .target(name: "Calibration", dependencies: ["GSL", "Geometry", "Radio", "Estimation"]),
         .target(
             name: "NearcatchCommand",
@@ -50,6 +66,10 @@ let package = Package(
         .testTarget(name: "EstimationTests", dependencies: ["Estimation", "Radio", "GSL", "Geometry", "TestSupport"]),
         .testTarget(name: "SessionsTests", dependencies: ["Sessions"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport"]),
+        .testTarget(
+            name: "MulticastTransportTests",
+            dependencies: ["MulticastTransport", "Transport", .product(name: "NIOPosix", package: "swift-nio")]
+        ),
         .testTarget(name: "DiscoveryRunTests", dependencies: ["DiscoveryRun", "Discovery", "Sessions", "Transport"]),
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "Sessions", "GSL", "Transport", "TestSupport"]),
         .testTarget(name: "CalibrationTests", dependencies: ["Calibration", "Radio", "Geometry", "TestSupport"]),

@@ -1,0 +1,53 @@
+import NIOCore
+
+/// Where the UDP discovery group is and which interface carries it.
+public struct MulticastConfiguration: Sendable, Equatable {
+    /// The group address: administratively scoped (239.0.0.0/8, RFC 2365), so routers never forward it.
+    public var group: String = "239.255.77.77"
+    /// The group's port; every node of the group listens on it.
+    public var port: Int = 47_677
+    /// The interface that carries the group and the unicast endpoints. Loopback by default: nothing leaves the
+    /// machine. Another interface (a veth in a network namespace) is used only when named.
+    public var interface: String = "lo"
+
+    public init() {}
+
+    /// Parses `ADDRESS:PORT`, as `--group` takes it.
+    public mutating func setGroup(_ text: String) throws(MulticastSetupError) {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, let port = Int(parts[1]) else { throw .invalidGroup(text, reason: "expected ADDRESS:PORT") }
+        group = String(parts[0])
+        self.port = port
+        try validate()
+    }
+
+    /// Checks the group address and port.
+    public func validate() throws(MulticastSetupError) {
+        let octets = group.split(separator: ".", omittingEmptySubsequences: false).map { UInt8($0) }
+        guard octets.count == 4, octets.allSatisfy({ $0 != nil }) else {
+            throw .invalidGroup("\(group):\(port)", reason: "the address is not dotted IPv4")
+        }
+        guard octets[0] == 239 else {
+            throw .invalidGroup("\(group):\(port)", reason: "the address must be administratively scoped (239.x.y.z)")
+        }
+        guard (1024...65535).contains(port) else {
+            throw .invalidGroup("\(group):\(port)", reason: "the port must be between 1024 and 65535")
+        }
+    }
+}
+
+/// Why the UDP transport could not be set up.
+public enum MulticastSetupError: Error, Sendable, Equatable, CustomStringConvertible {
+    case invalidGroup(String, reason: String)
+    case noSuchInterface(String, available: [String])
+    case socket(String)
+
+    public var description: String {
+        switch self {
+        case .invalidGroup(let group, let reason): "invalid multicast group \(group): \(reason)"
+        case .noSuchInterface(let name, let available):
+            "no interface \"\(name)\" with an IPv4 address (available: \(available.joined(separator: ", ")))"
+        case .socket(let detail): "could not set up the UDP sockets: \(detail)"
+        }
+    }
+}
