@@ -53,7 +53,7 @@ let package = Package(
         .target(
             name: "NearcatchCommand",
             dependencies: [
-                "Calibration", "Radio", "Geometry",
+                "Calibration", "Radio", "Geometry", "DiscoveryRun", "MulticastTransport", "Transport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -73,7 +73,8 @@ let package = Package(
         .testTarget(name: "DiscoveryRunTests", dependencies: ["DiscoveryRun", "Discovery", "Sessions", "Transport"]),
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "Sessions", "GSL", "Transport", "TestSupport"]),
         .testTarget(name: "CalibrationTests", dependencies: ["Calibration", "Radio", "Geometry", "TestSupport"]),
-        .testTarget(name: "NearcatchCommandTests", dependencies: ["NearcatchCommand", "Calibration"]),
+        // The command tests run the built executable too (two processes discovering each other).
+        .testTarget(name: "NearcatchCommandTests", dependencies: ["NearcatchCommand", "Calibration", "nearcatch-sim"]),
     ],
     swiftLanguageModes: [.v6]
 )

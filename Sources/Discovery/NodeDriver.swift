@@ -21,6 +21,23 @@ public final class NodeDriver {
         self.scheduler = scheduler
     }
 
+    /// The node's events as an asynchronous sequence, for apps that prefer `for await` to a callback.
+    ///
+    /// The stream buffers without bound and ends when the node stops; a callback set on ``onEvent`` before this
+    /// call keeps being called.
+    public func events() -> AsyncStream<TimedNodeEvent> {
+        let (stream, continuation) = AsyncStream<TimedNodeEvent>.makeStream()
+        let previous = onEvent
+        onEvent = { event, time in
+            previous?(event, time)
+            continuation.yield(TimedNodeEvent(event: event, time: time))
+        }
+        finishStreams.append { continuation.finish() }
+        return stream
+    }
+
+    private var finishStreams: [() -> Void] = []
+
     /// Starts the node: it announces, browses and answers from now on.
     public func start() {
         isRunning = true
@@ -38,6 +55,8 @@ public final class NodeDriver {
         if goodbye { perform(directives) }
         isRunning = false
         transport.close()
+        for finish in finishStreams { finish() }
+        finishStreams = []
     }
 
     /// Sends application data within the session with `peer`; returns whether there was a session to send on.
@@ -76,4 +95,11 @@ public final class NodeDriver {
             self.perform(self.node.tick(now: self.scheduler.now))
         }
     }
+}
+
+/// A node event and the time it happened, as ``NodeDriver/events()`` delivers it.
+public struct TimedNodeEvent: Sendable, Equatable {
+    public let event: NodeEvent
+    /// Seconds on the run's clock.
+    public let time: Double
 }

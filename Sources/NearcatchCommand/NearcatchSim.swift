@@ -1,16 +1,17 @@
 import ArgumentParser
 
 /// The `nearcatch-sim` command.
-public struct NearcatchSim: ParsableCommand {
+public struct NearcatchSim: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "nearcatch-sim",
         abstract: "A multi-peer proximity ranging simulator: discovery, token exchange, UWB ranging, bumps.",
         discussion: """
-            This build carries the radio model and the range/direction estimator. The `radio` subcommand samples \
-            one pair of devices and reports the error statistics against the truth; the multi-peer simulation \
-            (`--peers N`) is not in this build yet.
+            This build carries the radio model, the range/direction estimator and discovery. `radio` samples one \
+            pair of devices and reports the error statistics against the truth; `discover` runs N nodes that find \
+            each other and exchange tokens, over UDP multicast on loopback or in memory. The multi-peer ranging \
+            simulation (`--peers N` without a subcommand) is not in this build yet.
             """,
-        subcommands: [RadioCommand.self]
+        subcommands: [RadioCommand.self, DiscoverCommand.self]
     )
 
     public init() {}

@@ -1,0 +1,35 @@
+import DiscoveryRun
+import Foundation
+
+extension ClusterReport {
+    /// The report as lines for a terminal.
+    func text(heading: String) -> String {
+        var lines = [heading, ""]
+        let perPeer = expectedPeers - 1
+        if let at = convergenceSeconds {
+            lines.append(String(format: "converged in %.2f s: %d of %d sessions running (%d per peer)",
+                                at, sessions, expectedSessions, perPeer))
+        } else {
+            lines.append("not converged: \(sessions) of \(expectedSessions) sessions running (\(perPeer) per peer needed)")
+        }
+        let sentParts = sent(datagrams.sent)
+        lines.append("datagrams sent \(datagrams.sentTotal) (\(sentParts)), received \(datagrams.received)")
+        let refusedTotal = datagrams.refused.values.reduce(0, +)
+        let refusedParts = datagrams.refused.filter { $0.value > 0 }.sorted { $0.key < $1.key }
+            .map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        lines.append("refused \(refusedTotal)" + (refusedParts.isEmpty ? "" : " (\(refusedParts))"))
+        lines.append("ignored: own \(datagrams.ownIgnored), other services \(datagrams.otherServiceIgnored); "
+            + "invitations resent \(datagrams.retransmissions), before discovery \(datagrams.awaitingDiscovery)"
+            + (transport == "memory" ? "; dropped by the network \(datagrams.droppedByNetwork)" : ""))
+        lines.append(String(format: "events %d; run %.2f s (%@ clock), wall %.2f s", events, simulatedSeconds,
+                            transport == "memory" ? "virtual" : "real", wallSeconds)
+            + (eventDigest.map { "; event digest \($0)" } ?? ""))
+        return lines.joined(separator: "\n")
+    }
+
+    private func sent(_ byType: [String: Int]) -> String {
+        ["announce", "goodbye", "invite", "accept", "decline", "solicit", "sessionData"]
+            .compactMap { key in byType[key].flatMap { $0 > 0 ? "\(key) \($0)" : nil } }
+            .joined(separator: ", ")
+    }
+}

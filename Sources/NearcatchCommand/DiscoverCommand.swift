@@ -1,0 +1,171 @@
+import ArgumentParser
+import DiscoveryRun
+import Foundation
+import MulticastTransport
+import Transport
+
+/// `nearcatch-sim discover`: runs N nodes and reports how long until every node holds a running session with every
+/// other, with the datagram accounting.
+public struct DiscoverCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "discover",
+        abstract: "Run N discovery nodes and report the time until every pair holds a running session.",
+        discussion: """
+            Over UDP (the default) the nodes announce on a multicast group on the loopback interface, so nothing \
+            leaves the machine; start several processes with the same --group and --expect-peers to make them \
+            discover each other. In memory the run is deterministic: virtual time, seeded loss. The exit status is \
+            0 when the group converged, 1 when it did not within --duration. Output fields: docs/discover.md.
+            """
+    )
+
+    public enum TransportChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
+        case udp
+        case memory
+    }
+
+    @Option(help: "Nodes to run in this process (1 to 1000; at most 400 over UDP, where every node hears every announcement).")
+    var peers: Int = 10
+
+    @Option(help: "udp (real sockets, real time) or memory (deterministic, virtual time).")
+    var transport: TransportChoice = .udp
+
+    @Option(help: "Seconds to wait for convergence before giving up (0.1 to 3600).")
+    var duration: Double = 60
+
+    @Option(help: "Run seed: peer ids, tokens and jitter in memory; start times over UDP.")
+    var seed: UInt64 = 1
+
+    @Option(help: "Share of datagrams lost, memory transport only (0 to 0.9).")
+    var loss: Double = 0
+
+    @Option(name: .customLong("expect-peers"),
+            help: "Peers in the whole group, counting other processes' (default: --peers).")
+    var expectPeers: Int?
+
+    @Option(help: "Multicast group as ADDRESS:PORT, administratively scoped (239.x.y.z).")
+    var group: String = "239.255.77.77:47677"
+
+    @Option(help: "Interface for the group and the unicast endpoints; loopback unless you name another.")
+    var interface: String = "lo"
+
+    @Option(help: "Seconds to keep running after convergence, so that other processes converge too (0 to 3600).")
+    var linger: Double = 0
+
+    @Option(name: .customLong("missed-announcements"),
+            help: "A silent peer is lost after this many announcement periods (1 to 100).")
+    var missedAnnouncements: Int = 5
+
+    @Option(name: .customLong("max-sessions"), help: "Active-sessions limit of each node (1 to 100000).")
+    var maxSessions: Int = 1024
+
+    @Option(help: "Output format: text or json.")
+    var format: OutputFormat = .text
+
+    public init() {}
+
+    public func validate() throws {
+        func check(_ ok: Bool, _ message: String) throws {
+            if !ok { throw ValidationError(message) }
+        }
+        try check(peers >= 1 && peers <= 1000, "--peers must be between 1 and 1000, got \(peers)")
+        try check(transport == .memory || peers <= 400,
+                  "--peers over UDP must be at most 400 (every node hears every announcement), got \(peers)")
+        try check(duration.isFinite && duration >= 0.1 && duration <= 3600,
+                  "--duration must be between 0.1 and 3600 seconds, got \(duration)")
+        try check(loss.isFinite && loss >= 0 && loss <= 0.9, "--loss must be between 0 and 0.9, got \(loss)")
+        try check(loss == 0 || transport == .memory,
+                  "--loss applies to --transport memory only; over UDP the network decides what is lost")
+        if let expectPeers {
+            try check(expectPeers >= peers && expectPeers <= 100_000,
+                      "--expect-peers must be at least --peers (\(peers)) and at most 100000, got \(expectPeers)")
+        }
+        try check(linger.isFinite && linger >= 0 && linger <= 3600,
+                  "--linger must be between 0 and 3600 seconds, got \(linger)")
+        try check(missedAnnouncements >= 1 && missedAnnouncements <= 100,
+                  "--missed-announcements must be between 1 and 100, got \(missedAnnouncements)")
+        try check(maxSessions >= 1 && maxSessions <= 100_000,
+                  "--max-sessions must be between 1 and 100000, got \(maxSessions)")
+        do {
+            _ = try multicast()
+        } catch {
+            throw ValidationError("--group: \(error)")
+        }
+    }
+
+    private func multicast() throws(MulticastSetupError) -> MulticastConfiguration {
+        var m = MulticastConfiguration()
+        try m.setGroup(group)
+        m.interface = interface
+        return m
+    }
+
+    /// The run the flags describe.
+    public var settings: ClusterSettings {
+        var s = ClusterSettings()
+        s.peers = peers
+        s.expectedPeers = expectPeers
+        s.seed = seed
+        s.duration = duration
+        s.maximumSessions = maxSessions
+        s.timing.missedAnnouncements = missedAnnouncements
+        return s
+    }
+
+    /// Runs the nodes; `progress` receives a line now and then.
+    public func execute(progress: (@Sendable (String) -> Void)? = nil) async throws -> ClusterReport {
+        let started = Date()
+        switch transport {
+        case .memory:
+            let cluster = try InMemoryCluster(
+                settings: settings, conditions: NetworkConditions(loss: loss), recordEvents: true)
+            var reached = 0.0
+            while reached < duration, cluster.monitor.convergedAt == nil {
+                reached = cluster.run(until: min(reached + 1, duration), stopWhenConverged: true)
+                progress?(Self.progressLine(reached, cluster.monitor.establishedSessions,
+                                            peers * settings.sessionsPerNode, clock: "virtual"))
+            }
+            return cluster.report(wallSeconds: Date().timeIntervalSince(started))
+        case .udp:
+            do {
+                return try await UDPCluster.run(settings: settings, multicast: try multicast(), linger: linger) { p in
+                    progress?(Self.progressLine(p.elapsed, p.sessions, p.expectedSessions, clock: "real"))
+                }
+            } catch let error as MulticastSetupError {
+                if case .noSuchInterface = error { throw ValidationError("--interface: \(error)") }
+                throw ValidationError("--group: \(error)")
+            }
+        }
+    }
+
+    static func progressLine(_ time: Double, _ sessions: Int, _ expected: Int, clock: String) -> String {
+        String(format: "%6.1f s (%@): %d of %d sessions running", time, clock, sessions, expected)
+    }
+
+    /// The report in the chosen format.
+    public func render(_ report: ClusterReport) throws -> String {
+        switch format {
+        case .json:
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            return String(decoding: try encoder.encode(report), as: UTF8.self)
+        case .text:
+            let via = transport == .udp ? "udp, group \(group) on \(interface)" : "memory, loss \(loss)"
+            return report.text(heading: "discovery: \(peers) peers (\(via)), seed \(seed)")
+        }
+    }
+
+    public func run() async throws {
+        let showProgress = isatty(STDERR_FILENO) == 1
+        let writeProgress: @Sendable (String) -> Void = { line in
+            FileHandle.standardError.write(Data("\r\(line)\u{1B}[K".utf8))
+        }
+        let report = try await execute(progress: showProgress ? writeProgress : nil)
+        if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        print(try render(report))
+        if !report.converged {
+            FileHandle.standardError.write(Data(
+                "error: the group did not converge within \(duration) s (\(report.sessions) of \(report.expectedSessions) sessions)\n".utf8))
+            throw ExitCode.failure
+        }
+    }
+}

@@ -1,3 +1,0 @@
-import NearcatchCommand
-
-NearcatchSim.main()
