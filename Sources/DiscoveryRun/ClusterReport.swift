@@ -11,10 +11,12 @@ public struct ClusterReport: Sendable, Codable, Equatable {
     public var converged: Bool
     /// Seconds from the first node's start until convergence.
     public var convergenceSeconds: Double?
-    /// Running sessions held at the end, over all nodes, and how many convergence needs.
+    /// Running sessions held over all nodes when the wait ended (at convergence, or when the duration ran out),
+    /// and how many convergence needs.
     public var sessions: Int
     public var expectedSessions: Int
-    /// The run's length on its own clock, and on the wall.
+    /// How long the wait for convergence lasted on the run's own clock (lingering not included), and the whole
+    /// run on the wall.
     public var simulatedSeconds: Double
     public var wallSeconds: Double
     public var datagrams: DatagramCounts

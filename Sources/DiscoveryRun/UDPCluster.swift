@@ -91,9 +91,10 @@ public enum UDPCluster {
             if elapsed >= settings.duration { break }
             try await Task.sleep(for: .milliseconds(50))
         }
-        if linger > 0 { try await Task.sleep(for: .seconds(linger)) }
-        let elapsed = Double((NIODeadline.now() - origin).nanoseconds) / 1e9
+        // Counted when the wait ends, before lingering: meanwhile other processes may stop and take their peers.
         let sessions = monitor.establishedSessions
+        let elapsed = Double((NIODeadline.now() - origin).nanoseconds) / 1e9
+        if linger > 0 { try await Task.sleep(for: .seconds(linger)) }
         let counters = await stopAll(drivers, goodbye: true)
 
         let converged = monitor.convergedAt

@@ -1,0 +1,77 @@
+import Testing
+import Transport
+
+@Suite struct InMemoryNetworkTests {
+    private func network(_ conditions: NetworkConditions, seed: UInt64 = 1) throws -> InMemoryNetwork {
+        try InMemoryNetwork(scheduler: VirtualScheduler(), conditions: conditions, seed: seed)
+    }
+
+    @Test func groupReachesEveryoneTheSenderIncludedAndUnicastOnlyItsTarget() throws {
+        let net = try network(NetworkConditions())
+        let nodes = (0..<3).map { _ in net.attach() }
+        var heard: [Int: [IncomingDatagram]] = [:]
+        for (i, node) in nodes.enumerated() { node.onReceive = { heard[i, default: []].append($0) } }
+        nodes[0].send([7], to: .group)
+        nodes[0].send([8], to: .unicast(nodes[2].unicastEndpoint))
+        net.scheduler.run(until: 1)
+        #expect(heard[0]?.map(\.bytes) == [[7]])
+        #expect(heard[1]?.map(\.bytes) == [[7]])
+        #expect(heard[2]?.map(\.bytes).sorted { $0[0] < $1[0] } == [[7], [8]])
+        #expect(heard.values.joined().allSatisfy { $0.source == nodes[0].unicastEndpoint })
+        #expect(Set(nodes.map(\.unicastEndpoint)).count == 3)
+    }
+
+    @Test func lossAndDuplicationFollowTheirShares() throws {
+        var conditions = NetworkConditions(loss: 0.3, duplication: 0.1)
+        conditions.jitter = 0
+        let net = try network(conditions)
+        let a = net.attach()
+        let b = net.attach()
+        var received = 0
+        b.onReceive = { _ in received += 1 }
+        for _ in 0..<20_000 { a.send([1], to: .unicast(b.unicastEndpoint)) }
+        net.scheduler.run(until: 1)
+        // Each send makes 1.1 copies on average, 70% of which arrive: 0.77 per send.
+        #expect(abs(Double(received) / 20_000 - 0.77) < 0.015)
+        #expect(net.dropped + received > 20_000)
+    }
+
+    @Test func reorderingLetsLaterDatagramsOvertake() throws {
+        var conditions = NetworkConditions(loss: 0, reordering: 0.5)
+        conditions.jitter = 0
+        let net = try network(conditions)
+        let a = net.attach()
+        let b = net.attach()
+        var order: [UInt8] = []
+        b.onReceive = { order.append($0.bytes[0]) }
+        for i in 0..<100 {
+            net.scheduler.schedule(at: Double(i) * 0.001) { a.send([UInt8(i)], to: .unicast(b.unicastEndpoint)) }
+        }
+        net.scheduler.run(until: 1)
+        #expect(order.count == 100)
+        #expect(order != order.sorted())
+    }
+
+    @Test func closedTransportHearsNothing() throws {
+        let net = try network(NetworkConditions())
+        let a = net.attach()
+        let b = net.attach()
+        var heard = 0
+        b.onReceive = { _ in heard += 1 }
+        a.send([1], to: .group)
+        b.close()
+        net.scheduler.run(until: 1)
+        #expect(heard == 0)
+    }
+
+    @Test func badConditionsAreRefusedByName() {
+        var c = NetworkConditions()
+        c.loss = 1.5
+        do {
+            _ = try network(c)
+            Issue.record("a loss of 1.5 was accepted")
+        } catch {
+            #expect("\(error)" == "network loss must be between 0 and 1, got 1.5")
+        }
+    }
+}
