@@ -258,20 +258,8 @@ public struct DiscoveryNode {
     private mutating func receiveInvitation(
         _ address: SessionAddress, token: DiscoveryToken, from source: Endpoint, now: Double
     ) -> [NodeDirective] {
-        guard address.to == me, address.toIncarnation == configuration.incarnation,
-              address.from.initiates(with: me)
-        else { return refuse(.misaddressed) }
-        guard let known = peers[address.from] else {
-            counters.awaitingDiscovery += 1
-            return []
-        }
+        guard let known = knownSender(of: address, senderInitiates: true, now: now) else { return [] }
         let incarnation = known.advertisement.incarnation
-        if address.fromIncarnation < incarnation { return refuse(.staleIncarnation) }
-        if address.fromIncarnation > incarnation {
-            counters.awaitingDiscovery += 1
-            return []
-        }
-        peers[address.from]?.lastHeard = now
         let outcome: PeerSessionTableState.OpenOutcome
         do {
             var tokens = self.tokens
@@ -318,22 +306,34 @@ public struct DiscoveryNode {
         return out
     }
 
-    /// A responder says it holds no session with us: whatever we hold is dead, so invite it afresh.
-    private mutating func receiveSolicit(_ address: SessionAddress, now: Double) -> [NodeDirective] {
+    /// The discovered peer that sent a token-exchange datagram, once the datagram is shown to be for this life of
+    /// this node, from the side of the pair that may send it, and from the life of the peer we know; otherwise the
+    /// datagram is refused and counted, or (from a peer not discovered yet) counted and left for a retransmission.
+    private mutating func knownSender(
+        of address: SessionAddress, senderInitiates: Bool, now: Double
+    ) -> KnownPeer? {
         guard address.to == me, address.toIncarnation == configuration.incarnation,
-              me.initiates(with: address.from)
-        else { return refuse(.misaddressed) }
-        guard let known = peers[address.from] else {
-            counters.awaitingDiscovery += 1
-            return []
+              address.from.initiates(with: me) == senderInitiates
+        else {
+            _ = refuse(.misaddressed)
+            return nil
         }
-        let incarnation = known.advertisement.incarnation
-        if address.fromIncarnation < incarnation { return refuse(.staleIncarnation) }
-        if address.fromIncarnation > incarnation {
+        guard let known = peers[address.from], address.fromIncarnation <= known.advertisement.incarnation else {
             counters.awaitingDiscovery += 1
-            return []
+            return nil
+        }
+        guard address.fromIncarnation == known.advertisement.incarnation else {
+            _ = refuse(.staleIncarnation)
+            return nil
         }
         peers[address.from]?.lastHeard = now
+        return known
+    }
+
+    /// A responder says it holds no session with us: whatever we hold is dead, so invite it afresh.
+    private mutating func receiveSolicit(_ address: SessionAddress, now: Double) -> [NodeDirective] {
+        guard let known = knownSender(of: address, senderInitiates: false, now: now) else { return [] }
+        let incarnation = known.advertisement.incarnation
         // An invitation already under way answers the solicit by itself.
         guard invitations[address.from] == nil else { return [] }
         var out: [NodeDirective] = []

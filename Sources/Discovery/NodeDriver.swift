@@ -73,6 +73,8 @@ public final class NodeDriver {
     }
 
     private func perform(_ directives: [NodeDirective]) {
+        assert(node.table.invariantViolations().isEmpty, "session table of \(node.configuration.peer): "
+            + node.table.invariantViolations().joined(separator: "; "))
         let now = scheduler.now
         for directive in directives {
             switch directive {

@@ -59,8 +59,10 @@ public final class UDPMulticastTransport: DatagramTransport {
         return loop.flatSubmit {
             let sink = NIOLoopBound(DatagramSink(), eventLoop: loop)
             func bootstrap(viaGroup: Bool) -> DatagramBootstrap {
+                // Only the group socket shares its port. On a unicast socket SO_REUSEADDR would let the kernel give
+                // two nodes the same ephemeral port, and one would receive the other's token exchange.
                 DatagramBootstrap(group: loop)
-                    .channelOption(.socketOption(.so_reuseaddr), value: 1)
+                    .channelOption(.socketOption(.so_reuseaddr), value: viaGroup ? 1 : 0)
                     .channelOption(.maxMessagesPerRead, value: 16)
                     .channelInitializer { channel in
                         channel.eventLoop.makeCompletedFuture {

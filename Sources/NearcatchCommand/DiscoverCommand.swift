@@ -64,26 +64,23 @@ public struct DiscoverCommand: AsyncParsableCommand {
     public init() {}
 
     public func validate() throws {
-        func check(_ ok: Bool, _ message: String) throws {
-            if !ok { throw ValidationError(message) }
-        }
-        try check(peers >= 1 && peers <= 1000, "--peers must be between 1 and 1000, got \(peers)")
-        try check(transport == .memory || peers <= 400,
+        try require(peers >= 1 && peers <= 1000, "--peers must be between 1 and 1000, got \(peers)")
+        try require(transport == .memory || peers <= 400,
                   "--peers over UDP must be at most 400 (every node hears every announcement), got \(peers)")
-        try check(duration.isFinite && duration >= 0.1 && duration <= 3600,
+        try require(duration.isFinite && duration >= 0.1 && duration <= 3600,
                   "--duration must be between 0.1 and 3600 seconds, got \(duration)")
-        try check(loss.isFinite && loss >= 0 && loss <= 0.9, "--loss must be between 0 and 0.9, got \(loss)")
-        try check(loss == 0 || transport == .memory,
+        try require(loss.isFinite && loss >= 0 && loss <= 0.9, "--loss must be between 0 and 0.9, got \(loss)")
+        try require(loss == 0 || transport == .memory,
                   "--loss applies to --transport memory only; over UDP the network decides what is lost")
         if let expectPeers {
-            try check(expectPeers >= peers && expectPeers <= 100_000,
+            try require(expectPeers >= peers && expectPeers <= 100_000,
                       "--expect-peers must be at least --peers (\(peers)) and at most 100000, got \(expectPeers)")
         }
-        try check(linger.isFinite && linger >= 0 && linger <= 3600,
+        try require(linger.isFinite && linger >= 0 && linger <= 3600,
                   "--linger must be between 0 and 3600 seconds, got \(linger)")
-        try check(missedAnnouncements >= 1 && missedAnnouncements <= 100,
+        try require(missedAnnouncements >= 1 && missedAnnouncements <= 100,
                   "--missed-announcements must be between 1 and 100, got \(missedAnnouncements)")
-        try check(maxSessions >= 1 && maxSessions <= 100_000,
+        try require(maxSessions >= 1 && maxSessions <= 100_000,
                   "--max-sessions must be between 1 and 100000, got \(maxSessions)")
         do {
             _ = try multicast()

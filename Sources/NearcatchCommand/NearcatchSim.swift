@@ -22,3 +22,8 @@ public enum OutputFormat: String, ExpressibleByArgument, CaseIterable, Sendable 
     case text
     case json
 }
+
+/// Throws a validation error with `message` unless `ok`: the one-line, flag-naming errors of every subcommand.
+func require(_ ok: Bool, _ message: @autoclosure () -> String) throws {
+    if !ok { throw ValidationError(message()) }
+}

@@ -67,28 +67,25 @@ public struct RadioCommand: ParsableCommand {
     public init() {}
 
     public func validate() throws {
-        func check(_ ok: Bool, _ message: String) throws {
-            if !ok { throw ValidationError(message) }
-        }
-        try check(distance.isFinite && distance >= 0 && distance <= 100,
+        try require(distance.isFinite && distance >= 0 && distance <= 100,
                   "--distance must be between 0 and 100 metres, got \(distance)")
-        try check(azimuth.isFinite && abs(azimuth) <= 180,
+        try require(azimuth.isFinite && abs(azimuth) <= 180,
                   "--azimuth must be between -180 and 180 degrees, got \(azimuth)")
-        try check(elevation.isFinite && abs(elevation) <= 90,
+        try require(elevation.isFinite && abs(elevation) <= 90,
                   "--elevation must be between -90 and 90 degrees, got \(elevation)")
-        try check(samples >= 1 && samples <= 10_000_000, "--samples must be between 1 and 10000000, got \(samples)")
-        try check(rate.isFinite && rate >= 0.1 && rate <= 1000, "--rate must be between 0.1 and 1000 Hz, got \(rate)")
-        try check(clockPPM.isFinite && clockPPM >= 0 && clockPPM <= 1000,
+        try require(samples >= 1 && samples <= 10_000_000, "--samples must be between 1 and 10000000, got \(samples)")
+        try require(rate.isFinite && rate >= 0.1 && rate <= 1000, "--rate must be between 0.1 and 1000 Hz, got \(rate)")
+        try require(clockPPM.isFinite && clockPPM >= 0 && clockPPM <= 1000,
                   "--clock-ppm must be between 0 and 1000, got \(clockPPM)")
-        try check(replyDelay.isFinite && replyDelay > 0 && replyDelay <= 100,
+        try require(replyDelay.isFinite && replyDelay > 0 && replyDelay <= 100,
                   "--reply-delay must be above 0 and at most 100 ms, got \(replyDelay)")
-        try check(losSigma.isFinite && losSigma >= 0 && losSigma <= 10,
+        try require(losSigma.isFinite && losSigma >= 0 && losSigma <= 10,
                   "--los-sigma must be between 0 and 10 metres, got \(losSigma)")
-        try check(angleSigma.isFinite && angleSigma >= 0 && angleSigma <= 90,
+        try require(angleSigma.isFinite && angleSigma >= 0 && angleSigma <= 90,
                   "--angle-sigma must be between 0 and 90 degrees, got \(angleSigma)")
-        try check(fieldOfView.isFinite && fieldOfView >= 0 && fieldOfView <= 90,
+        try require(fieldOfView.isFinite && fieldOfView >= 0 && fieldOfView <= 90,
                   "--fov must be between 0 and 90 degrees, got \(fieldOfView)")
-        try check(maximumRange.isFinite && maximumRange > 0 && maximumRange <= 1000,
+        try require(maximumRange.isFinite && maximumRange > 0 && maximumRange <= 1000,
                   "--max-range must be above 0 and at most 1000 metres, got \(maximumRange)")
     }
 

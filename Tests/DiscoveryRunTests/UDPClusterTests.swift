@@ -14,7 +14,7 @@ import Testing
         multicast.group = "239.255.93.1"
         multicast.port = 47_931
         let report = try await UDPCluster.run(settings: settings, multicast: multicast)
-        #expect(report.converged)
+        #expect(report.converged, "\(report)")
         #expect(try #require(report.convergenceSeconds) < 15)
         #expect(report.sessions == 9_900)
         #expect(report.datagrams.sent["accept", default: 0] >= 4_950)

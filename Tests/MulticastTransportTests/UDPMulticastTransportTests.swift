@@ -91,3 +91,23 @@ import Transport
         try await group.shutdownGracefully()
     }
 }
+
+@Suite struct UnicastPortTests {
+    /// 300 transports in one process: every unicast endpoint is a port of its own. With SO_REUSEADDR on the unicast
+    /// sockets the kernel could hand two of them the same ephemeral port.
+    @Test func everyNodeHasItsOwnUnicastPort() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        var c = MulticastConfiguration()
+        c.group = "239.255.91.250"
+        c.port = 47_913
+        var transports: [NIOLoopBound<UDPMulticastTransport>] = []
+        for _ in 0..<300 { transports.append(try await UDPMulticastTransport.make(on: group.next(), configuration: c).get()) }
+        var endpoints = Set<Endpoint>()
+        for t in transports {
+            endpoints.insert(try await t.eventLoop.submit { t.value.unicastEndpoint }.get())
+            try await t.eventLoop.submit { t.value.close() }.get()
+        }
+        try await group.shutdownGracefully()
+        #expect(endpoints.count == 300)
+    }
+}

@@ -5,15 +5,6 @@ import NearcatchCommand
 import Testing
 
 @Suite struct DiscoverCommandTests {
-    private func message(_ arguments: [String]) -> String? {
-        do {
-            _ = try NearcatchSim.parseAsRoot(arguments)
-            return nil
-        } catch {
-            return NearcatchSim.message(for: error)
-        }
-    }
-
     @Test(arguments: [
         (["discover", "--peers", "0"], "--peers must be between 1 and 1000, got 0"),
         (["discover", "--peers", "500"], "--peers over UDP must be at most 400 (every node hears every announcement), got 500"),
@@ -24,11 +15,11 @@ import Testing
         (["discover", "--duration", "0"], "--duration must be between 0.1 and 3600 seconds, got 0.0"),
     ])
     func validationNamesTheFlag(_ arguments: [String], _ expected: String) {
-        #expect(message(arguments) == expected)
+        #expect(parseError(arguments) == expected)
     }
 
     @Test func unparsablePeersNamesTheFlag() throws {
-        let text = try #require(message(["discover", "--peers", "abc"]))
+        let text = try #require(parseError(["discover", "--peers", "abc"]))
         #expect(text.contains("--peers"))
     }
 

@@ -4,15 +4,6 @@ import NearcatchCommand
 import Testing
 
 @Suite struct RadioCommandTests {
-    private func message(_ arguments: [String]) -> String? {
-        do {
-            _ = try NearcatchSim.parseAsRoot(arguments)
-            return nil
-        } catch {
-            return NearcatchSim.message(for: error)
-        }
-    }
-
     @Test(arguments: [
         (["radio", "--samples", "0"], "--samples must be between 1 and 10000000, got 0"),
         (["radio", "--distance", "-1"], "--distance must be between 0 and 100 metres, got -1.0"),
@@ -23,12 +14,12 @@ import Testing
         (["radio", "--distance", "nan"], "--distance must be between 0 and 100 metres, got nan"),
     ])
     func validationNamesTheFlag(_ arguments: [String], _ expected: String) {
-        #expect(message(arguments) == expected)
+        #expect(parseError(arguments) == expected)
     }
 
     @Test(arguments: [["radio", "--samples", "abc"], ["radio", "--link", "foggy"], ["radio", "--seed", "-3"]])
     func unparsableValuesNameTheFlag(_ arguments: [String]) throws {
-        let text = try #require(message(arguments))
+        let text = try #require(parseError(arguments))
         #expect(text.contains(arguments[1]))
     }
 
