@@ -28,6 +28,7 @@ let package = Package(
         .target(name: "Radio", dependencies: ["GSL", "Geometry"]),
         .target(name: "Estimation", dependencies: ["Geometry", "Radio"]),
         .target(name: "Sessions"),
+        .target(name: "World", dependencies: ["GSL", "Geometry"]),
         .target(
             name: "Transport",
             dependencies: ["GSL", .product(name: "HeapModule", package: "swift-collections")]
@@ -65,6 +66,7 @@ let package = Package(
         .testTarget(name: "RadioTests", dependencies: ["Radio", "GSL", "Geometry", "TestSupport"]),
         .testTarget(name: "EstimationTests", dependencies: ["Estimation", "Radio", "GSL", "Geometry", "TestSupport"]),
         .testTarget(name: "SessionsTests", dependencies: ["Sessions"]),
+        .testTarget(name: "WorldTests", dependencies: ["World", "Geometry"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport"]),
         .testTarget(
             name: "MulticastTransportTests",

@@ -1,0 +1,176 @@
+import Foundation
+import Geometry
+
+/// A scripted scenario: named peers with timed waypoints for their phones. Documented in docs/scenario-format.md.
+public struct ScenarioFile: Sendable, Equatable {
+    /// One waypoint of a phone: where it is at time `t` and how it is turned.
+    public struct Waypoint: Sendable, Equatable {
+        public let t: Double
+        public let position: Vector3
+        /// How the phone is turned: explicit angles (radians), or toward another peer's phone.
+        public let turn: Turn
+    }
+
+    public enum Turn: Sendable, Equatable {
+        case angles(heading: Double, pitch: Double, roll: Double)
+        case facing(peer: Int)
+    }
+
+    public struct Peer: Sendable, Equatable {
+        public let name: String
+        public let interests: [String]
+        public let waypoints: [Waypoint]
+    }
+
+    public let name: String
+    public let peers: [Peer]
+
+    /// Reads and checks a scenario file.
+    ///
+    /// - Throws: ``ScenarioError`` naming the file and the field that is missing, malformed or out of range.
+    public static func load(path: String) throws(ScenarioError) -> ScenarioFile {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw ScenarioError(file: path, field: nil, problem: "cannot be read (\(Self.reason(error)))")
+        }
+        return try parse(data, file: path)
+    }
+
+    /// Parses and checks a scenario from its JSON bytes.
+    public static func parse(_ data: Data, file: String) throws(ScenarioError) -> ScenarioFile {
+        let raw: RawScenario
+        do {
+            raw = try JSONDecoder().decode(RawScenario.self, from: data)
+        } catch let error as DecodingError {
+            throw Self.explain(error, file: file)
+        } catch {
+            throw ScenarioError(file: file, field: nil, problem: "is not valid JSON")
+        }
+        return try raw.checked(file: file)
+    }
+
+    private static func reason(_ error: Error) -> String {
+        (error as NSError).localizedDescription
+    }
+
+    private static func explain(_ error: DecodingError, file: String) -> ScenarioError {
+        func path(_ keys: [CodingKey]) -> String {
+            keys.reduce("") { text, key in
+                if let index = key.intValue { return text + "[\(index)]" }
+                return text.isEmpty ? key.stringValue : text + "." + key.stringValue
+            }
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            let parent = path(context.codingPath)
+            return ScenarioError(file: file, field: parent.isEmpty ? key.stringValue : parent + "." + key.stringValue,
+                                 problem: "is missing")
+        case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
+            return ScenarioError(file: file, field: path(context.codingPath), problem: "must be \(Self.name(of: type))")
+        case .dataCorrupted(let context):
+            if context.codingPath.isEmpty {
+                return ScenarioError(file: file, field: nil, problem: "is not valid JSON")
+            }
+            return ScenarioError(file: file, field: path(context.codingPath), problem: context.debugDescription)
+        @unknown default:
+            return ScenarioError(file: file, field: nil, problem: "is not a valid scenario")
+        }
+    }
+
+    private static func name(of type: Any.Type) -> String {
+        switch type {
+        case is Double.Type, is Int.Type: "a number"
+        case is String.Type: "a string"
+        case is [Any].Type: "a list"
+        default: "\(type)".lowercased()
+        }
+    }
+}
+
+/// A scenario file that cannot be used, with where the problem is.
+public struct ScenarioError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let file: String
+    /// The JSON path of the field (`peers[1].waypoints[0].t`), or `nil` for the file as a whole.
+    public let field: String?
+    public let problem: String
+
+    public var description: String {
+        "scenario file \(file)" + (field.map { ": \($0)" } ?? "") + " \(problem)"
+    }
+}
+
+/// The file as JSON gives it, before the checks.
+private struct RawScenario: Decodable {
+    struct RawWaypoint: Decodable {
+        let t: Double
+        let x: Double
+        let y: Double
+        let z: Double?
+        let heading: Double?
+        let pitch: Double?
+        let roll: Double?
+        let facing: String?
+    }
+
+    struct RawPeer: Decodable {
+        let name: String
+        let interests: [String]?
+        let waypoints: [RawWaypoint]
+    }
+
+    let version: Int
+    let name: String?
+    let peers: [RawPeer]
+
+    func checked(file: String) throws(ScenarioError) -> ScenarioFile {
+        func fail(_ field: String?, _ problem: String) -> ScenarioError {
+            ScenarioError(file: file, field: field, problem: problem)
+        }
+        guard version == 1 else { throw fail("version", "must be 1, not \(version)") }
+        guard peers.count >= 2 else { throw fail("peers", "must list at least 2 peers, not \(peers.count)") }
+        guard peers.count <= 1000 else { throw fail("peers", "must list at most 1000 peers, not \(peers.count)") }
+        var index: [String: Int] = [:]
+        for (i, peer) in peers.enumerated() {
+            guard !peer.name.isEmpty, peer.name.utf8.count <= 63 else {
+                throw fail("peers[\(i)].name", "must be 1 to 63 bytes")
+            }
+            guard index[peer.name] == nil else { throw fail("peers[\(i)].name", "\"\(peer.name)\" is used twice") }
+            index[peer.name] = i
+        }
+        var result: [ScenarioFile.Peer] = []
+        for (i, peer) in peers.enumerated() {
+            guard !peer.waypoints.isEmpty else { throw fail("peers[\(i)].waypoints", "must hold at least one waypoint") }
+            var waypoints: [ScenarioFile.Waypoint] = []
+            for (k, w) in peer.waypoints.enumerated() {
+                let at = "peers[\(i)].waypoints[\(k)]"
+                for (name, value) in [("t", w.t), ("x", w.x), ("y", w.y), ("z", w.z ?? 0), ("heading", w.heading ?? 0),
+                                      ("pitch", w.pitch ?? 0), ("roll", w.roll ?? 0)] {
+                    guard value.isFinite, abs(value) <= 100_000 else { throw fail("\(at).\(name)", "must be a finite number") }
+                }
+                guard w.t >= 0 else { throw fail("\(at).t", "must not be negative") }
+                if let previous = waypoints.last, w.t <= previous.t {
+                    throw fail("\(at).t", "must be later than the waypoint before (\(previous.t))")
+                }
+                let turn: ScenarioFile.Turn
+                if let facing = w.facing {
+                    guard w.heading == nil, w.pitch == nil, w.roll == nil else {
+                        throw fail("\(at).facing", "cannot be given together with heading, pitch or roll")
+                    }
+                    guard let target = index[facing], target != i else {
+                        throw fail("\(at).facing", "must name another peer of the file, not \"\(facing)\"")
+                    }
+                    turn = .facing(peer: target)
+                } else {
+                    turn = .angles(heading: Angle.radians(fromDegrees: w.heading ?? 0),
+                                   pitch: Angle.radians(fromDegrees: w.pitch ?? 0),
+                                   roll: Angle.radians(fromDegrees: w.roll ?? 0))
+                }
+                waypoints.append(.init(t: w.t, position: Vector3(w.x, w.y, w.z ?? 1.2), turn: turn))
+            }
+            result.append(.init(name: peer.name, interests: peer.interests ?? [], waypoints: waypoints))
+        }
+        return ScenarioFile(name: name ?? file, peers: result)
+    }
+}

@@ -1,0 +1,299 @@
+import Foundation
+import GSL
+import Geometry
+
+/// The truth: where every peer's phone is and how it is turned, over time, and which pairs touch.
+///
+/// Advanced in steps of at most 50 ms. Mingling peers choose partners among the peers they have discovered
+/// (``knows``) by the interests those published; nothing else flows back from the simulation into the world.
+public final class World {
+    /// One encounter of two peers in the mingle scenario.
+    public struct Encounter: Sendable, Equatable {
+        public enum Kind: String, Sendable { case touch, nearMiss }
+        public enum Phase: Sendable, Equatable { case approaching, closing, holding(until: Double), opening }
+        public let a: Int
+        public let b: Int
+        public let kind: Kind
+        /// The true gap the phones close to, metres.
+        public let gap: Double
+        public let hold: Double
+        public internal(set) var phase: Phase
+    }
+
+    private struct Motion {
+        var position: Vector3
+        var waypoint: Vector3
+        var speed: Double
+        var pauseUntil: Double = 0
+        var readyAt: Double
+        var heading: Double
+        var encounter: Int?
+        var met = Set<Int>()
+    }
+
+    public let scenario: Scenario
+    public let peerCount: Int
+    /// Side of the square hall, metres (mingle and random waypoint).
+    public let hallSide: Double
+    /// The interests each peer publishes in its discovery info.
+    public let interests: [[String]]
+    public private(set) var time: Double = 0
+    public private(set) var poses: [Pose]
+    public private(set) var tracker = ContactTracker()
+    /// Encounters under way, by index; `nil` where one ended.
+    public private(set) var encounters: [Encounter?] = []
+    /// Encounters that ended, in the order they ended.
+    public private(set) var finishedEncounters: [Encounter] = []
+    /// Whether peer `i` has discovered peer `j`; mingling peers only choose among those.
+    public var knows: (Int, Int) -> Bool = { _, _ in true }
+    public let mingle: MingleSettings
+    private var motion: [Motion] = []
+    private let random: RandomSource
+    private var nextPairingAt: Double = 0
+
+    /// A world of `peers` peers (taken from the file for a scripted scenario), drawing from the run seed.
+    public init(scenario: Scenario, peers: Int, seed: UInt64, mingle: MingleSettings = MingleSettings()) throws {
+        self.scenario = scenario
+        self.mingle = mingle
+        random = try RandomSource(runSeed: seed, stream: StreamIdentity(kind: .scenario, first: 1, second: 0))
+        if case .scripted(let file) = scenario {
+            peerCount = file.peers.count
+            interests = file.peers.map(\.interests)
+            hallSide = 0
+            poses = []
+            poses = (0..<peerCount).map { scriptedPose($0, at: 0, file: file) }
+            return
+        }
+        peerCount = peers
+        hallSide = max(6, (Double(peers) * mingle.areaPerPeer).squareRoot())
+        let pool = mingle.interestPool
+        var drawn: [[String]] = []
+        for _ in 0..<peers {
+            var chosen: [String] = []
+            while chosen.count < min(mingle.interestsPerPeer, pool.count) {
+                let pick = pool[Int(random.uniform() * Double(pool.count))]
+                if !chosen.contains(pick) { chosen.append(pick) }
+            }
+            drawn.append(chosen.sorted())
+        }
+        interests = drawn
+        poses = []
+        for _ in 0..<peers {
+            let start = randomPoint(height: 1.1 + 0.2 * random.uniform())
+            motion.append(Motion(position: start, waypoint: randomPoint(height: start.z), speed: randomSpeed(),
+                                 readyAt: random.uniform(in: mingle.wanderTime.lowerBound..<mingle.wanderTime.upperBound),
+                                 heading: random.uniform() * 2 * .pi))
+        }
+        poses = motion.map { Pose(position: $0.position, orientation: Orientation(heading: $0.heading)) }
+    }
+
+    private func randomPoint(height: Double) -> Vector3 {
+        Vector3(random.uniform() * hallSide, random.uniform() * hallSide, height)
+    }
+
+    private func randomSpeed() -> Double {
+        random.uniform(in: mingle.walkingSpeed.lowerBound..<mingle.walkingSpeed.upperBound)
+    }
+
+    /// The peer that `i` is walking to or touching, if any.
+    public func partner(of i: Int) -> Int? {
+        guard i < motion.count, let e = motion[i].encounter, let encounter = encounters[e] else { return nil }
+        return encounter.a == i ? encounter.b : encounter.a
+    }
+
+    /// Advances the world to `target` seconds and returns what the truth saw happen on the way.
+    public func advance(to target: Double) -> [ContactChange] {
+        var changes: [ContactChange] = []
+        while time < target - 1e-12 {
+            let dt = min(0.05, target - time)
+            time += dt
+            step(dt)
+            changes += tracker.observe(poses.map(\.position), at: time)
+        }
+        return changes
+    }
+
+    private func step(_ dt: Double) {
+        switch scenario {
+        case .scripted(let file):
+            poses = (0..<peerCount).map { scriptedPose($0, at: time, file: file) }
+        case .randomWaypoint:
+            for i in 0..<peerCount { wander(i, dt, pause: 0...2) }
+            keepApart()
+            poses = motion.map { Pose(position: $0.position, orientation: Orientation(heading: $0.heading)) }
+        case .mingle:
+            for e in encounters.indices { advanceEncounter(e, dt) }
+            for i in 0..<peerCount where motion[i].encounter == nil { wander(i, dt, pause: 0...1) }
+            keepApart()
+            if time >= nextPairingAt {
+                pairUp()
+                nextPairingAt = time + 0.25
+            }
+            poses = (0..<peerCount).map { i in
+                let m = motion[i]
+                if let other = partner(of: i) {
+                    return Pose(position: m.position, orientation: .facing(motion[other].position, from: m.position))
+                }
+                return Pose(position: m.position, orientation: Orientation(heading: m.heading))
+            }
+        }
+    }
+
+    /// People do not walk through each other: two peers that are not each other's partner are pushed apart, in
+    /// the horizontal plane, to at least `personalSpace`. Without this, phones would pass within centimetres of
+    /// strangers and the truth would count chance contacts no one made.
+    private func keepApart() {
+        let space = mingle.personalSpace
+        var grid: [SIMD2<Int>: [Int]] = [:]
+        for (i, m) in motion.enumerated() {
+            grid[SIMD2(Int((m.position.x / space).rounded(.down)), Int((m.position.y / space).rounded(.down))), default: []]
+                .append(i)
+        }
+        var pairs: [(Int, Int)] = []
+        for (cell, members) in grid {
+            for dx in -1...1 {
+                for dy in -1...1 {
+                    guard let others = grid[cell &+ SIMD2(dx, dy)] else { continue }
+                    for i in members { for j in others where i < j { pairs.append((i, j)) } }
+                }
+            }
+        }
+        pairs.sort { $0 < $1 }
+        for (i, j) in pairs where partner(of: i) != j {
+            var d = motion[j].position - motion[i].position
+            d.z = 0
+            let distance = d.length
+            guard distance < space else { continue }
+            let away = distance > 1e-9 ? d / distance : Vector3(1, 0, 0)
+            let push = (space - distance) / 2
+            // A free peer steps aside for an engaged one; an engaged peer that must move takes its partner along,
+            // so that the pair's planned gap is kept.
+            let iFree = motion[i].encounter == nil
+            let jFree = motion[j].encounter == nil
+            let shareI = iFree == jFree ? push : (iFree ? 2 * push : 0)
+            let shareJ = iFree == jFree ? push : (jFree ? 2 * push : 0)
+            shift(i, by: -away * shareI)
+            shift(j, by: away * shareJ)
+        }
+    }
+
+    private func shift(_ i: Int, by offset: Vector3) {
+        motion[i].position += offset
+        if let other = partner(of: i) { motion[other].position += offset }
+    }
+
+    private func wander(_ i: Int, _ dt: Double, pause: ClosedRange<Double>) {
+        guard time >= motion[i].pauseUntil else { return }
+        let m = motion[i]
+        let toGo = m.waypoint - m.position
+        let distance = toGo.length
+        if distance <= m.speed * dt {
+            motion[i].position = m.waypoint
+            motion[i].waypoint = randomPoint(height: m.position.z)
+            motion[i].speed = randomSpeed()
+            motion[i].pauseUntil = time + random.uniform(in: pause.lowerBound..<pause.upperBound)
+        } else {
+            motion[i].position += toGo / distance * m.speed * dt
+            motion[i].heading = atan2(toGo.y, toGo.x)
+        }
+    }
+
+    /// Each free peer that is ready picks the free, ready peer it has discovered and not met yet that shares the
+    /// most interests with it (the nearest among equals, then the lowest index).
+    private func pairUp() {
+        for i in 0..<peerCount where motion[i].encounter == nil && time >= motion[i].readyAt {
+            var best: (score: Int, distance: Double, j: Int)?
+            for j in 0..<peerCount where j != i && motion[j].encounter == nil && time >= motion[j].readyAt
+                && !motion[i].met.contains(j) && knows(i, j) && knows(j, i) {
+                let score = Set(interests[i]).intersection(interests[j]).count
+                let distance = (motion[i].position - motion[j].position).length
+                if let b = best, (b.score, -b.distance) >= (score, -distance) { continue }
+                best = (score, distance, j)
+            }
+            guard let j = best?.j else { continue }
+            let nearMiss = random.bernoulli(mingle.nearMissShare)
+            let range = nearMiss ? mingle.nearMissGap : mingle.touchGap
+            let encounter = Encounter(
+                a: i, b: j, kind: nearMiss ? .nearMiss : .touch,
+                gap: random.uniform(in: range.lowerBound..<range.upperBound),
+                hold: random.uniform(in: mingle.hold.lowerBound..<mingle.hold.upperBound), phase: .approaching)
+            encounters.append(encounter)
+            motion[i].encounter = encounters.count - 1
+            motion[j].encounter = encounters.count - 1
+        }
+    }
+
+    private func advanceEncounter(_ e: Int, _ dt: Double) {
+        guard var encounter = encounters[e] else { return }
+        let a = encounter.a
+        let b = encounter.b
+        let between = motion[b].position - motion[a].position
+        let gap = between.length
+        let toward = gap > 0 ? between / gap : Vector3(1, 0, 0)
+        func move(_ each: Double) {
+            motion[a].position += toward * each
+            motion[b].position -= toward * each
+        }
+        switch encounter.phase {
+        case .approaching:
+            if gap <= mingle.gestureStartGap {
+                // Hands meet at one height for the gesture.
+                let height = (motion[a].position.z + motion[b].position.z) / 2
+                motion[a].position.z = height
+                motion[b].position.z = height
+                encounter.phase = .closing
+            } else {
+                // Slow down over the last metre.
+                let speed = min(motion[a].speed, max(0.3, gap - mingle.gestureStartGap))
+                move(min(speed * dt, (gap - mingle.gestureStartGap) / 2))
+            }
+        case .closing:
+            let each = min(mingle.gestureSpeed * dt, max(gap - encounter.gap, 0) / 2)
+            move(each)
+            if gap - 2 * each <= encounter.gap + 1e-9 { encounter.phase = .holding(until: time + encounter.hold) }
+        case .holding(let until):
+            if time >= until { encounter.phase = .opening }
+        case .opening:
+            move(-mingle.gestureSpeed * 2 * dt)
+            if gap >= 0.6 {
+                for (me, other) in [(a, b), (b, a)] {
+                    motion[me].encounter = nil
+                    motion[me].met.insert(other)
+                    motion[me].readyAt = time + random.uniform(in: mingle.wanderTime.lowerBound..<mingle.wanderTime.upperBound)
+                    motion[me].waypoint = randomPoint(height: motion[me].position.z)
+                }
+                finishedEncounters.append(encounter)
+                encounters[e] = nil
+                return
+            }
+        }
+        encounters[e] = encounter
+    }
+
+    private func scriptedPose(_ i: Int, at t: Double, file: ScenarioFile) -> Pose {
+        func position(_ i: Int) -> Vector3 { Self.interpolate(file.peers[i].waypoints, at: t).position }
+        let (p, turn) = Self.interpolate(file.peers[i].waypoints, at: t)
+        switch turn {
+        case .facing(let other):
+            return Pose(position: p, orientation: .facing(position(other), from: p))
+        case .angles(let h, let pitch, let roll):
+            return Pose(position: p, orientation: Orientation(heading: h, pitch: pitch, roll: roll))
+        }
+    }
+
+    /// Position interpolated linearly between the waypoints around `t` (held before the first and after the last);
+    /// the turn of the waypoint at or before `t`, or angles interpolated when both waypoints give angles.
+    static func interpolate(_ w: [ScenarioFile.Waypoint], at t: Double) -> (position: Vector3, turn: ScenarioFile.Turn) {
+        guard let last = w.last, let first = w.first else { return (.zero, .angles(heading: 0, pitch: 0, roll: 0)) }
+        if t <= first.t { return (first.position, first.turn) }
+        if t >= last.t { return (last.position, last.turn) }
+        let k = w.firstIndex { $0.t > t }!
+        let (p, q) = (w[k - 1], w[k])
+        let f = (t - p.t) / (q.t - p.t)
+        let position = p.position + (q.position - p.position) * f
+        if case .angles(let h0, let p0, let r0) = p.turn, case .angles(let h1, let p1, let r1) = q.turn {
+            return (position, .angles(heading: h0 + (h1 - h0) * f, pitch: p0 + (p1 - p0) * f, roll: r0 + (r1 - r0) * f))
+        }
+        return (position, p.turn)
+    }
+}

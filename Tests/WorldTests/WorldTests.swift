@@ -1,0 +1,157 @@
+import Foundation
+import Geometry
+import Testing
+import World
+
+@Suite struct WorldTests {
+    /// 100 mingling peers for 120 s: the truth sees exactly the planned touches (as contacts at their planned gap)
+    /// and the planned near misses (at theirs), and nothing else: strangers keep their distance.
+    @Test func mingleMakesExactlyThePlannedTouchesAndNearMisses() throws {
+        let world = try World(scenario: .mingle, peers: 100, seed: 3)
+        _ = world.advance(to: 120)
+        let finished = world.finishedEncounters
+        let touches = finished.filter { $0.kind == .touch }
+        let misses = finished.filter { $0.kind == .nearMiss }
+        #expect(finished.count > 60)
+        let ended = world.tracker.contacts.filter { $0.end != nil }
+        let contacts = ended.filter { $0.duration! >= ContactTracker.minimumTouchDuration }
+        let brushes = ended.count - contacts.count
+        let nearMisses = world.tracker.nearMisses
+        #expect(contacts.count == touches.count)
+        // Strangers keep 0.6 m apart, but a free peer squeezed between two partners walking to each other can
+        // brush one for a 50 ms step; such brushes stay rare.
+        #expect(brushes <= touches.count / 10)
+        #expect(nearMisses.count >= misses.count)
+        for touch in touches {
+            let contact = try #require(contacts.first { ($0.a, $0.b) == (min(touch.a, touch.b), max(touch.a, touch.b)) })
+            #expect(abs(contact.minimumDistance - touch.gap) < 0.001)
+            #expect(touch.gap >= 0.02 && touch.gap <= 0.06)
+            // Held about half a second at the gap, plus the last and first centimetres of the gesture.
+            #expect(contact.end! - contact.start >= touch.hold && contact.end! - contact.start <= touch.hold + 0.6)
+        }
+        // Every planned near miss is seen at its planned gap; crowding adds a few unplanned ones, which are real
+        // approaches that a detector must also stay quiet on.
+        for miss in misses {
+            #expect(nearMisses.contains {
+                ($0.a, $0.b) == (min(miss.a, miss.b), max(miss.a, miss.b)) && abs($0.minimumDistance - miss.gap) < 0.001
+            })
+            #expect(miss.gap >= 0.10 && miss.gap <= 0.20)
+        }
+        let share = Double(misses.count) / Double(finished.count)
+        #expect(abs(share - 0.25) < 0.1)
+        #expect(world.hallSide == 20)
+    }
+
+    @Test func minglersOnlyChooseDiscoveredPeers() throws {
+        let world = try World(scenario: .mingle, peers: 20, seed: 1)
+        world.knows = { _, _ in false }
+        _ = world.advance(to: 30)
+        #expect(world.encounters.isEmpty)
+        #expect(world.tracker.contacts.isEmpty)
+    }
+
+    @Test func sameSeedSameWorld() throws {
+        let a = try World(scenario: .mingle, peers: 30, seed: 5)
+        let b = try World(scenario: .mingle, peers: 30, seed: 5)
+        let c = try World(scenario: .mingle, peers: 30, seed: 6)
+        #expect(a.advance(to: 40) == b.advance(to: 40))
+        _ = c.advance(to: 40)
+        #expect(a.poses == b.poses)
+        #expect(a.poses != c.poses)
+        #expect(a.interests.allSatisfy { $0.count == 3 })
+    }
+
+    @Test func randomWaypointStaysInTheHall() throws {
+        let world = try World(scenario: .randomWaypoint, peers: 50, seed: 2)
+        _ = world.advance(to: 60)
+        #expect(world.poses.allSatisfy { $0.position.x >= 0 && $0.position.x <= world.hallSide })
+        #expect(world.encounters.isEmpty)
+    }
+
+    @Test func scriptedPeersFollowTheirWaypoints() throws {
+        let json = """
+            {"version": 1, "name": "two", "peers": [
+              {"name": "A", "waypoints": [{"t": 0, "x": 0, "y": 0, "facing": "B"}, {"t": 2, "x": 1, "y": 0, "facing": "B"}]},
+              {"name": "B", "interests": ["jazz"], "waypoints": [{"t": 0, "x": 2, "y": 0, "z": 1.0, "heading": 180}]}
+            ]}
+            """
+        let file = try ScenarioFile.parse(Data(json.utf8), file: "two.json")
+        let world = try World(scenario: .scripted(file), peers: 0, seed: 1)
+        #expect(world.peerCount == 2 && world.interests == [[], ["jazz"]])
+        _ = world.advance(to: 1)
+        #expect((world.poses[0].position - Vector3(0.5, 0, 1.2)).length < 1e-9)
+        let toB = (world.poses[1].position - world.poses[0].position).normalized
+        #expect((world.poses[0].orientation.boresight - toB).length < 1e-9)
+        _ = world.advance(to: 5)
+        #expect((world.poses[0].position - Vector3(1, 0, 1.2)).length < 1e-9)
+        #expect((world.poses[1].orientation.boresight - Vector3(-1, 0, 0)).length < 1e-9)
+    }
+}
+
+@Suite struct ContactTrackerTests {
+    @Test func contactThenNearMiss() {
+        var tracker = ContactTracker()
+        var changes: [ContactChange] = []
+        // Two phones close in to 5 cm, part, come back to 15 cm, part.
+        let gaps = [1.0, 0.4, 0.2, 0.05, 0.06, 0.3, 0.7, 0.3, 0.15, 0.3, 0.9]
+        for (k, gap) in gaps.enumerated() {
+            changes += tracker.observe([Vector3(5, 5, 1), Vector3(5 + gap, 5, 1)], at: Double(k))
+        }
+        #expect(tracker.contacts.count == 1)
+        #expect(tracker.contacts[0].start == 3 && tracker.contacts[0].end == 5)
+        #expect(abs(tracker.contacts[0].minimumDistance - 0.05) < 1e-12)
+        #expect(tracker.nearMisses.count == 1)
+        #expect(tracker.nearMisses[0].time == 8 && abs(tracker.nearMisses[0].minimumDistance - 0.15) < 1e-12)
+        #expect(changes.count == 3)
+    }
+
+    @Test func distantPairsAreNeverChecked() {
+        var tracker = ContactTracker()
+        let positions = (0..<400).map { Vector3(Double($0 % 20) * 2, Double($0 / 20) * 2, 1) }
+        #expect(tracker.observe(positions, at: 0).isEmpty)
+        #expect(tracker.contacts.isEmpty && tracker.nearMisses.isEmpty)
+    }
+}
+
+@Suite struct ScenarioFileTests {
+    private func error(_ json: String) -> String? {
+        do {
+            _ = try ScenarioFile.parse(Data(json.utf8), file: "s.json")
+            return nil
+        } catch {
+            return error.description
+        }
+    }
+
+    @Test(arguments: [
+        ("{", "scenario file s.json is not valid JSON"),
+        (#"{"version": 2, "peers": []}"#, "scenario file s.json: version must be 1, not 2"),
+        (#"{"version": 1}"#, "scenario file s.json: peers is missing"),
+        (#"{"version": 1, "peers": [{"name": "A", "waypoints": [{"t": 0, "x": 0, "y": 0}]}]}"#,
+         "scenario file s.json: peers must list at least 2 peers, not 1"),
+        (#"{"version": 1, "peers": [{"name": "A", "waypoints": [{"t": 0, "x": "left", "y": 0}]}, {"name": "B", "waypoints": [{"t": 0, "x": 1, "y": 0}]}]}"#,
+         "scenario file s.json: peers[0].waypoints[0].x must be a number"),
+        (#"{"version": 1, "peers": [{"name": "A", "waypoints": [{"t": 1, "x": 0, "y": 0}, {"t": 1, "x": 0, "y": 0}]}, {"name": "B", "waypoints": [{"t": 0, "x": 1, "y": 0}]}]}"#,
+         "scenario file s.json: peers[0].waypoints[1].t must be later than the waypoint before (1.0)"),
+        (#"{"version": 1, "peers": [{"name": "A", "waypoints": [{"t": 0, "x": 0, "y": 0, "facing": "C"}]}, {"name": "B", "waypoints": [{"t": 0, "x": 1, "y": 0}]}]}"#,
+         "scenario file s.json: peers[0].waypoints[0].facing must name another peer of the file, not \"C\""),
+        (#"{"version": 1, "peers": [{"name": "A", "waypoints": [{"t": 0, "x": 0, "y": 0}]}, {"name": "A", "waypoints": [{"t": 0, "x": 1, "y": 0}]}]}"#,
+         "scenario file s.json: peers[1].name \"A\" is used twice"),
+        (#"{"version": 1, "peers": [{"name": "A", "waypoints": []}, {"name": "B", "waypoints": [{"t": 0, "x": 1, "y": 0}]}]}"#,
+         "scenario file s.json: peers[0].waypoints must hold at least one waypoint"),
+        (#"{"version": 1, "peers": [{"name": "A", "waypoints": [{"x": 0, "y": 0}]}, {"name": "B", "waypoints": [{"t": 0, "x": 1, "y": 0}]}]}"#,
+         "scenario file s.json: peers[0].waypoints[0].t is missing"),
+    ])
+    func malformedFilesNameTheField(_ json: String, _ message: String) {
+        #expect(error(json) == message)
+    }
+
+    @Test func missingFileIsNamed() {
+        do {
+            _ = try ScenarioFile.load(path: "/nonexistent/s.json")
+            Issue.record("a missing file loaded")
+        } catch {
+            #expect(error.description.hasPrefix("scenario file /nonexistent/s.json cannot be read"))
+        }
+    }
+}
