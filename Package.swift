@@ -29,6 +29,7 @@ let package = Package(
         .target(name: "Estimation", dependencies: ["Geometry", "Radio"]),
         .target(name: "Sessions"),
         .target(name: "World", dependencies: ["GSL", "Geometry"]),
+        .target(name: "Bump"),
         .target(
             name: "Transport",
             dependencies: ["GSL", .product(name: "HeapModule", package: "swift-collections")]
@@ -67,6 +68,7 @@ let package = Package(
         .testTarget(name: "EstimationTests", dependencies: ["Estimation", "Radio", "GSL", "Geometry", "TestSupport"]),
         .testTarget(name: "SessionsTests", dependencies: ["Sessions"]),
         .testTarget(name: "WorldTests", dependencies: ["World", "Geometry"]),
+        .testTarget(name: "BumpTests", dependencies: ["Bump"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport"]),
         .testTarget(
             name: "MulticastTransportTests",
