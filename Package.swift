@@ -31,6 +31,13 @@ let package = Package(
         .target(name: "World", dependencies: ["GSL", "Geometry"]),
         .target(name: "Bump"),
         .target(
+            name: "Simulation",
+            dependencies: [
+                "Bump", "Discovery", "DiscoveryRun", "Estimation", "GSL", "Geometry", "MulticastTransport", "Radio",
+                "Sessions", "Transport", "World", .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        .target(
             name: "Transport",
             dependencies: ["GSL", .product(name: "HeapModule", package: "swift-collections")]
         ),
@@ -55,7 +62,8 @@ let package = Package(
         .target(
             name: "NearcatchCommand",
             dependencies: [
-                "Calibration", "Radio", "Geometry", "DiscoveryRun", "MulticastTransport", "Transport",
+                "Calibration", "Radio", "Geometry", "DiscoveryRun", "MulticastTransport", "Transport", "Simulation",
+                "World",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -69,6 +77,7 @@ let package = Package(
         .testTarget(name: "SessionsTests", dependencies: ["Sessions"]),
         .testTarget(name: "WorldTests", dependencies: ["World", "Geometry"]),
         .testTarget(name: "BumpTests", dependencies: ["Bump"]),
+        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "World", "Radio"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport"]),
         .testTarget(
             name: "MulticastTransportTests",

@@ -23,6 +23,7 @@ public final class ClusterMonitor: Sendable {
     }
 
     private let state: Mutex<State>
+    private let observers = Mutex<[@Sendable (ClusterEvent) -> Void]>([])
     /// Running sessions a node must hold to count as converged.
     public let sessionsPerNode: Int
     /// Whether events are kept in ``log``.
@@ -34,8 +35,17 @@ public final class ClusterMonitor: Sendable {
         state = Mutex(State(established: Array(repeating: 0, count: nodes)))
     }
 
+    /// Adds a callback for every event, called in the reporting node's context right after it is recorded.
+    public func observe(_ observer: @escaping @Sendable (ClusterEvent) -> Void) {
+        observers.withLock { $0.append(observer) }
+    }
+
     /// Records one event of node `index`, whose table now holds `established` running sessions.
     public func record(_ event: NodeEvent, node index: Int, established: Int, time: Double) {
+        defer {
+            let entry = ClusterEvent(time: time, node: index, event: event)
+            for observer in observers.withLock({ $0 }) { observer(entry) }
+        }
         let waiters: [CheckedContinuation<Void, Never>] = state.withLock { s in
             s.eventCount += 1
             if recordsEvents { s.log.append(ClusterEvent(time: time, node: index, event: event)) }

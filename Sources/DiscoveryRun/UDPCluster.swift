@@ -9,7 +9,7 @@ import Transport
 
 /// N discovery nodes over real UDP multicast in this process, in real time: each node on one event loop of a
 /// shared group (as many loops as cores), with its two sockets, its timers and its state confined there.
-public enum UDPCluster {
+public final class UDPCluster: Sendable {
     /// How far a run has come, for a progress line.
     public struct Progress: Sendable {
         public let elapsed: Double
@@ -17,42 +17,48 @@ public enum UDPCluster {
         public let expectedSessions: Int
     }
 
-    /// Runs the nodes until the group converges or `settings.duration` passes, then for `linger` seconds more (so
-    /// that peers in other processes converge too), then stops them with a goodbye.
-    ///
-    /// - Parameter progress: called about ten times a second from a background task.
-    /// - Throws: ``MulticastSetupError`` when the sockets cannot be set up; a GSL allocation failure.
-    public static func run(
-        settings: ClusterSettings, multicast: MulticastConfiguration, linger: Double = 0,
-        progress: (@Sendable (Progress) -> Void)? = nil
-    ) async throws -> ClusterReport {
-        let wallStart = Date()
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
-        do {
-            let report = try await run(
-                settings: settings, multicast: multicast, linger: linger, group: group, wallStart: wallStart,
-                progress: progress)
-            try await group.shutdownGracefully()
-            return report
-        } catch {
-            try? await group.shutdownGracefully()
-            throw error
-        }
+    public let settings: ClusterSettings
+    public let monitor: ClusterMonitor
+    /// The run's time origin; every node's clock counts from it.
+    public let origin: NIODeadline
+    /// The nodes, each bound to its event loop.
+    public let drivers: [NIOLoopBound<NodeDriver>]
+    /// The peer id of each node, by index.
+    public let peerIDs: [PeerID]
+    private let group: MultiThreadedEventLoopGroup
+
+    private init(settings: ClusterSettings, monitor: ClusterMonitor, origin: NIODeadline,
+                 drivers: [NIOLoopBound<NodeDriver>], peerIDs: [PeerID], group: MultiThreadedEventLoopGroup) {
+        self.settings = settings
+        self.monitor = monitor
+        self.origin = origin
+        self.drivers = drivers
+        self.peerIDs = peerIDs
+        self.group = group
     }
 
-    private static func run(
-        settings: ClusterSettings, multicast: MulticastConfiguration, linger: Double,
-        group: MultiThreadedEventLoopGroup, wallStart: Date, progress: (@Sendable (Progress) -> Void)?
-    ) async throws -> ClusterReport {
+    /// Seconds since the origin.
+    public var now: Double { Double((NIODeadline.now() - origin).nanoseconds) / 1e9 }
+
+    /// Opens every node's sockets and starts the nodes over `settings.startSpread` seconds.
+    ///
+    /// - Parameter recordEvents: keep the ordered event log.
+    /// - Throws: ``MulticastSetupError`` when the sockets cannot be set up; a GSL allocation failure.
+    public static func start(
+        settings: ClusterSettings, multicast: MulticastConfiguration, recordEvents: Bool = false
+    ) async throws -> UDPCluster {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         let monitor = ClusterMonitor(nodes: settings.peers, sessionsPerNode: settings.sessionsPerNode,
-                                     recordsEvents: false)
+                                     recordsEvents: recordEvents)
         let origin = NIODeadline.now()
-        let startTimes = try RandomSource(runSeed: settings.seed, stream: StreamIdentity(kind: .scenario, first: 0, second: 0))
         // Incarnations grow with the wall clock, so a restarted process always outranks its earlier life.
         let incarnation = Incarnation(Date().timeIntervalSince1970 * 1e9)
         var generator = SystemRandomNumberGenerator()
         var drivers: [NIOLoopBound<NodeDriver>] = []
+        var peerIDs: [PeerID] = []
         do {
+            let startTimes = try RandomSource(
+                runSeed: settings.seed, stream: StreamIdentity(kind: .scenario, first: 0, second: 0))
             for i in 0..<settings.peers {
                 let loop = group.next()
                 let transport = try await UDPMulticastTransport.make(on: loop, configuration: multicast).get()
@@ -74,39 +80,67 @@ public enum UDPCluster {
                     return NIOLoopBound(driver, eventLoop: loop)
                 }.get()
                 drivers.append(driver)
+                peerIDs.append(peer)
+            }
+            for driver in drivers {
+                let delay = TimeAmount.nanoseconds(Int64(startTimes.uniform() * settings.startSpread * 1e9))
+                driver.eventLoop.scheduleTask(deadline: origin + delay) { driver.value.start() }
             }
         } catch {
-            await stopAll(drivers, goodbye: false)
+            _ = await Self.stopAll(drivers, goodbye: false)
+            try? await group.shutdownGracefully()
             throw error
         }
-        for driver in drivers {
-            let delay = TimeAmount.nanoseconds(Int64(startTimes.uniform() * settings.startSpread * 1e9))
-            driver.eventLoop.scheduleTask(deadline: origin + delay) { driver.value.start() }
-        }
+        return UDPCluster(settings: settings, monitor: monitor, origin: origin, drivers: drivers, peerIDs: peerIDs,
+                          group: group)
+    }
 
+    /// Stops every node (with a goodbye), closes the sockets and the event loops, and sums the nodes' counters.
+    public func stop() async -> DiscoveryCounters {
+        let counters = await Self.stopAll(drivers, goodbye: true)
+        try? await group.shutdownGracefully()
+        return counters
+    }
+
+    /// Runs the nodes until the group converges or `settings.duration` passes, then for `linger` seconds more (so
+    /// that peers in other processes converge too), then stops them with a goodbye.
+    ///
+    /// - Parameter progress: called about twenty times a second.
+    /// - Throws: ``MulticastSetupError`` when the sockets cannot be set up; a GSL allocation failure.
+    public static func run(
+        settings: ClusterSettings, multicast: MulticastConfiguration, linger: Double = 0,
+        progress: (@Sendable (Progress) -> Void)? = nil
+    ) async throws -> ClusterReport {
+        let wallStart = Date()
+        let cluster = try await start(settings: settings, multicast: multicast)
         let expected = settings.peers * settings.sessionsPerNode
-        while monitor.convergedAt == nil {
-            let elapsed = Double((NIODeadline.now() - origin).nanoseconds) / 1e9
-            progress?(Progress(elapsed: elapsed, sessions: monitor.establishedSessions, expectedSessions: expected))
-            if elapsed >= settings.duration { break }
-            try await Task.sleep(for: .milliseconds(50))
+        do {
+            while cluster.monitor.convergedAt == nil {
+                let elapsed = cluster.now
+                progress?(Progress(elapsed: elapsed, sessions: cluster.monitor.establishedSessions,
+                                   expectedSessions: expected))
+                if elapsed >= settings.duration { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        } catch {
+            _ = await cluster.stop()
+            throw error
         }
         // Counted when the wait ends, before lingering: meanwhile other processes may stop and take their peers.
-        let sessions = monitor.establishedSessions
-        let elapsed = Double((NIODeadline.now() - origin).nanoseconds) / 1e9
-        if linger > 0 { try await Task.sleep(for: .seconds(linger)) }
-        let counters = await stopAll(drivers, goodbye: true)
-
-        let converged = monitor.convergedAt
+        let sessions = cluster.monitor.establishedSessions
+        let elapsed = cluster.now
+        if linger > 0 { try? await Task.sleep(for: .seconds(linger)) }
+        let counters = await cluster.stop()
+        let converged = cluster.monitor.convergedAt
         return ClusterReport(
             transport: "udp", peers: settings.peers, expectedPeers: settings.expectedPeers ?? settings.peers,
             seed: settings.seed, converged: converged != nil, convergenceSeconds: converged, sessions: sessions,
             expectedSessions: expected, simulatedSeconds: elapsed, wallSeconds: Date().timeIntervalSince(wallStart),
-            datagrams: DatagramCounts(counters, droppedByNetwork: 0), events: monitor.eventCount, eventDigest: nil)
+            datagrams: DatagramCounts(counters, droppedByNetwork: 0), events: cluster.monitor.eventCount,
+            eventDigest: nil)
     }
 
     /// Stops every node on its own loop and sums their counters.
-    @discardableResult
     private static func stopAll(_ drivers: [NIOLoopBound<NodeDriver>], goodbye: Bool) async -> DiscoveryCounters {
         var total = DiscoveryCounters()
         for driver in drivers {

@@ -18,6 +18,10 @@ public struct RangeFilterConfiguration: Sendable, Equatable {
     public var refusalsBeforeRestart: Int = 3
     /// A gap without measurements longer than this, seconds, restarts the filter: its state is stale.
     public var maximumGap: Double = 2.0
+    /// Two accepted innovations in a row beyond this many standard deviations, of the same sign, mean the motion
+    /// changed (a stop, a turn): the speed's uncertainty is reopened so that the next update corrects it at once
+    /// (0 turns this off).
+    public var manoeuvreSigmas: Double = 2.0
 
     public init() {}
 }
@@ -41,8 +45,13 @@ public struct RangeFilter: Sendable, Equatable {
     }
 
     public let configuration: RangeFilterConfiguration
-    /// Estimated range, metres.
+    /// The filter's range at the last update time, metres: the prediction when the last measurement was refused.
     public private(set) var range: Double = 0
+    /// The range an app is shown, metres: the last estimate a measurement supported. While measurements are refused
+    /// it holds still rather than follow the prediction: after a sudden stop the constant-velocity prediction runs on
+    /// past the truth (to zero, at a walker's closing speed, in a third of a second), and an app would see the
+    /// phones touch when they stopped half a metre apart.
+    public private(set) var estimate: Double = 0
     /// Estimated range rate, m/s (negative when closing).
     public private(set) var rangeRate: Double = 0
     /// Variance of the range estimate, m^2.
@@ -53,6 +62,8 @@ public struct RangeFilter: Sendable, Equatable {
     /// Whether a measurement has started the filter.
     public private(set) var isStarted = false
     private var refusalRun = 0
+    /// The sign of the last accepted innovation when it was beyond `manoeuvreSigmas`; 0 otherwise.
+    private var lastLargeInnovation: Double = 0
     /// Measurements fused.
     public private(set) var acceptedCount = 0
     /// Measurements refused by the gate.
@@ -109,22 +120,34 @@ public struct RangeFilter: Sendable, Equatable {
         let k0 = p00 / s
         let k1 = p01 / s
         range = predictedRange + k0 * innovation
+        estimate = range
         rangeRate += k1 * innovation
         rangeVariance = (1 - k0) * p00
         covarianceRangeRate = (1 - k0) * p01
         rateVariance = p11 - k1 * p01
+        let large = c.manoeuvreSigmas > 0 && innovation * innovation > c.manoeuvreSigmas * c.manoeuvreSigmas * s
+        let sign: Double = large ? (innovation > 0 ? 1 : -1) : 0
+        if large, sign == lastLargeInnovation {
+            rateVariance = max(rateVariance, c.initialVelocitySigma * c.initialVelocitySigma)
+            covarianceRangeRate = 0
+            lastLargeInnovation = 0
+        } else {
+            lastLargeInnovation = sign
+        }
         return .accepted
     }
 
     private mutating func start(at measurement: Double, time: Double) {
         let c = configuration
         range = measurement
+        estimate = measurement
         rangeRate = 0
         rangeVariance = c.measurementSigma * c.measurementSigma
         covarianceRangeRate = 0
         rateVariance = c.initialVelocitySigma * c.initialVelocitySigma
         lastTime = time
         refusalRun = 0
+        lastLargeInnovation = 0
         isStarted = true
     }
 }

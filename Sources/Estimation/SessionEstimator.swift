@@ -29,7 +29,7 @@ public struct SessionEstimator: Sendable, Equatable {
         var estimate: Float?
         if let distance {
             rangeFilter.update(distance, at: time)
-            estimate = Float(max(rangeFilter.range, 0))
+            estimate = Float(max(rangeFilter.estimate, 0))
         }
         guard let angle else {
             return NearbyUpdate(

@@ -6,12 +6,12 @@ public struct NearcatchSim: AsyncParsableCommand {
         commandName: "nearcatch-sim",
         abstract: "A multi-peer proximity ranging simulator: discovery, token exchange, UWB ranging, bumps.",
         discussion: """
-            This build carries the radio model, the range/direction estimator and discovery. `radio` samples one \
-            pair of devices and reports the error statistics against the truth; `discover` runs N nodes that find \
-            each other and exchange tokens, over UDP multicast on loopback or in memory. The multi-peer ranging \
-            simulation (`--peers N` without a subcommand) is not in this build yet.
+            `nearcatch-sim --peers 100` runs the main job (the `run` subcommand): a room of peers that discover \
+            each other, range every pair and bump, scored against the truth. `discover` runs discovery alone; \
+            `radio` samples the radio model of one pair.
             """,
-        subcommands: [RadioCommand.self, DiscoverCommand.self]
+        subcommands: [RunCommand.self, DiscoverCommand.self, RadioCommand.self],
+        defaultSubcommand: RunCommand.self
     )
 
     public init() {}

@@ -118,12 +118,14 @@ public final class World {
         case .scripted(let file):
             poses = (0..<peerCount).map { scriptedPose($0, at: time, file: file) }
         case .randomWaypoint:
-            for i in 0..<peerCount { wander(i, dt, pause: 0...2) }
+            let ahead = clearanceAhead()
+            for i in 0..<peerCount { wander(i, dt, pause: 0...2, clearance: ahead[i]) }
             keepApart()
             poses = motion.map { Pose(position: $0.position, orientation: Orientation(heading: $0.heading)) }
         case .mingle:
             for e in encounters.indices { advanceEncounter(e, dt) }
-            for i in 0..<peerCount where motion[i].encounter == nil { wander(i, dt, pause: 0...1) }
+            let ahead = clearanceAhead()
+            for i in 0..<peerCount where motion[i].encounter == nil { wander(i, dt, pause: 0...1, clearance: ahead[i]) }
             keepApart()
             if time >= nextPairingAt {
                 pairUp()
@@ -182,18 +184,47 @@ public final class World {
         if let other = partner(of: i) { motion[other].position += offset }
     }
 
-    private func wander(_ i: Int, _ dt: Double, pause: ClosedRange<Double>) {
+    /// For each peer, the distance to the nearest other peer ahead of it (within 45 degrees of its way), up to
+    /// 1.5 m; walkers slow down as it shrinks, as people do, rather than stopping dead at arm's length.
+    private func clearanceAhead() -> [Double] {
+        let reach = 1.5
+        var grid: [SIMD2<Int>: [Int]] = [:]
+        for (i, m) in motion.enumerated() {
+            grid[SIMD2(Int((m.position.x / reach).rounded(.down)), Int((m.position.y / reach).rounded(.down))), default: []]
+                .append(i)
+        }
+        var clearance = [Double](repeating: reach, count: motion.count)
+        for (i, m) in motion.enumerated() {
+            let way = Vector3(cos(m.heading), sin(m.heading), 0)
+            let cell = SIMD2(Int((m.position.x / reach).rounded(.down)), Int((m.position.y / reach).rounded(.down)))
+            for dx in -1...1 {
+                for dy in -1...1 {
+                    for j in grid[cell &+ SIMD2(dx, dy)] ?? [] where j != i {
+                        var d = motion[j].position - m.position
+                        d.z = 0
+                        let distance = d.length
+                        if distance < clearance[i], d.dot(way) > 0.707 * distance { clearance[i] = distance }
+                    }
+                }
+            }
+        }
+        return clearance
+    }
+
+    private func wander(_ i: Int, _ dt: Double, pause: ClosedRange<Double>, clearance: Double) {
         guard time >= motion[i].pauseUntil else { return }
         let m = motion[i]
         let toGo = m.waypoint - m.position
         let distance = toGo.length
-        if distance <= m.speed * dt {
+        // Full speed with 1.5 m clear ahead, down to a fifth at arm's length.
+        let speed = m.speed * min(max((clearance - mingle.personalSpace) / (1.5 - mingle.personalSpace), 0.2), 1)
+        if distance <= speed * dt {
             motion[i].position = m.waypoint
             motion[i].waypoint = randomPoint(height: m.position.z)
             motion[i].speed = randomSpeed()
             motion[i].pauseUntil = time + random.uniform(in: pause.lowerBound..<pause.upperBound)
         } else {
-            motion[i].position += toGo / distance * m.speed * dt
+            motion[i].position += toGo / distance * speed * dt
             motion[i].heading = atan2(toGo.y, toGo.x)
         }
     }

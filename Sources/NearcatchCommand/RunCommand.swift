@@ -1,0 +1,173 @@
+import ArgumentParser
+import Foundation
+import Simulation
+import World
+
+/// `nearcatch-sim [run]`: the main job. A room of simulated devices that discover each other, range every pair of
+/// running sessions, and bump, with every estimate scored against the truth.
+public struct RunCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Simulate a room of peers: discovery, sessions, ranging, bumps, scored against the truth (default).",
+        discussion: """
+            By default 100 peers mingle for 60 simulated seconds: they discover each other over UDP multicast on \
+            loopback, open one session per peer (9,900 for 100 peers), range every pair at 10 Hz in real time, \
+            and touch phones with the peers that share their interests. With --transport memory the run uses a \
+            virtual clock (as fast as the machine goes) and the same seed gives a byte-identical trace whatever \
+            --workers is. Summary fields and the trace format: docs/simulation.md.
+            """
+    )
+
+    public enum ClockChoice: String, ExpressibleByArgument, CaseIterable, Sendable { case real, virtual }
+
+    @Option(help: "Peers in the room (2 to 1000; at most 400 over UDP). A scenario file brings its own.")
+    var peers: Int?
+
+    @Option(help: "Simulated seconds (default 60).")
+    var duration: Double = 60
+
+    @Option(help: "Ranging rounds per second; every pair of running sessions ranges once per round (0.5 to 100).")
+    var rate: Double = 10
+
+    @Option(help: "Run seed: the same seed gives the same run (byte for byte with the virtual clock).")
+    var seed: UInt64 = 1
+
+    @Option(help: "mingle, random-waypoint, or the path of a scenario file (docs/scenario-format.md).")
+    var scenario: String = "mingle"
+
+    @Option(help: "udp (real sockets on loopback) or memory (in-process network).")
+    var transport: DiscoverCommand.TransportChoice = .udp
+
+    @Option(help: "real (paced) or virtual (as fast as possible; memory transport only). Default: real over UDP, virtual in memory.")
+    var clock: ClockChoice?
+
+    @Option(help: "Threads that share each round's pairs (default: the number of cores).")
+    var workers: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(help: "Write a JSON Lines trace to this file (written only if the run succeeds).")
+    var trace: String?
+
+    @Option(name: .customLong("trace-update-interval"),
+            help: "Each session's updates go into the trace at most once per this many seconds (default 1).")
+    var traceUpdateInterval: Double = 1
+
+    @Option(help: "Share of datagrams lost, memory transport only (0 to 0.9).")
+    var loss: Double = 0
+
+    @Option(name: .customLong("bump-distance"), help: "A bump fires at or under this estimated distance, metres.")
+    var bumpDistance: Float = 0.08
+
+    @Option(name: .customLong("los-sigma"), help: "Line-of-sight distance noise, metres (default 0.09).")
+    var losSigma: Double = 0.09
+
+    @Option(name: .customLong("antenna-sigma"), help: "Spread of each device's antenna-delay bias, metres (default 0.06).")
+    var antennaSigma: Double = 0.06
+
+    @Option(help: "Multicast group as ADDRESS:PORT (UDP).")
+    var group: String = "239.255.77.77:47677"
+
+    @Option(help: "Summary format: text or json.")
+    var format: OutputFormat = .text
+
+    public init() {}
+
+    public func validate() throws {
+        if let peers { try require(peers >= 2 && peers <= 1000, "--peers must be between 2 and 1000, got \(peers)") }
+        try require(duration.isFinite && duration > 0 && duration <= 86_400,
+                    "--duration must be above 0 and at most 86400 seconds, got \(duration)")
+        try require(rate.isFinite && rate >= 0.5 && rate <= 100, "--rate must be between 0.5 and 100 Hz, got \(rate)")
+        try require(workers >= 1 && workers <= 256, "--workers must be between 1 and 256, got \(workers)")
+        try require(losSigma.isFinite && losSigma >= 0 && losSigma <= 10,
+                    "--los-sigma must be between 0 and 10 metres, got \(losSigma)")
+        try require(antennaSigma.isFinite && antennaSigma >= 0 && antennaSigma <= 10,
+                    "--antenna-sigma must be between 0 and 10 metres, got \(antennaSigma)")
+        if let trace {
+            let directory = URL(fileURLWithPath: trace).deletingLastPathComponent().path
+            var isDirectory: ObjCBool = false
+            try require(FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) && isDirectory.boolValue,
+                        "--trace: the folder \(directory) does not exist")
+        }
+        _ = try simulationSettings()
+    }
+
+    /// The simulation the flags describe.
+    ///
+    /// - Throws: a validation error naming the flag or the scenario file's field at fault.
+    public func simulationSettings() throws -> SimulationSettings {
+        var s = SimulationSettings()
+        switch scenario {
+        case "mingle": s.scenario = .mingle
+        case "random-waypoint": s.scenario = .randomWaypoint
+        default:
+            do {
+                s.scenario = .scripted(try ScenarioFile.load(path: scenario))
+            } catch {
+                throw ValidationError("--scenario: \(error)")
+            }
+        }
+        if case .scripted(let file) = s.scenario, let peers, peers != file.peers.count {
+            throw ValidationError("--peers \(peers) disagrees with the scenario file, which has \(file.peers.count) peers")
+        }
+        s.peers = peers ?? 100
+        s.duration = duration
+        s.rate = rate
+        s.seed = seed
+        s.transport = transport == .udp ? .udp : .memory
+        s.clock = (clock ?? (transport == .udp ? .real : .virtual)) == .real ? .real : .virtual
+        s.workers = workers
+        s.tracePath = trace
+        s.traceUpdateInterval = traceUpdateInterval
+        s.loss = loss
+        s.bump.distance = bumpDistance
+        s.bump.rearmDistance = max(s.bump.rearmDistance, bumpDistance * 2)
+        s.radio.lineOfSightSigma = losSigma
+        s.radio.antennaDelaySigma = antennaSigma
+        do {
+            try s.multicast.setGroup(group)
+        } catch {
+            throw ValidationError("--group: \(error)")
+        }
+        do {
+            try s.validate()
+        } catch {
+            throw ValidationError(error.description)
+        }
+        return s
+    }
+
+    /// Runs the simulation; `progress` receives a line now and then.
+    public func execute(progress: (@Sendable (String) -> Void)? = nil) async throws -> SimulationSummary {
+        let simulation: Simulation
+        do {
+            simulation = try Simulation(settings: try simulationSettings())
+        } catch let error as SimulationSettingsError {
+            throw ValidationError(error.description)
+        }
+        return try await simulation.run { p in
+            progress?(String(format: "%6.1f of %.0f s: %d of %d sessions running, %d bumps", p.simulated, p.duration,
+                             p.sessions, p.expectedSessions, p.bumps))
+        }
+    }
+
+    /// The summary in the chosen format.
+    public func render(_ summary: SimulationSummary) throws -> String {
+        switch format {
+        case .json:
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            return String(decoding: try encoder.encode(summary), as: UTF8.self)
+        case .text:
+            return summary.text
+        }
+    }
+
+    public func run() async throws {
+        let showProgress = isatty(STDERR_FILENO) == 1
+        let writeProgress: @Sendable (String) -> Void = { line in
+            FileHandle.standardError.write(Data("\r\(line)\u{1B}[K".utf8))
+        }
+        let summary = try await execute(progress: showProgress ? writeProgress : nil)
+        if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        print(try render(summary))
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+import Simulation
+
+extension SimulationSummary {
+    /// The summary as lines for a terminal.
+    var text: String {
+        func cm(_ x: Double?) -> String { x.map { String(format: "%.1f", $0 * 100) } ?? "-" }
+        func deg(_ x: Double?) -> String { x.map { String(format: "%.1f", $0) } ?? "-" }
+        func pct(_ x: Double?) -> String { x.map { String(format: "%.1f%%", $0 * 100) } ?? "-" }
+        func s(_ x: Double?) -> String { x.map { String(format: "%.2f s", $0) } ?? "-" }
+        var lines: [String] = []
+        lines.append("nearcatch-sim: \(run.peers) peers, \(run.scenario), \(run.transport) transport, \(run.clock) clock, "
+            + "\(run.workers) workers, seed \(run.seed), \(String(format: "%g", run.duration)) s at \(String(format: "%g", run.rate)) Hz")
+        lines.append("")
+        lines.append("discovery   converged in \(s(discovery.convergenceSeconds)); \(discovery.pairs) pairs, "
+            + "\(discovery.sessions) of \(discovery.expectedSessions) sessions running at the end")
+        lines.append("ranging     \(ranging.exchanges) exchanges, \(ranging.received) received, "
+            + "\(ranging.updatesDelivered) updates delivered")
+        lines.append("distance    raw rmse \(cm(distanceRaw.rmse)) cm, p50 \(cm(distanceRaw.p50)) cm, p95 \(cm(distanceRaw.p95)) cm; "
+            + "filtered rmse \(cm(distanceFiltered.rmse)) cm, p50 \(cm(distanceFiltered.p50)) cm, p95 \(cm(distanceFiltered.p95)) cm")
+        lines.append("direction   p50 \(deg(direction.p50Degrees))°, p95 \(deg(direction.p95Degrees))°, "
+            + "none in \(pct(direction.nilShare)) of updates")
+        lines.append("bumps       \(bumps.fired) fired, \(bumps.detected) of \(bumps.trueContacts) true contacts detected "
+            + "(precision \(pct(bumps.precision)), recall \(pct(bumps.recall))); latency p50 \(s(bumps.latencyP50)), "
+            + "p95 \(s(bumps.latencyP95))")
+        lines.append("            \(bumps.falseBumps) false bumps, \(bumps.falseOnNearMisses) of them on near misses "
+            + "(\(bumps.nearMisses) near misses, \(bumps.brushes) brushes); \(bumps.profilesDelivered) profiles delivered")
+        lines.append("performance \(String(format: "%.2f", performance.wallSeconds)) s wall, "
+            + "\(String(format: "%.0f", performance.updatesPerSecond)) updates/s, real-time factor "
+            + "\(String(format: "%.1f", performance.realTimeFactor)), peak memory \(String(format: "%.0f", performance.peakMemoryMB)) MB"
+            + (traceLines.map { "; trace \($0) lines" } ?? ""))
+        return lines.joined(separator: "\n")
+    }
+}

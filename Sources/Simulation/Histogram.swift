@@ -1,0 +1,38 @@
+/// Counts of values in fixed bins, for quantiles of millions of values in constant memory. Integer counts add up
+/// exactly, so merging per-worker histograms gives the same result however the work was split.
+public struct Histogram: Sendable, Equatable {
+    public let binWidth: Double
+    private(set) var counts: [UInt64]
+    /// Values beyond the last bin (counted there).
+    public private(set) var total: UInt64 = 0
+
+    /// A histogram of `bins` bins of `binWidth` from 0; larger values fall in the last bin.
+    public init(binWidth: Double, bins: Int) {
+        self.binWidth = binWidth
+        counts = [UInt64](repeating: 0, count: bins)
+    }
+
+    @inline(__always)
+    public mutating func add(_ value: Double) {
+        let bin = value.isFinite && value > 0 ? min(Int(value / binWidth), counts.count - 1) : 0
+        counts[bin] += 1
+        total += 1
+    }
+
+    public mutating func merge(_ other: Histogram) {
+        for i in counts.indices { counts[i] += other.counts[i] }
+        total += other.total
+    }
+
+    /// The value under which `fraction` of the values lie, to the bin's middle; `nil` when empty.
+    public func quantile(_ fraction: Double) -> Double? {
+        guard total > 0 else { return nil }
+        let rank = UInt64((fraction * Double(total)).rounded(.up))
+        var seen: UInt64 = 0
+        for (i, c) in counts.enumerated() {
+            seen += c
+            if seen >= max(rank, 1) { return (Double(i) + 0.5) * binWidth }
+        }
+        return (Double(counts.count) - 0.5) * binWidth
+    }
+}

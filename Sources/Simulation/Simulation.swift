@@ -1,0 +1,304 @@
+import Bump
+import Discovery
+import DiscoveryRun
+import Estimation
+import Foundation
+import GSL
+import Geometry
+import MulticastTransport
+import NIOCore
+import Radio
+import Sessions
+import Synchronization
+import Transport
+import World
+
+/// A whole run: peers discover each other, open their sessions, range every pair of running sessions at the
+/// configured rate, fire bumps, and every estimate is scored against the world's truth.
+public final class Simulation {
+    /// How far a run has come, for a progress line.
+    public struct Progress: Sendable {
+        public let simulated: Double
+        public let duration: Double
+        public let sessions: Int
+        public let expectedSessions: Int
+        public let bumps: Int
+    }
+
+    public let settings: SimulationSettings
+    private let world: World
+    private let engine: RangingEngine
+    private let matrix: SessionMatrix
+    private let trace: TraceWriter?
+    private let profiles = Tally()
+    private var bumps: [BumpRecord] = []
+    private let peers: Int
+
+    /// Prepares a run: checks the settings, builds the world and one slot per pair, and opens the trace.
+    ///
+    /// - Throws: ``SimulationSettingsError`` naming the setting at fault; nothing is written then.
+    public init(settings: SimulationSettings) throws {
+        try settings.validate()
+        self.settings = settings
+        peers = settings.peerCount
+        world = try World(scenario: settings.scenario, peers: settings.peers, seed: settings.seed,
+                          mingle: settings.mingle)
+        matrix = SessionMatrix(peers: peers)
+        var slots: [PairSlot] = []
+        slots.reserveCapacity(peers * (peers - 1) / 2)
+        for a in 0..<peers {
+            for b in (a + 1)..<peers {
+                let radio = try PairRadio(initiatorID: UInt64(a), responderID: UInt64(b), runSeed: settings.seed,
+                                          configuration: settings.radio)
+                slots.append(PairSlot(
+                    a: a, b: b, radio: radio, estimatorA: SessionEstimator(configuration: settings.estimator),
+                    estimatorB: SessionEstimator(configuration: settings.estimator),
+                    bump: BumpDetector(configuration: settings.bump)))
+            }
+        }
+        engine = RangingEngine(slots: slots, workers: settings.workers)
+        trace = try settings.tracePath.map { path throws(SimulationSettingsError) in try TraceWriter(path: path) }
+        let matrix = self.matrix
+        world.knows = { i, j in matrix.snapshot().holds(i, j) }
+    }
+
+    private var clusterSettings: ClusterSettings {
+        var s = ClusterSettings()
+        s.peers = peers
+        s.seed = settings.seed
+        s.timing = settings.discoveryTiming
+        s.maximumSessions = max(peers, 1)
+        s.duration = settings.duration
+        let interests = world.interests
+        s.discoveryInfo = { ["interests": interests[$0].joined(separator: ",")] }
+        return s
+    }
+
+    /// Runs to the end and scores the run. The trace is moved into place only when the run succeeds.
+    public func run(progress: (@Sendable (Progress) -> Void)? = nil) async throws -> SimulationSummary {
+        let started = Date()
+        do {
+            let convergence: Double?
+            switch settings.transport {
+            case .memory: convergence = try await runInMemory(progress: progress)
+            case .udp: convergence = try await runOverUDP(progress: progress)
+            }
+            let summary = summarise(convergence: convergence, wall: Date().timeIntervalSince(started))
+            try trace?.finish()
+            return summary
+        } catch {
+            trace?.abandon()
+            throw error
+        }
+    }
+
+    // MARK: - Clocks and transports
+
+    private func runInMemory(progress: (@Sendable (Progress) -> Void)?) async throws -> Double? {
+        let cluster = try InMemoryCluster(settings: clusterSettings, conditions: NetworkConditions(loss: settings.loss))
+        let ids = (0..<peers).map(cluster.peerID(of:))
+        watch(cluster.monitor, ids: ids)
+        writeHeader(ids)
+        let scheduler = cluster.scheduler
+        let rounds = Int((settings.duration * settings.rate).rounded(.down))
+        func schedule(_ k: Int) {
+            guard k <= rounds else { return }
+            scheduler.schedule(at: Double(k) / settings.rate) { [unowned self] in
+                self.round(at: Double(k) / self.settings.rate) { a, b, payload in
+                    cluster.drivers[a].sendData(to: ids[b], kind: 1, payload: payload)
+                }
+                schedule(k + 1)
+            }
+        }
+        schedule(1)
+        let wallStart = Date()
+        var reached = 0.0
+        while reached < settings.duration {
+            reached = cluster.run(until: min(reached + 1, settings.duration))
+            progress?(Progress(simulated: reached, duration: settings.duration, sessions: matrix.snapshot().count,
+                               expectedSessions: peers * (peers - 1), bumps: bumps.count))
+            if settings.clock == .real {
+                let ahead = reached - Date().timeIntervalSince(wallStart)
+                if ahead > 0 { try await Task.sleep(for: .seconds(ahead)) }
+            }
+        }
+        return cluster.monitor.convergedAt
+    }
+
+    private func runOverUDP(progress: (@Sendable (Progress) -> Void)?) async throws -> Double? {
+        let cluster = try await UDPCluster.start(settings: clusterSettings, multicast: settings.multicast)
+        watch(cluster.monitor, ids: cluster.peerIDs)
+        writeHeader(cluster.peerIDs)
+        let rounds = Int((settings.duration * settings.rate).rounded(.down))
+        let ids = cluster.peerIDs
+        do {
+            for k in 1...max(rounds, 1) {
+                let time = Double(k) / settings.rate
+                let wait = time - cluster.now
+                if wait > 0 { try await Task.sleep(for: .seconds(wait)) }
+                round(at: time) { a, b, payload in
+                    let driver = cluster.drivers[a]
+                    driver.eventLoop.execute { driver.value.sendData(to: ids[b], kind: 1, payload: payload) }
+                }
+                if k % max(Int(settings.rate), 1) == 0 {
+                    progress?(Progress(simulated: time, duration: settings.duration,
+                                       sessions: matrix.snapshot().count, expectedSessions: peers * (peers - 1),
+                                       bumps: bumps.count))
+                }
+            }
+        } catch {
+            _ = await cluster.stop()
+            throw error
+        }
+        // Let the last profiles arrive before the nodes say goodbye.
+        try? await Task.sleep(for: .milliseconds(100))
+        _ = await cluster.stop()
+        return cluster.monitor.convergedAt
+    }
+
+    /// Keeps the session matrix and the trace in step with the nodes' events.
+    private func watch(_ monitor: ClusterMonitor, ids: [PeerID]) {
+        let index = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) })
+        let matrix = self.matrix
+        let trace = self.trace
+        let profiles = self.profiles
+        monitor.observe { entry in
+            let node = entry.node
+            let t = TraceFormat.time(entry.time)
+            var line: String?
+            switch entry.event {
+            case .found(let ad):
+                guard let peer = index[ad.peer] else { return }
+                line = #"{"t":\#(t),"type":"found","node":\#(node),"peer":\#(peer)}"#
+            case .lost(let id, let reason):
+                guard let peer = index[id] else { return }
+                line = #"{"t":\#(t),"type":"lost","node":\#(node),"peer":\#(peer),"reason":"\#(reason.rawValue)"}"#
+            case .session(let id, let event):
+                guard let peer = index[id] else { return }
+                let name: String
+                switch event {
+                case .began: matrix.set(node, peer, running: true); name = "began"
+                case .suspensionEnded: matrix.set(node, peer, running: true); name = "suspensionEnded"
+                case .suspended: matrix.set(node, peer, running: false); name = "suspended"
+                case .didRemove(let reason): matrix.set(node, peer, running: false); name = "removed:\(reason.rawValue)"
+                case .invalidated(let error): matrix.set(node, peer, running: false); name = "invalidated:\(error.code)"
+                case .didUpdate: return
+                }
+                line = #"{"t":\#(t),"type":"session","node":\#(node),"peer":\#(peer),"event":"\#(name)"}"#
+            case .data(let id, let kind, let payload):
+                guard let peer = index[id], kind == 1 else { return }
+                profiles.increment()
+                line = #"{"t":\#(t),"type":"profile","node":\#(node),"from":\#(peer),"bytes":\#(payload.count)}"#
+            }
+            if let line { trace?.write([line]) }
+        }
+    }
+
+    private func writeHeader(_ ids: [PeerID]) {
+        let names = ids.map { "\"\($0)\"" }.joined(separator: ",")
+        trace?.write([
+            #"{"type":"run","peers":\#(peers),"seed":\#(settings.seed),"scenario":"\#(settings.scenario.name)","#
+                + #""rate":\#(settings.rate),"duration":\#(settings.duration),"peerIDs":[\#(names)]}"#,
+        ])
+    }
+
+    // MARK: - One round
+
+    /// Advances the world, ranges every pair of running sessions, and handles the bumps: each side sends its
+    /// profile to the other over the transport, as the app does.
+    private func round(at time: Double, sendProfile: (Int, Int, [UInt8]) -> Void) {
+        let changes = world.advance(to: time)
+        var lines: [String] = []
+        if trace != nil {
+            for change in changes {
+                switch change {
+                case .contactStarted(let c):
+                    lines.append(#"{"t":\#(TraceFormat.time(c.start)),"type":"contact","a":\#(c.a),"b":\#(c.b),"event":"start"}"#)
+                case .contactEnded(let c):
+                    lines.append(#"{"t":\#(TraceFormat.time(c.end ?? time)),"type":"contact","a":\#(c.a),"b":\#(c.b),"event":"end","minimum":\#(TraceFormat.metres(c.minimumDistance))}"#)
+                case .nearMiss(let m):
+                    lines.append(#"{"t":\#(TraceFormat.time(m.time)),"type":"nearMiss","a":\#(m.a),"b":\#(m.b),"minimum":\#(TraceFormat.metres(m.minimumDistance))}"#)
+                }
+            }
+        }
+        let input = RoundInput(
+            time: time, poses: world.poses, sessions: matrix.snapshot(),
+            targets: (0..<peers).map(world.partner(of:)), haptics: settings.haptics, trace: trace != nil,
+            traceInterval: settings.traceUpdateInterval)
+        let result = engine.round(input)
+        lines += result.lines
+        for bump in result.bumps {
+            bumps.append(bump)
+            lines.append(#"{"t":\#(TraceFormat.time(time)),"type":"bump","a":\#(bump.a),"b":\#(bump.b),"#
+                + #""estimate":\#(TraceFormat.metres(bump.estimate)),"trueDistance":\#(TraceFormat.metres(bump.trueDistance))}"#)
+            sendProfile(bump.a, bump.b, profile(of: bump.a))
+            sendProfile(bump.b, bump.a, profile(of: bump.b))
+        }
+        trace?.write(lines)
+    }
+
+    private func profile(of peer: Int) -> [UInt8] {
+        Array("{\"name\":\"peer-\(peer)\",\"interests\":\"\(world.interests[peer].joined(separator: ","))\"}".utf8)
+    }
+
+    // MARK: - Scoring
+
+    private func summarise(convergence: Double?, wall: Double) -> SimulationSummary {
+        let stats = engine.merged
+        var rawSquares = 0.0
+        var rawCount = 0
+        var filteredSquares = 0.0
+        var filteredCount = 0
+        // Summed in pair order, so that the figures do not depend on how the pairs were split between workers.
+        for slot in engine.slots {
+            rawSquares += slot.rawSquares
+            rawCount += slot.rawCount
+            filteredSquares += slot.filteredSquares
+            filteredCount += slot.filteredCount
+        }
+        func figures(_ squares: Double, _ count: Int, _ h: Histogram) -> SimulationSummary.ErrorFigures {
+            SimulationSummary.ErrorFigures(
+                rmse: count > 0 ? (squares / Double(count)).squareRoot() : nil, p50: h.quantile(0.5),
+                p95: h.quantile(0.95), count: count)
+        }
+        let score = BumpScore(bumps: bumps, tracker: world.tracker, end: settings.duration)
+        let directionTotal = Double(stats.updates)
+        let memory = Self.peakMemoryMB()
+        return SimulationSummary(
+            run: .init(peers: peers, scenario: settings.scenario.name, transport: settings.transport.rawValue,
+                       clock: settings.clock.rawValue, workers: engine.workers, seed: settings.seed,
+                       duration: settings.duration, rate: settings.rate),
+            discovery: .init(convergenceSeconds: convergence, pairs: peers * (peers - 1) / 2,
+                             sessions: matrix.snapshot().count, expectedSessions: peers * (peers - 1)),
+            ranging: .init(exchanges: stats.exchanges, received: stats.received, updatesDelivered: stats.updates),
+            distanceRaw: figures(rawSquares, rawCount, stats.raw),
+            distanceFiltered: figures(filteredSquares, filteredCount, stats.filtered),
+            direction: .init(p50Degrees: stats.direction.quantile(0.5), p95Degrees: stats.direction.quantile(0.95),
+                             nilShare: directionTotal > 0 ? Double(stats.directionMissing) / directionTotal : 0),
+            bumps: .init(
+                fired: bumps.count, trueContacts: score.contacts, detected: score.detected,
+                precision: bumps.isEmpty ? nil : Double(score.matchedBumps) / Double(bumps.count),
+                recall: score.contacts == 0 ? nil : Double(score.detected) / Double(score.contacts),
+                latencyP50: score.latency.quantile(0.5), latencyP95: score.latency.quantile(0.95),
+                falseBumps: bumps.count - score.matchedBumps, falseOnNearMisses: score.falseOnNearMisses,
+                nearMisses: world.tracker.nearMisses.count, brushes: score.brushes,
+                profilesDelivered: profiles.value),
+            performance: .init(wallSeconds: wall, updatesPerSecond: wall > 0 ? Double(stats.updates) / wall : 0,
+                               realTimeFactor: wall > 0 ? settings.duration / wall : 0, peakMemoryMB: memory),
+            traceLines: trace?.lineCount)
+    }
+
+    static func peakMemoryMB() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_maxrss) / 1024
+    }
+}
+
+/// A count shared with the nodes' contexts.
+final class Tally: Sendable {
+    private let count = Mutex(0)
+
+    func increment() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
+}

@@ -1,0 +1,77 @@
+import Bump
+import Discovery
+import Estimation
+import MulticastTransport
+import Radio
+import World
+
+/// Everything a simulation run is configured with. The command line fills it; every field has a default.
+public struct SimulationSettings: Sendable {
+    public enum TransportKind: String, Sendable, CaseIterable { case udp, memory }
+    public enum ClockKind: String, Sendable, CaseIterable { case real, virtual }
+
+    /// Peers in the room (a scripted scenario brings its own count).
+    public var peers = 100
+    /// Simulated seconds.
+    public var duration = 60.0
+    /// Ranging rounds per second: every pair of running sessions ranges once per round.
+    public var rate = 10.0
+    public var seed: UInt64 = 1
+    public var scenario = Scenario.mingle
+    public var mingle = MingleSettings()
+    public var transport = TransportKind.udp
+    public var clock = ClockKind.real
+    /// Threads that share a round's pairs; the result does not depend on it.
+    public var workers = 2
+    public var radio = RadioConfiguration()
+    public var estimator = EstimatorConfiguration()
+    public var bump = BumpConfiguration()
+    public var haptics = HapticCurve()
+    public var discoveryTiming = DiscoveryTiming()
+    public var multicast = MulticastConfiguration()
+    /// Loss of the in-memory network.
+    public var loss = 0.0
+    /// Where to write the JSON Lines trace; `nil` for none.
+    public var tracePath: String?
+    /// Each session's updates go into the trace at most once per this many seconds.
+    public var traceUpdateInterval = 1.0
+
+    public init() {}
+
+    /// The number of peers the run will have.
+    public var peerCount: Int {
+        if case .scripted(let file) = scenario { return file.peers.count }
+        return peers
+    }
+}
+
+/// A setting that makes no sense, in words that name it.
+public struct SimulationSettingsError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+}
+
+extension SimulationSettings {
+    /// Checks the settings as a whole; each message names the setting (as its flag) that is wrong.
+    public func validate() throws(SimulationSettingsError) {
+        func require(_ ok: Bool, _ message: String) throws(SimulationSettingsError) {
+            if !ok { throw SimulationSettingsError(message: message) }
+        }
+        try require(peerCount >= 2 && peerCount <= 1000, "--peers must be between 2 and 1000, got \(peerCount)")
+        try require(transport == .memory || peerCount <= 400,
+                    "--peers over UDP must be at most 400 (every node hears every announcement), got \(peerCount)")
+        try require(duration.isFinite && duration > 0 && duration <= 86_400,
+                    "--duration must be above 0 and at most 86400 seconds, got \(duration)")
+        try require(rate.isFinite && rate >= 0.5 && rate <= 100, "--rate must be between 0.5 and 100 Hz, got \(rate)")
+        try require(workers >= 1 && workers <= 256, "--workers must be between 1 and 256, got \(workers)")
+        try require(!(transport == .udp && clock == .virtual),
+                    "--clock virtual needs --transport memory: real sockets run in real time")
+        try require(loss >= 0 && loss <= 0.9, "--loss must be between 0 and 0.9, got \(loss)")
+        try require(loss == 0 || transport == .memory, "--loss applies to --transport memory only")
+        try require(traceUpdateInterval.isFinite && traceUpdateInterval >= 0 && traceUpdateInterval <= 3600,
+                    "--trace-update-interval must be between 0 and 3600 seconds, got \(traceUpdateInterval)")
+        do { try radio.validate() } catch { throw SimulationSettingsError(message: error.description) }
+        do { try bump.validate() } catch { throw SimulationSettingsError(message: error.description) }
+        do { try discoveryTiming.validate() } catch { throw SimulationSettingsError(message: error.description) }
+    }
+}

@@ -1,0 +1,86 @@
+/// The outcome of a simulation run, scored against the truth. Field names are the JSON output's, and stable
+/// (docs/simulation.md). Distances in metres, angles in degrees, times in seconds.
+public struct SimulationSummary: Sendable, Codable, Equatable {
+    public struct Run: Sendable, Codable, Equatable {
+        public var peers: Int
+        public var scenario: String
+        public var transport: String
+        public var clock: String
+        public var workers: Int
+        public var seed: UInt64
+        public var duration: Double
+        public var rate: Double
+    }
+
+    public struct Discovery: Sendable, Codable, Equatable {
+        /// When every peer first held a running session with every other; `nil` if never.
+        public var convergenceSeconds: Double?
+        public var pairs: Int
+        /// Running sessions at the end, and how many a full mesh has.
+        public var sessions: Int
+        public var expectedSessions: Int
+    }
+
+    public struct Ranging: Sendable, Codable, Equatable {
+        /// Exchanges attempted (pairs of running sessions, once per round) and received (not lost).
+        public var exchanges: Int
+        public var received: Int
+        /// Updates delivered to apps (two per received exchange, one per side).
+        public var updatesDelivered: Int
+    }
+
+    public struct ErrorFigures: Sendable, Codable, Equatable {
+        public var rmse: Double?
+        public var p50: Double?
+        public var p95: Double?
+        public var count: Int
+    }
+
+    public struct Direction: Sendable, Codable, Equatable {
+        public var p50Degrees: Double?
+        public var p95Degrees: Double?
+        /// Share of updates without a direction (outside the field of view, obstructed, out of range).
+        public var nilShare: Double
+    }
+
+    public struct Bumps: Sendable, Codable, Equatable {
+        /// Bumps fired.
+        public var fired: Int
+        /// True contacts (held at least 0.2 s), and those a bump was matched to.
+        public var trueContacts: Int
+        public var detected: Int
+        public var precision: Double?
+        public var recall: Double?
+        /// From the start of the true contact to the bump.
+        public var latencyP50: Double?
+        public var latencyP95: Double?
+        /// Bumps with no true contact; of those, the ones fired when the phones were within 30 cm (a near miss).
+        public var falseBumps: Int
+        public var falseOnNearMisses: Int
+        /// True near misses (closest approach 8 to 25 cm without touching), and brief brushes (under 0.2 s).
+        public var nearMisses: Int
+        public var brushes: Int
+        /// Profiles delivered over the transport after bumps (one each way per bump).
+        public var profilesDelivered: Int
+    }
+
+    public struct Performance: Sendable, Codable, Equatable {
+        public var wallSeconds: Double
+        /// Session updates delivered per second of wall clock.
+        public var updatesPerSecond: Double
+        /// Simulated seconds per wall-clock second.
+        public var realTimeFactor: Double
+        public var peakMemoryMB: Double
+    }
+
+    public var run: Run
+    public var discovery: Discovery
+    public var ranging: Ranging
+    public var distanceRaw: ErrorFigures
+    public var distanceFiltered: ErrorFigures
+    public var direction: Direction
+    public var bumps: Bumps
+    public var performance: Performance
+    /// Lines in the trace, or `nil` without one.
+    public var traceLines: Int?
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Synchronization
+
+/// Writes the JSON Lines trace to a temporary file beside the target and renames it into place only when the run
+/// succeeds, so that a failed or interrupted run leaves no half-written trace.
+public final class TraceWriter: Sendable {
+    public let path: String
+    private let temporaryPath: String
+    private let state: Mutex<State>
+
+    private struct State {
+        var handle: FileHandle?
+        var buffer: [UInt8] = []
+        var lines = 0
+        var failure: String?
+    }
+
+    /// Creates the temporary file.
+    ///
+    /// - Throws: ``SimulationSettingsError`` naming `--trace` when the file cannot be created.
+    public init(path: String) throws(SimulationSettingsError) {
+        self.path = path
+        temporaryPath = path + ".partial-\(ProcessInfo.processInfo.processIdentifier)"
+        guard FileManager.default.createFile(atPath: temporaryPath, contents: nil),
+              let handle = FileHandle(forWritingAtPath: temporaryPath)
+        else {
+            throw SimulationSettingsError(message: "--trace: cannot create \(path)")
+        }
+        state = Mutex(State(handle: handle))
+    }
+
+    /// Appends lines (each without its newline).
+    public func write(_ lines: [String]) {
+        guard !lines.isEmpty else { return }
+        state.withLock { s in
+            for line in lines {
+                s.buffer += line.utf8
+                s.buffer.append(0x0A)
+            }
+            s.lines += lines.count
+            if s.buffer.count >= 1 << 20 { Self.flush(&s) }
+        }
+    }
+
+    /// Lines written so far.
+    public var lineCount: Int { state.withLock { $0.lines } }
+
+    private static func flush(_ s: inout State) {
+        guard let handle = s.handle, !s.buffer.isEmpty else { return }
+        do {
+            try handle.write(contentsOf: s.buffer)
+        } catch {
+            s.failure = "\(error)"
+        }
+        s.buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Flushes, closes and moves the file into place.
+    ///
+    /// - Throws: ``SimulationSettingsError`` naming `--trace` when writing or renaming failed.
+    public func finish() throws(SimulationSettingsError) {
+        let failure: String? = state.withLock { s in
+            Self.flush(&s)
+            try? s.handle?.close()
+            s.handle = nil
+            return s.failure
+        }
+        if let failure {
+            abandon()
+            throw SimulationSettingsError(message: "--trace: writing \(path) failed: \(failure)")
+        }
+        do {
+            if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
+            try FileManager.default.moveItem(atPath: temporaryPath, toPath: path)
+        } catch {
+            abandon()
+            throw SimulationSettingsError(message: "--trace: cannot move the trace to \(path): \(error.localizedDescription)")
+        }
+    }
+
+    /// Deletes the temporary file.
+    public func abandon() {
+        state.withLock { s in
+            try? s.handle?.close()
+            s.handle = nil
+        }
+        try? FileManager.default.removeItem(atPath: temporaryPath)
+    }
+}
+
+/// Formatting of trace fields: fixed precision, so that the same run gives the same bytes.
+enum TraceFormat {
+    static func time(_ t: Double) -> String { String(format: "%.3f", t) }
+    static func metres(_ d: Double) -> String { String(format: "%.4f", d) }
+    static func metres(_ d: Float?) -> String { d.map { String(format: "%.4f", Double($0)) } ?? "null" }
+    static func vector(_ v: SIMD3<Float>?) -> String {
+        guard let v else { return "null" }
+        return String(format: "[%.4f,%.4f,%.4f]", Double(v.x), Double(v.y), Double(v.z))
+    }
+    static func angle(_ a: Float?) -> String { a.map { String(format: "%.4f", Double($0)) } ?? "null" }
+}
