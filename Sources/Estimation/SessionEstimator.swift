@@ -13,6 +13,9 @@ public struct EstimatorConfiguration: Sendable, Equatable {
 public struct SessionEstimator: Sendable, Equatable {
     public private(set) var rangeFilter: RangeFilter
     public private(set) var directionSmoother: DirectionSmoother
+    /// Whether the last update's distance was supported by its measurement (started, accepted or restarted the
+    /// filter), rather than held while the gate refused it. Detectors that count readings count only these.
+    public private(set) var distanceIsFresh = false
 
     public init(configuration: EstimatorConfiguration = EstimatorConfiguration()) {
         self.rangeFilter = RangeFilter(configuration: configuration.range)
@@ -27,8 +30,9 @@ public struct SessionEstimator: Sendable, Equatable {
     ///   - time: the exchange's time, seconds.
     public mutating func update(distance: Double?, angle: AngleMeasurement?, at time: Double) -> NearbyUpdate {
         var estimate: Float?
+        distanceIsFresh = false
         if let distance {
-            rangeFilter.update(distance, at: time)
+            distanceIsFresh = rangeFilter.update(distance, at: time) != .refused
             estimate = Float(max(rangeFilter.estimate, 0))
         }
         guard let angle else {

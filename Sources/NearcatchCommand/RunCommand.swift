@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import MulticastTransport
+import Radio
 import Simulation
 import World
 
@@ -63,8 +65,14 @@ public struct RunCommand: AsyncParsableCommand {
     @Option(name: .customLong("antenna-sigma"), help: "Spread of each device's antenna-delay bias, metres (default 0.06).")
     var antennaSigma: Double = 0.06
 
+    @Option(help: "Line-of-sight model of every pair: markov (obstructions come and go), los, or nlos.")
+    var link: RadioConfiguration.LinkModel = .markov
+
     @Option(help: "Multicast group as ADDRESS:PORT (UDP).")
     var group: String = "239.255.77.77:47677"
+
+    @Option(help: "Interface for discovery (UDP); loopback unless you name another.")
+    var interface: String = "lo"
 
     @Option(help: "Summary format: text or json.")
     var format: OutputFormat = .text
@@ -122,6 +130,8 @@ public struct RunCommand: AsyncParsableCommand {
         s.bump.rearmDistance = max(s.bump.rearmDistance, bumpDistance * 2)
         s.radio.lineOfSightSigma = losSigma
         s.radio.antennaDelaySigma = antennaSigma
+        s.radio.linkModel = link
+        s.multicast.interface = interface
         do {
             try s.multicast.setGroup(group)
         } catch {
@@ -143,9 +153,14 @@ public struct RunCommand: AsyncParsableCommand {
         } catch let error as SimulationSettingsError {
             throw ValidationError(error.description)
         }
-        return try await simulation.run { p in
-            progress?(String(format: "%6.1f of %.0f s: %d of %d sessions running, %d bumps", p.simulated, p.duration,
-                             p.sessions, p.expectedSessions, p.bumps))
+        do {
+            return try await simulation.run { p in
+                progress?(String(format: "%6.1f of %.0f s: %d of %d sessions running, %d bumps", p.simulated,
+                                 p.duration, p.sessions, p.expectedSessions, p.bumps))
+            }
+        } catch let error as MulticastSetupError {
+            if case .noSuchInterface = error { throw ValidationError("--interface: \(error)") }
+            throw ValidationError("--group: \(error)")
         }
     }
 

@@ -117,7 +117,9 @@ final class RangingEngine {
         out.updates += 2
         score(ua, truth: truth.distance, bearing: truth.bearingFromA, &slot, &out)
         score(ub, truth: truth.distance, bearing: truth.bearingFromB, &slot, &out)
-        if slot.bump.update(distance: ua.distance), let estimate = ua.distance {
+        // A held estimate (its measurement refused) is not a new reading: counting it again would let one stale
+        // low value make up "2 of 3".
+        if slot.bump.update(distance: slot.estimatorA.distanceIsFresh ? ua.distance : nil), let estimate = ua.distance {
             out.bumps.append(BumpRecord(a: a, b: b, time: input.time, estimate: estimate, trueDistance: truth.distance))
         }
         guard input.trace else { return }

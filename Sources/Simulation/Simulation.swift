@@ -46,13 +46,14 @@ public final class Simulation {
         matrix = SessionMatrix(peers: peers)
         var slots: [PairSlot] = []
         slots.reserveCapacity(peers * (peers - 1) / 2)
+        let estimator = settings.tunedEstimator
         for a in 0..<peers {
             for b in (a + 1)..<peers {
                 let radio = try PairRadio(initiatorID: UInt64(a), responderID: UInt64(b), runSeed: settings.seed,
                                           configuration: settings.radio)
                 slots.append(PairSlot(
-                    a: a, b: b, radio: radio, estimatorA: SessionEstimator(configuration: settings.estimator),
-                    estimatorB: SessionEstimator(configuration: settings.estimator),
+                    a: a, b: b, radio: radio, estimatorA: SessionEstimator(configuration: estimator),
+                    estimatorB: SessionEstimator(configuration: estimator),
                     bump: BumpDetector(configuration: settings.bump)))
             }
         }
@@ -78,12 +79,13 @@ public final class Simulation {
     public func run(progress: (@Sendable (Progress) -> Void)? = nil) async throws -> SimulationSummary {
         let started = Date()
         do {
-            let convergence: Double?
+            let outcome: (convergence: Double?, sessions: Int)
             switch settings.transport {
-            case .memory: convergence = try await runInMemory(progress: progress)
-            case .udp: convergence = try await runOverUDP(progress: progress)
+            case .memory: outcome = try await runInMemory(progress: progress)
+            case .udp: outcome = try await runOverUDP(progress: progress)
             }
-            let summary = summarise(convergence: convergence, wall: Date().timeIntervalSince(started))
+            let summary = summarise(convergence: outcome.convergence, sessions: outcome.sessions,
+                                    wall: Date().timeIntervalSince(started))
             try trace?.finish()
             return summary
         } catch {
@@ -94,7 +96,8 @@ public final class Simulation {
 
     // MARK: - Clocks and transports
 
-    private func runInMemory(progress: (@Sendable (Progress) -> Void)?) async throws -> Double? {
+    /// - Returns: when discovery converged, and the sessions running at the end of the simulated time.
+    private func runInMemory(progress: (@Sendable (Progress) -> Void)?) async throws -> (Double?, Int) {
         let cluster = try InMemoryCluster(settings: clusterSettings, conditions: NetworkConditions(loss: settings.loss))
         let ids = (0..<peers).map(cluster.peerID(of:))
         watch(cluster.monitor, ids: ids)
@@ -122,10 +125,12 @@ public final class Simulation {
                 if ahead > 0 { try await Task.sleep(for: .seconds(ahead)) }
             }
         }
-        return cluster.monitor.convergedAt
+        return (cluster.monitor.convergedAt, matrix.snapshot().count)
     }
 
-    private func runOverUDP(progress: (@Sendable (Progress) -> Void)?) async throws -> Double? {
+    /// - Returns: when discovery converged, and the sessions running at the end of the simulated time (counted
+    ///   before the nodes say goodbye, which removes them).
+    private func runOverUDP(progress: (@Sendable (Progress) -> Void)?) async throws -> (Double?, Int) {
         let cluster = try await UDPCluster.start(settings: clusterSettings, multicast: settings.multicast)
         watch(cluster.monitor, ids: cluster.peerIDs)
         writeHeader(cluster.peerIDs)
@@ -150,10 +155,11 @@ public final class Simulation {
             _ = await cluster.stop()
             throw error
         }
+        let sessions = matrix.snapshot().count
         // Let the last profiles arrive before the nodes say goodbye.
         try? await Task.sleep(for: .milliseconds(100))
         _ = await cluster.stop()
-        return cluster.monitor.convergedAt
+        return (cluster.monitor.convergedAt, sessions)
     }
 
     /// Keeps the session matrix and the trace in step with the nodes' events.
@@ -243,7 +249,7 @@ public final class Simulation {
 
     // MARK: - Scoring
 
-    private func summarise(convergence: Double?, wall: Double) -> SimulationSummary {
+    private func summarise(convergence: Double?, sessions: Int, wall: Double) -> SimulationSummary {
         let stats = engine.merged
         var rawSquares = 0.0
         var rawCount = 0
@@ -269,7 +275,7 @@ public final class Simulation {
                        clock: settings.clock.rawValue, workers: engine.workers, seed: settings.seed,
                        duration: settings.duration, rate: settings.rate),
             discovery: .init(convergenceSeconds: convergence, pairs: peers * (peers - 1) / 2,
-                             sessions: matrix.snapshot().count, expectedSessions: peers * (peers - 1)),
+                             sessions: sessions, expectedSessions: peers * (peers - 1)),
             ranging: .init(exchanges: stats.exchanges, received: stats.received, updatesDelivered: stats.updates),
             distanceRaw: figures(rawSquares, rawCount, stats.raw),
             distanceFiltered: figures(filteredSquares, filteredCount, stats.filtered),

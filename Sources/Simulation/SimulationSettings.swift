@@ -38,6 +38,16 @@ public struct SimulationSettings: Sendable {
 
     public init() {}
 
+    /// The estimator as the sessions use it: its measurement noise is the radio's line-of-sight noise together
+    /// with the spread of pair biases (the mean of two devices' antenna biases), as an app tuned for its phones
+    /// would set it; at the defaults, 10 cm.
+    public var tunedEstimator: EstimatorConfiguration {
+        var e = estimator
+        let pairBias = radio.antennaDelaySigma / 2.0.squareRoot()
+        e.range.measurementSigma = max(0.005, (radio.lineOfSightSigma * radio.lineOfSightSigma + pairBias * pairBias).squareRoot())
+        return e
+    }
+
     /// The number of peers the run will have.
     public var peerCount: Int {
         if case .scripted(let file) = scenario { return file.peers.count }

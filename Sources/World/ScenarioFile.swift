@@ -29,6 +29,11 @@ public struct ScenarioFile: Sendable, Equatable {
     ///
     /// - Throws: ``ScenarioError`` naming the file and the field that is missing, malformed or out of range.
     public static func load(path: String) throws(ScenarioError) -> ScenarioFile {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw ScenarioError(file: path, field: nil, problem: "does not exist")
+        }
+        guard !isDirectory.boolValue else { throw ScenarioError(file: path, field: nil, problem: "is a folder") }
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))

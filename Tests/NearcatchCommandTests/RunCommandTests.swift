@@ -1,0 +1,87 @@
+import ArgumentParser
+import Foundation
+import NearcatchCommand
+import Simulation
+import Testing
+
+@Suite struct RunCommandTests {
+    static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("examples").path
+
+    @Test(arguments: [
+        (["--peers", "0"], "--peers must be between 2 and 1000, got 0"),
+        (["--rate", "0"], "--rate must be between 0.5 and 100 Hz, got 0.0"),
+        (["--peers", "500"], "--peers over UDP must be at most 400 (every node hears every announcement), got 500"),
+        (["--clock", "virtual"], "--clock virtual needs --transport memory: real sockets run in real time"),
+        (["--scenario", "/nonexistent/room.json"],
+         "--scenario: scenario file /nonexistent/room.json does not exist"),
+        (["--scenario", "/tmp"], "--scenario: scenario file /tmp is a folder"),
+        (["--workers", "0"], "--workers must be between 1 and 256, got 0"),
+        (["--trace", "/nonexistent/dir/t.jsonl"], "--trace: the folder /nonexistent/dir does not exist"),
+    ])
+    func errorsNameTheFlag(_ arguments: [String], _ expected: String) {
+        #expect(parseError(arguments) == expected)
+    }
+
+    @Test func unparsablePeersNamesTheFlag() throws {
+        let text = try #require(parseError(["--peers", "abc"]))
+        #expect(text.contains("--peers") && text.contains("abc"))
+    }
+
+    @Test func malformedScenarioFileNamesTheField() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data(#"{"version": 1, "peers": [{"name": "A", "waypoints": [{"t": 0, "x": "far", "y": 0}]}, {"name": "B", "waypoints": [{"t": 0, "x": 1, "y": 0}]}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: path))
+        #expect(parseError(["--scenario", path]) == "--scenario: scenario file \(path): peers[0].waypoints[0].x must be a number")
+        // And a mismatched --peers is named too.
+        #expect(parseError(["--scenario", Self.examples + "/three-bumps.json", "--peers", "5"])
+                == "--peers 5 disagrees with the scenario file, which has 6 peers")
+    }
+
+    @Test func badRunWritesNoTraceFile() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("t-\(UUID().uuidString).jsonl").path
+        #expect(parseError(["--rate", "0", "--trace", path]) != nil)
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func defaultsAreTheMainJob() throws {
+        let command = try #require(try NearcatchSim.parseAsRoot([]) as? RunCommand)
+        let s = try command.simulationSettings()
+        #expect(s.peers == 100 && s.duration == 60 && s.rate == 10)
+        #expect(s.transport == .udp && s.clock == .real && s.scenario == .mingle)
+        let memory = try #require(try NearcatchSim.parseAsRoot(["--transport", "memory"]) as? RunCommand)
+        #expect(try memory.simulationSettings().clock == .virtual)
+    }
+
+    @Test func jsonSummaryHasItsDocumentedFields() async throws {
+        let command = try #require(
+            try NearcatchSim.parseAsRoot(["--peers", "10", "--transport", "memory", "--duration", "10", "--format", "json"])
+                as? RunCommand)
+        let output = try command.render(try await command.execute())
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        let expected: [String: Set<String>] = [
+            "run": ["peers", "scenario", "transport", "clock", "workers", "seed", "duration", "rate"],
+            "discovery": ["convergenceSeconds", "pairs", "sessions", "expectedSessions"],
+            "ranging": ["exchanges", "received", "updatesDelivered"],
+            "distanceRaw": ["rmse", "p50", "p95", "count"],
+            "distanceFiltered": ["rmse", "p50", "p95", "count"],
+            "direction": ["p50Degrees", "p95Degrees", "nilShare"],
+            "bumps": ["fired", "trueContacts", "detected", "precision", "recall", "latencyP50", "latencyP95",
+                      "falseBumps", "falseOnNearMisses", "nearMisses", "brushes", "profilesDelivered"],
+            "performance": ["wallSeconds", "updatesPerSecond", "realTimeFactor", "peakMemoryMB"],
+        ]
+        for (section, keys) in expected {
+            let object = try #require(json[section] as? [String: Any], "missing \(section)")
+            // Optional figures are left out of the JSON when there is nothing to report (no bumps in 10 s).
+            let optional: Set<String> = ["convergenceSeconds", "rmse", "p50", "p95", "p50Degrees", "p95Degrees",
+                                         "precision", "recall", "latencyP50", "latencyP95"]
+            #expect(Set(object.keys).isSubset(of: keys), "\(section) has unknown fields")
+            #expect(keys.subtracting(optional).isSubset(of: Set(object.keys)), "\(section) misses fields")
+        }
+        let discovery = try #require(json["discovery"] as? [String: Any])
+        #expect(discovery["sessions"] as? Int == 90 && discovery["pairs"] as? Int == 45)
+        let decoded = try JSONDecoder().decode(SimulationSummary.self, from: Data(output.utf8))
+        #expect(decoded.ranging.updatesDelivered > 1000)
+    }
+}
