@@ -10,7 +10,7 @@ import World
 public struct RunCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Simulate a room of peers: discovery, sessions, ranging, bumps, scored against the truth (default).",
+        abstract: "Simulate a room of peers: discovery, sessions, ranging, bumps, scored against the truth.",
         discussion: """
             By default 100 peers mingle for 60 simulated seconds: they discover each other over UDP multicast on \
             loopback, open one session per peer (9,900 for 100 peers), range every pair at 10 Hz in real time, \

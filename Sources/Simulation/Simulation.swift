@@ -59,8 +59,6 @@ public final class Simulation {
         }
         engine = RangingEngine(slots: slots, workers: settings.workers)
         trace = try settings.tracePath.map { path throws(SimulationSettingsError) in try TraceWriter(path: path) }
-        let matrix = self.matrix
-        world.knows = { i, j in matrix.snapshot().holds(i, j) }
     }
 
     private var clusterSettings: ClusterSettings {
@@ -213,6 +211,9 @@ public final class Simulation {
     /// Advances the world, ranges every pair of running sessions, and handles the bumps: each side sends its
     /// profile to the other over the transport, as the app does.
     private func round(at time: Double, sendProfile: (Int, Int, [UInt8]) -> Void) {
+        // Mingling peers choose among the peers they hold sessions with, as of the round's start.
+        let sessions = matrix.snapshot()
+        world.knows = { i, j in sessions.holds(i, j) }
         let changes = world.advance(to: time)
         var lines: [String] = []
         if trace != nil {
@@ -228,7 +229,7 @@ public final class Simulation {
             }
         }
         let input = RoundInput(
-            time: time, poses: world.poses, sessions: matrix.snapshot(),
+            time: time, poses: world.poses, sessions: sessions,
             targets: (0..<peers).map(world.partner(of:)), haptics: settings.haptics, trace: trace != nil,
             traceInterval: settings.traceUpdateInterval)
         let result = engine.round(input)
