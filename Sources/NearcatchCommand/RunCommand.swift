@@ -68,8 +68,8 @@ public struct RunCommand: AsyncParsableCommand {
     @Option(help: "Line-of-sight model of every pair: markov (obstructions come and go), los, or nlos.")
     var link: RadioConfiguration.LinkModel = .markov
 
-    @Option(help: "Multicast group as ADDRESS:PORT (UDP).")
-    var group: String = "239.255.77.77:47677"
+    @Option(help: "Multicast group as ADDRESS:PORT (UDP); runs at the same time on one machine need different groups.")
+    var group: String = "239.255.77.80:47680"
 
     @Option(help: "Interface for discovery (UDP); loopback unless you name another.")
     var interface: String = "lo"

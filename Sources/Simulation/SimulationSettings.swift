@@ -28,7 +28,13 @@ public struct SimulationSettings: Sendable {
     public var bump = BumpConfiguration()
     public var haptics = HapticCurve()
     public var discoveryTiming = DiscoveryTiming()
-    public var multicast = MulticastConfiguration()
+    /// The discovery group; its own default, apart from `discover`'s, so that the two can run side by side.
+    public var multicast: MulticastConfiguration = {
+        var m = MulticastConfiguration()
+        m.group = "239.255.77.80"
+        m.port = 47_680
+        return m
+    }()
     /// Loss of the in-memory network.
     public var loss = 0.0
     /// Where to write the JSON Lines trace; `nil` for none.

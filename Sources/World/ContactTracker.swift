@@ -57,27 +57,11 @@ public struct ContactTracker: Sendable {
     /// Looks at the positions at `time` and returns what began or ended: contacts started, contacts ended, near
     /// misses completed (when the pair moved apart again).
     public mutating func observe(_ positions: [Vector3], at time: Double) -> [ContactChange] {
-        let cell = approachDistance
-        var grid: [SIMD2<Int>: [Int]] = [:]
-        for (i, p) in positions.enumerated() {
-            grid[SIMD2(Int((p.x / cell).rounded(.down)), Int((p.y / cell).rounded(.down))), default: []].append(i)
-        }
         var close: [(Int, Int, Double)] = []
-        for (c, members) in grid {
-            for dx in -1...1 {
-                for dy in -1...1 {
-                    guard let others = grid[c &+ SIMD2(dx, dy)] else { continue }
-                    for i in members {
-                        for j in others where i < j {
-                            let d = (positions[i] - positions[j]).length
-                            if d < approachDistance { close.append((i, j, d)) }
-                        }
-                    }
-                }
-            }
+        for (i, j) in NeighbourGrid(positions, cell: approachDistance).candidatePairs() {
+            let d = (positions[i] - positions[j]).length
+            if d < approachDistance { close.append((i, j, d)) }
         }
-        // Sorted, so that changes come out in the same order in every run (dictionary order is not stable).
-        close.sort { ($0.0, $0.1) < ($1.0, $1.1) }
         var changes: [ContactChange] = []
         var seen = Set<Int64>()
         for (a, b, d) in close {

@@ -146,21 +146,7 @@ public final class World {
     /// strangers and the truth would count chance contacts no one made.
     private func keepApart() {
         let space = mingle.personalSpace
-        var grid: [SIMD2<Int>: [Int]] = [:]
-        for (i, m) in motion.enumerated() {
-            grid[SIMD2(Int((m.position.x / space).rounded(.down)), Int((m.position.y / space).rounded(.down))), default: []]
-                .append(i)
-        }
-        var pairs: [(Int, Int)] = []
-        for (cell, members) in grid {
-            for dx in -1...1 {
-                for dy in -1...1 {
-                    guard let others = grid[cell &+ SIMD2(dx, dy)] else { continue }
-                    for i in members { for j in others where i < j { pairs.append((i, j)) } }
-                }
-            }
-        }
-        pairs.sort { $0 < $1 }
+        let pairs = NeighbourGrid(motion.map(\.position), cell: space).candidatePairs()
         for (i, j) in pairs where partner(of: i) != j {
             var d = motion[j].position - motion[i].position
             d.z = 0
@@ -188,24 +174,15 @@ public final class World {
     /// 1.5 m; walkers slow down as it shrinks, as people do, rather than stopping dead at arm's length.
     private func clearanceAhead() -> [Double] {
         let reach = 1.5
-        var grid: [SIMD2<Int>: [Int]] = [:]
-        for (i, m) in motion.enumerated() {
-            grid[SIMD2(Int((m.position.x / reach).rounded(.down)), Int((m.position.y / reach).rounded(.down))), default: []]
-                .append(i)
-        }
+        let grid = NeighbourGrid(motion.map(\.position), cell: reach)
         var clearance = [Double](repeating: reach, count: motion.count)
         for (i, m) in motion.enumerated() {
             let way = Vector3(cos(m.heading), sin(m.heading), 0)
-            let cell = SIMD2(Int((m.position.x / reach).rounded(.down)), Int((m.position.y / reach).rounded(.down)))
-            for dx in -1...1 {
-                for dy in -1...1 {
-                    for j in grid[cell &+ SIMD2(dx, dy)] ?? [] where j != i {
-                        var d = motion[j].position - m.position
-                        d.z = 0
-                        let distance = d.length
-                        if distance < clearance[i], d.dot(way) > 0.707 * distance { clearance[i] = distance }
-                    }
-                }
+            for j in grid.candidates(near: m.position) where j != i {
+                var d = motion[j].position - m.position
+                d.z = 0
+                let distance = d.length
+                if distance < clearance[i], d.dot(way) > 0.707 * distance { clearance[i] = distance }
             }
         }
         return clearance
