@@ -9,8 +9,15 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "nearcatch-sim", targets: ["nearcatch-sim"]),
+        // Libraries for the benchmark package (Benchmarks/), which depends on this one by path.
+        .library(name: "GSL", targets: ["GSL"]),
+        .library(name: "Geometry", targets: ["Geometry"]),
         .library(name: "Radio", targets: ["Radio"]),
         .library(name: "Estimation", targets: ["Estimation"]),
+        .library(name: "Sessions", targets: ["Sessions"]),
+        .library(name: "Transport", targets: ["Transport"]),
+        .library(name: "DiscoveryRun", targets: ["DiscoveryRun"]),
+        .library(name: "Simulation", targets: ["Simulation"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

@@ -48,13 +48,35 @@ public struct SessionEstimator: Sendable, Equatable {
             verticalEstimate: verticalEstimate(), timestamp: time)
     }
 
+    /// Feeds this side's view of an exchange whose distance the pair's initiator has already filtered: the
+    /// responder shows what the initiator sends (the shared part is computed once per pair) and smooths only its
+    /// own angle.
+    ///
+    /// - Parameters:
+    ///   - filteredDistance: the initiator's estimate, `nil` out of range.
+    ///   - fresh: whether that estimate was supported by its measurement.
+    public mutating func update(
+        filteredDistance: Float?, fresh: Bool, angle: AngleMeasurement?, at time: Double
+    ) -> NearbyUpdate {
+        distanceIsFresh = fresh && filteredDistance != nil
+        guard let angle else {
+            return NearbyUpdate(
+                distance: filteredDistance, direction: nil, horizontalAngle: nil,
+                verticalEstimate: directionSmoother.isCurrent(at: time) ? verticalEstimate() : .unknown,
+                timestamp: time)
+        }
+        let smoothed = directionSmoother.update(angle, at: time)
+        return NearbyUpdate(
+            distance: filteredDistance, direction: smoothed.bearing.map { SIMD3<Float>($0.direction) },
+            horizontalAngle: Float(smoothed.horizontalAngle), verticalEstimate: verticalEstimate(), timestamp: time)
+    }
+
     /// Reads the level from the smoothed elevation: the same level within the configured half-angle; above or
     /// below once the elevation is also twice its own spread away from level; otherwise off level, sign unsure.
     private func verticalEstimate() -> VerticalEstimate {
         guard let v = directionSmoother.smoothed?.verticalCosine else { return .unknown }
-        let elevation = asin(min(max(v, -1), 1))
-        let threshold = directionSmoother.configuration.sameLevelHalfAngle
-        if abs(elevation) <= threshold { return .same }
+        // v is sin(elevation), and sin grows with the angle: comparing sines spares an arc sine per update.
+        if abs(v) <= sin(directionSmoother.configuration.sameLevelHalfAngle) { return .same }
         let w = directionSmoother.configuration.weight
         // The spread of an exponential average of weight w is sqrt(w / (2 - w)) times the spread of one sample.
         let spread = (directionSmoother.verticalVariance * w / (2 - w)).squareRoot()

@@ -10,6 +10,13 @@ public struct Bearing: Sendable, Equatable {
         self.direction = direction.normalized
     }
 
+    /// Wraps a direction the caller knows to be of unit length, without normalising it again (the pair geometry
+    /// rotates a unit vector, which stays one; normalising twice per pair and round was 6% of a ranging round).
+    @inlinable
+    public init(unitDirection: Vector3) {
+        self.direction = unitDirection
+    }
+
     /// A bearing from azimuth and elevation (radians) as this type defines them.
     public init(azimuth: Double, elevation: Double) {
         self.direction = Vector3(cos(elevation) * sin(azimuth), sin(elevation), -cos(elevation) * cos(azimuth))

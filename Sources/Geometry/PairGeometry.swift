@@ -9,14 +9,15 @@ public struct PairGeometry: Sendable, Equatable {
     public let bearingFromB: Bearing
 
     /// Computes the geometry of two poses. Coincident positions give a zero distance and boresight bearings.
+    @inlinable
     public init(_ a: Pose, _ b: Pose) {
         let ab = b.position - a.position
         let distance = ab.length
         self.distance = distance
         if distance > 0 {
             let unit = ab / distance
-            self.bearingFromA = Bearing(direction: a.orientation.toDevice(unit))
-            self.bearingFromB = Bearing(direction: b.orientation.toDevice(-unit))
+            self.bearingFromA = Bearing(unitDirection: a.orientation.toDevice(unit))
+            self.bearingFromB = Bearing(unitDirection: b.orientation.toDevice(-unit))
         } else {
             self.bearingFromA = Bearing(direction: Vector3(0, 0, -1))
             self.bearingFromB = Bearing(direction: Vector3(0, 0, -1))

@@ -10,6 +10,11 @@ public struct LinkState: Sendable, Equatable {
     /// The current state; `nil` before the first step.
     public private(set) var lineOfSight: Bool?
     private var lastTime: Double = 0
+    /// The chances of leaving each state over the last elapsed time, kept because rounds come at a fixed rate and
+    /// an exponential per exchange would otherwise be recomputed to the same value.
+    private var cachedElapsed = -1.0
+    private var leaveLineOfSight = 0.0
+    private var leaveObstruction = 0.0
 
     public init() {}
 
@@ -27,8 +32,12 @@ public struct LinkState: Sendable, Equatable {
             let meanNLOS = configuration.meanNonLineOfSightDuration
             if let current = lineOfSight {
                 let elapsed = max(time - lastTime, 0)
-                let leave = 1 - exp(-elapsed / (current ? meanLOS : meanNLOS))
-                next = u < leave ? !current : current
+                if elapsed != cachedElapsed {
+                    cachedElapsed = elapsed
+                    leaveLineOfSight = 1 - exp(-elapsed / meanLOS)
+                    leaveObstruction = 1 - exp(-elapsed / meanNLOS)
+                }
+                next = u < (current ? leaveLineOfSight : leaveObstruction) ? !current : current
             } else {
                 // The first state is drawn from the chain's stationary distribution, so that a pair's first seconds
                 // are not special.

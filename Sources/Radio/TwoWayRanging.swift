@@ -36,8 +36,8 @@ public enum TwoWayRanging {
         let rateB = (1 + responder.clockOffset) / tick
         // Counter readings at the exchange's start; intervals are then taken from small offsets so that a large
         // global time never costs precision in the picoseconds that matter.
-        let baseA = fmod(initiator.clockPhaseTicks + start * rateA, counterModulus)
-        let baseB = fmod(responder.clockPhaseTicks + start * rateB, counterModulus)
+        let baseA = wrapCounter(initiator.clockPhaseTicks + start * rateA)
+        let baseB = wrapCounter(responder.clockPhaseTicks + start * rateB)
         // Receive timestamps are the nearest tick to the detected first path: rounding, unlike truncation, adds no
         // bias; each reading errs by up to half a tick, which bounds one exchange's distance error at about 2.3 mm.
         @inline(__always) func readA(_ dt: Double) -> Int64 { Int64((baseA + dt * rateA).rounded()) }
@@ -57,6 +57,13 @@ public enum TwoWayRanging {
             t1: t1 & counterMask, t2: t2 & counterMask, t3: t3 & counterMask,
             t4: t4 & counterMask, t5: t5 & counterMask, t6: t6 & counterMask
         )
+    }
+
+    /// A counter reading reduced modulo 2^40. The modulus is a power of two, so the division, the floor and the
+    /// product are exact in floating point, and cheaper than `fmod`.
+    @inline(__always)
+    static func wrapCounter(_ ticks: Double) -> Double {
+        ticks - (ticks / counterModulus).rounded(.down) * counterModulus
     }
 
     /// An interval between two wrapped counter readings, in ticks.

@@ -280,7 +280,8 @@ public final class Simulation {
             ranging: .init(exchanges: stats.exchanges, received: stats.received, updatesDelivered: stats.updates),
             distanceRaw: figures(rawSquares, rawCount, stats.raw),
             distanceFiltered: figures(filteredSquares, filteredCount, stats.filtered),
-            direction: .init(p50Degrees: stats.direction.quantile(0.5), p95Degrees: stats.direction.quantile(0.95),
+            direction: .init(p50Degrees: stats.direction.quantile(0.5).map(Self.degrees(fromHalfChord:)),
+                             p95Degrees: stats.direction.quantile(0.95).map(Self.degrees(fromHalfChord:)),
                              nilShare: directionTotal > 0 ? Double(stats.directionMissing) / directionTotal : 0),
             bumps: .init(
                 fired: bumps.count, trueContacts: score.contacts, detected: score.detected,
@@ -293,6 +294,11 @@ public final class Simulation {
             performance: .init(wallSeconds: wall, updatesPerSecond: wall > 0 ? Double(stats.updates) / wall : 0,
                                realTimeFactor: wall > 0 ? settings.duration / wall : 0, peakMemoryMB: memory),
             traceLines: trace?.lineCount)
+    }
+
+    /// The angle between two unit vectors whose chord is twice `halfChord`: 2 asin(halfChord), in degrees.
+    static func degrees(fromHalfChord halfChord: Double) -> Double {
+        Angle.degrees(fromRadians: 2 * asin(min(halfChord, 1)))
     }
 
     static func peakMemoryMB() -> Double {

@@ -75,3 +75,26 @@ import TestSupport
         #expect(u.verticalEstimate == .same)
     }
 }
+
+@Suite struct MirroredSessionTests {
+    /// The responder's update carries the initiator's filtered distance exactly, with its own direction.
+    @Test func responderShowsTheInitiatorsDistance() throws {
+        var radio = try Fixtures.link(RadioConfiguration(), seed: 4)
+        var initiator = SessionEstimator()
+        var responder = SessionEstimator()
+        var mirrored = SessionEstimator()
+        let g = Fixtures.pair(distance: 2.5, azimuthDegrees: 15)
+        for i in 0..<200 {
+            let t = Double(i) / 10
+            guard let m = radio.exchange(geometry: g, at: t) else { continue }
+            let a = initiator.update(distance: m.distance, angle: m.angleAtInitiator, at: t)
+            let own = responder.update(distance: m.distance, angle: m.angleAtResponder, at: t)
+            let b = mirrored.update(filteredDistance: a.distance, fresh: initiator.distanceIsFresh,
+                                    angle: m.angleAtResponder, at: t)
+            // Filtering the same distances again gives the same estimate: computing it once loses nothing.
+            #expect(b.distance == own.distance)
+            #expect(b.direction == own.direction)
+            #expect(mirrored.distanceIsFresh == responder.distanceIsFresh)
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import DiscoveryRun
+import Estimation
+import Foundation
+import GSL
+import Geometry
+import Radio
+import Sessions
+import Simulation
+import Transport
+
+/// A room and its clock: each call ranges every pair once, a tenth of a second after the previous round.
+final class RoomState {
+    let room: RangingRoom
+    private var time = 0.0
+
+    /// - Parameter areaPerPeer: floor area per peer, m² (4 in the mingle hall; 0.01 puts everyone in a 6 m hall,
+    ///   all within range of each other).
+    init(peers: Int, workers: Int, areaPerPeer: Double = 4) throws {
+        var settings = SimulationSettings()
+        settings.mingle.areaPerPeer = areaPerPeer
+        room = try RangingRoom(peers: peers, workers: workers, settings: settings)
+    }
+
+    func next() -> Int {
+        time += 0.1
+        return room.round(at: time)
+    }
+}
+
+/// Discovery to a full mesh of running sessions on the in-memory network.
+func setUpSessions(peers: Int) throws -> Double {
+    var settings = ClusterSettings()
+    settings.peers = peers
+    let cluster = try InMemoryCluster(settings: settings, conditions: NetworkConditions())
+    cluster.run(until: 60, stopWhenConverged: true)
+    guard let converged = cluster.monitor.convergedAt else { fatalError("the benchmark's group did not converge") }
+    return converged
+}
+
+/// Inserts `peers` sessions, looks each up by peer and by both tokens, then replaces each with a new incarnation.
+func tableOperations(peers: Int) -> Int {
+    var table = PeerSessionTableState(capacity: peers)
+    var next: UInt64 = 0
+    func token() -> DiscoveryToken {
+        next += 1
+        return DiscoveryToken(high: 0xA, low: next)
+    }
+    var found = 0
+    for p in 0..<peers {
+        _ = try? table.open(peer: PeerID(UInt64(p)), incarnation: 1, remoteToken: token(), time: 0, makeToken: token)
+    }
+    for p in 0..<peers {
+        guard let entry = table.session(with: PeerID(UInt64(p))) else { continue }
+        if table.peer(forLocalToken: entry.localToken) != nil { found += 1 }
+        if let remote = entry.remoteToken, table.peer(forRemoteToken: remote) != nil { found += 1 }
+    }
+    for p in 0..<peers {
+        _ = try? table.open(peer: PeerID(UInt64(p)), incarnation: 2, remoteToken: token(), time: 1, makeToken: token)
+    }
+    return found + table.count
+}

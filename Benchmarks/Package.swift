@@ -1,0 +1,31 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// A package of its own, so that the main package and its tests never build the benchmark dependency.
+let package = Package(
+    name: "nearcatch-benchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "nearcatch-sim", path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .executableTarget(
+            name: "NearcatchBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Simulation", package: "nearcatch-sim"),
+                .product(name: "DiscoveryRun", package: "nearcatch-sim"),
+                .product(name: "Sessions", package: "nearcatch-sim"),
+                .product(name: "Transport", package: "nearcatch-sim"),
+                .product(name: "Estimation", package: "nearcatch-sim"),
+                .product(name: "Radio", package: "nearcatch-sim"),
+                .product(name: "Geometry", package: "nearcatch-sim"),
+                .product(name: "GSL", package: "nearcatch-sim"),
+            ],
+            path: "Benchmarks/NearcatchBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

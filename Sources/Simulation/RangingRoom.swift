@@ -1,0 +1,78 @@
+import Bump
+import Estimation
+import Geometry
+import Radio
+import World
+
+/// A room of peers with every session running and everyone standing still, ranged round after round: the ranging
+/// pipeline (radio draws, both sides' estimators, the bump detector, scoring) without discovery or movement. It is
+/// what the benchmarks measure, and what a run spends its rounds on.
+public final class RangingRoom {
+    private let engine: RangingEngine
+    private let input: (Double) -> RoundInput
+    /// Pairs ranged each round.
+    public let pairs: Int
+
+    /// A room of `peers` peers standing where the mingle scenario starts them (a hall of 4 m² per peer, so that,
+    /// as in a run, pairs more than 9 m apart measure nothing).
+    ///
+    /// - Throws: ``SimulationSettingsError`` or a radio error for bad settings.
+    public init(peers: Int, workers: Int, settings: SimulationSettings = SimulationSettings()) throws {
+        var s = settings
+        s.peers = peers
+        s.workers = workers
+        s.scenario = .mingle
+        // No network: a room ranges in memory, so the UDP limit on peers does not apply.
+        s.transport = .memory
+        s.clock = .virtual
+        try s.validate()
+        let world = try World(scenario: .mingle, peers: peers, seed: s.seed, mingle: s.mingle)
+        // (A denser hall, through `settings.mingle.areaPerPeer`, puts more pairs within range.)
+        let estimator = s.tunedEstimator
+        var slots: [PairSlot] = []
+        slots.reserveCapacity(peers * (peers - 1) / 2)
+        for a in 0..<peers {
+            for b in (a + 1)..<peers {
+                slots.append(PairSlot(
+                    a: a, b: b,
+                    radio: try PairRadio(initiatorID: UInt64(a), responderID: UInt64(b), runSeed: s.seed,
+                                         configuration: s.radio),
+                    estimatorA: SessionEstimator(configuration: estimator),
+                    estimatorB: SessionEstimator(configuration: estimator),
+                    bump: BumpDetector(configuration: s.bump)))
+            }
+        }
+        pairs = slots.count
+        engine = RangingEngine(slots: slots, workers: workers)
+        let matrix = SessionMatrix(peers: peers)
+        for a in 0..<peers { for b in 0..<peers where a != b { matrix.set(a, b, running: true) } }
+        let sessions = matrix.snapshot()
+        let poses = world.poses
+        let targets = [Int?](repeating: nil, count: peers)
+        let haptics = s.haptics
+        input = { time in
+            RoundInput(time: time, poses: poses, sessions: sessions, targets: targets, haptics: haptics, trace: false,
+                       traceInterval: 1)
+        }
+    }
+
+    /// Where the mingle scenario starts `peers` peers: the room's standing positions, for references that must
+    /// range the same geometry.
+    public static func standingPoses(peers: Int, seed: UInt64) -> [Pose] {
+        (try? World(scenario: .mingle, peers: peers, seed: seed))?.poses ?? []
+    }
+
+    /// Ranges every pair once at `time` (seconds, after the previous round's).
+    ///
+    /// - Returns: the bumps fired in the round.
+    @discardableResult
+    public func round(at time: Double) -> Int {
+        engine.round(input(time)).bumps.count
+    }
+
+    /// Updates delivered so far (two per received exchange).
+    public var updatesDelivered: Int { engine.merged.updates }
+
+    /// Exchanges received so far (not lost).
+    public var exchangesReceived: Int { engine.merged.received }
+}

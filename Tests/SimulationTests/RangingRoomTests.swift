@@ -1,0 +1,25 @@
+import Simulation
+import Testing
+
+@Suite struct RangingRoomTests {
+    @Test func everyPairRangesOncePerRound() throws {
+        let room = try RangingRoom(peers: 30, workers: 2)
+        #expect(room.pairs == 435)
+        for k in 1...20 { room.round(at: Double(k) / 10) }
+        // About 2% of exchanges are lost, a tenth of them obstructed ones at 20%: roughly 97% arrive.
+        let received = Double(room.exchangesReceived) / Double(20 * 435)
+        #expect(received > 0.94 && received < 0.995)
+        #expect(room.updatesDelivered == 2 * room.exchangesReceived)
+    }
+
+    @Test func workersDoNotChangeTheResult() throws {
+        let one = try RangingRoom(peers: 25, workers: 1)
+        let three = try RangingRoom(peers: 25, workers: 3)
+        for k in 1...10 {
+            one.round(at: Double(k) / 10)
+            three.round(at: Double(k) / 10)
+        }
+        #expect(one.updatesDelivered == three.updatesDelivered)
+        #expect(one.exchangesReceived == three.exchangesReceived)
+    }
+}
