@@ -79,12 +79,9 @@ public struct RunCommand: AsyncParsableCommand {
 
     public init() {}
 
+    /// Checks what the simulation settings cannot see (the flags' own ranges, the trace's folder); the settings
+    /// check the rest, in the same words.
     public func validate() throws {
-        if let peers { try require(peers >= 2 && peers <= 1000, "--peers must be between 2 and 1000, got \(peers)") }
-        try require(duration.isFinite && duration > 0 && duration <= 86_400,
-                    "--duration must be above 0 and at most 86400 seconds, got \(duration)")
-        try require(rate.isFinite && rate >= 0.5 && rate <= 100, "--rate must be between 0.5 and 100 Hz, got \(rate)")
-        try require(workers >= 1 && workers <= 256, "--workers must be between 1 and 256, got \(workers)")
         try require(losSigma.isFinite && losSigma >= 0 && losSigma <= 10,
                     "--los-sigma must be between 0 and 10 metres, got \(losSigma)")
         try require(antennaSigma.isFinite && antennaSigma >= 0 && antennaSigma <= 10,

@@ -29,6 +29,27 @@ struct PairSlot {
     var filteredCount = 0
 }
 
+extension PairSlot {
+    /// One slot for every pair of `peers` peers, the lower index the initiator, each with its own radio stream.
+    static func all(peers: Int, settings: SimulationSettings) throws -> [PairSlot] {
+        let estimator = settings.tunedEstimator
+        var slots: [PairSlot] = []
+        slots.reserveCapacity(peers * (peers - 1) / 2)
+        for a in 0..<peers {
+            for b in (a + 1)..<peers {
+                slots.append(PairSlot(
+                    a: a, b: b,
+                    radio: try PairRadio(initiatorID: UInt64(a), responderID: UInt64(b), runSeed: settings.seed,
+                                         configuration: settings.radio),
+                    estimatorA: SessionEstimator(configuration: estimator),
+                    estimatorB: SessionEstimator(configuration: estimator),
+                    bump: BumpDetector(configuration: settings.bump)))
+            }
+        }
+        return slots
+    }
+}
+
 /// What one worker produced in a round and over the run.
 struct WorkerOutput {
     var raw = Histogram(binWidth: 0.001, bins: 10_000)

@@ -28,20 +28,7 @@ public final class RangingRoom {
         try s.validate()
         let world = try World(scenario: .mingle, peers: peers, seed: s.seed, mingle: s.mingle)
         // (A denser hall, through `settings.mingle.areaPerPeer`, puts more pairs within range.)
-        let estimator = s.tunedEstimator
-        var slots: [PairSlot] = []
-        slots.reserveCapacity(peers * (peers - 1) / 2)
-        for a in 0..<peers {
-            for b in (a + 1)..<peers {
-                slots.append(PairSlot(
-                    a: a, b: b,
-                    radio: try PairRadio(initiatorID: UInt64(a), responderID: UInt64(b), runSeed: s.seed,
-                                         configuration: s.radio),
-                    estimatorA: SessionEstimator(configuration: estimator),
-                    estimatorB: SessionEstimator(configuration: estimator),
-                    bump: BumpDetector(configuration: s.bump)))
-            }
-        }
+        let slots = try PairSlot.all(peers: peers, settings: s)
         pairs = slots.count
         engine = RangingEngine(slots: slots, workers: workers)
         let matrix = SessionMatrix(peers: peers)

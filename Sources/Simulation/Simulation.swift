@@ -44,19 +44,7 @@ public final class Simulation {
         world = try World(scenario: settings.scenario, peers: settings.peers, seed: settings.seed,
                           mingle: settings.mingle)
         matrix = SessionMatrix(peers: peers)
-        var slots: [PairSlot] = []
-        slots.reserveCapacity(peers * (peers - 1) / 2)
-        let estimator = settings.tunedEstimator
-        for a in 0..<peers {
-            for b in (a + 1)..<peers {
-                let radio = try PairRadio(initiatorID: UInt64(a), responderID: UInt64(b), runSeed: settings.seed,
-                                          configuration: settings.radio)
-                slots.append(PairSlot(
-                    a: a, b: b, radio: radio, estimatorA: SessionEstimator(configuration: estimator),
-                    estimatorB: SessionEstimator(configuration: estimator),
-                    bump: BumpDetector(configuration: settings.bump)))
-            }
-        }
+        let slots = try PairSlot.all(peers: peers, settings: settings)
         engine = RangingEngine(slots: slots, workers: settings.workers)
         trace = try settings.tracePath.map { path throws(SimulationSettingsError) in try TraceWriter(path: path) }
     }
