@@ -56,7 +56,10 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
-        .target(name: "Discovery", dependencies: ["Sessions", "GSL", "Transport"]),
+        .target(
+            name: "Discovery",
+            dependencies: ["Sessions", "GSL", "Transport", .product(name: "HeapModule", package: "swift-collections")]
+        ),
         .target(
             name: "DiscoveryRun",
             dependencies: [

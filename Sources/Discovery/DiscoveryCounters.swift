@@ -14,6 +14,12 @@ public struct DiscoveryCounters: Sendable, Equatable {
     public var awaitingDiscovery = 0
     /// Invitations sent again because no answer came.
     public var retransmissions = 0
+    /// Announcements of known peers taken without decoding, being the same as the one each was discovered by.
+    public var unchangedAnnouncements = 0
+    /// Invitations and accepts that repeated one already handled: answered the same, or ignored, holding nothing new.
+    public var duplicates = 0
+    /// Invitations held back because the node's send budget was spent.
+    public var deferredByBudget = 0
 
     public init() {}
 
@@ -31,5 +37,8 @@ public struct DiscoveryCounters: Sendable, Equatable {
         otherServiceIgnored += other.otherServiceIgnored
         awaitingDiscovery += other.awaitingDiscovery
         retransmissions += other.retransmissions
+        unchangedAnnouncements += other.unchangedAnnouncements
+        duplicates += other.duplicates
+        deferredByBudget += other.deferredByBudget
     }
 }

@@ -1,4 +1,5 @@
 import GSL
+import HeapModule
 import Sessions
 import Transport
 
@@ -41,12 +42,32 @@ public struct DiscoveryNode {
         public var lastHeard: Double
         /// When this incarnation of it was discovered, seconds.
         public let discoveredAt: Double
+        /// The announcement it was discovered by, as received: a later one equal to it but for the sequence number
+        /// is taken without decoding (``WireFormat/sameAnnouncement(_:_:)``).
+        let announcement: [UInt8]
+        /// The time of its entry in the silence queue; an entry with another time is stale.
+        var silenceCheckAt: Double
     }
 
     private struct Invitation {
         var startedAt: Double
         var nextSendAt: Double
+        /// The wait after the next send.
         var interval: Double
+        var sends = 0
+        var lastSentAt = -Double.infinity
+        /// Whether `nextSendAt` is a send reserved in the budget.
+        var reserved = false
+        /// The time of its entry in the invitation queue; an entry with another time is stale.
+        var queuedAt: Double
+    }
+
+    /// An invitation from a peer not discovered yet, kept until its announcement arrives.
+    private struct ParkedInvitation {
+        let address: SessionAddress
+        let token: DiscoveryToken
+        let source: Endpoint
+        let at: Double
     }
 
     public let configuration: Configuration
@@ -59,11 +80,21 @@ public struct DiscoveryNode {
     /// more. An invitation that merely went unanswered is tried again at the peer's next announcement instead: the
     /// peer is alive, only the datagrams were lost.
     private var declinedAt: [PeerID: Double] = [:]
+    private var parked: [PeerID: ParkedInvitation] = [:]
+    /// Lazy timer queues: an entry may be stale (the peer heard from since, the invitation answered); it is checked
+    /// against the state when it falls due. This keeps every datagram's handling free of scans over all peers.
+    private var silenceQueue = Heap<PeerDeadline>()
+    private var invitationQueue = Heap<PeerDeadline>()
+    private var roundTrip = RoundTripEstimator()
+    private var budget: SendBudget
     private var tokens: any TokenSource
     private let random: RandomSource
     private var sequence: UInt32 = 0
     private var burstLeft = 0
     private var nextAnnounceAt = Double.infinity
+    private var lastAnnouncedAt = -Double.infinity
+    /// This node's latest announcement, to recognise it when the group returns it.
+    private var ownAnnouncement: [UInt8] = []
     private var running = false
 
     /// A node that will advertise from `unicastPort`.
@@ -85,28 +116,38 @@ public struct DiscoveryNode {
         self.table = PeerSessionTableState(capacity: configuration.maximumSessions)
         self.tokens = tokens
         self.random = random
+        self.budget = SendBudget(rate: configuration.timing.sendBudget)
     }
 
     private var me: PeerID { configuration.peer }
     private var timing: DiscoveryTiming { configuration.timing }
 
-    /// The earliest time at which ``tick(now:)`` has work: an announcement, a retransmission, an invitation
-    /// timeout or a silent peer to declare lost.
-    public var nextDeadline: Double? {
-        guard running else { return nil }
-        var deadline = nextAnnounceAt
-        for invitation in invitations.values {
-            deadline = min(deadline, invitation.nextSendAt, invitation.startedAt + timing.invitationTimeout)
+    /// The earliest time at which ``tick(now:)`` may have work: an announcement, a retransmission, an invitation
+    /// timeout or a silent peer to declare lost. It may be early (a queue entry gone stale), never late.
+    ///
+    /// Stored, and brought up to date at the end of every change: a driver reads it after each datagram, and a
+    /// computed property read through the driver would copy the whole node each time.
+    public private(set) var nextDeadline: Double?
+
+    private mutating func refreshDeadline() {
+        guard running else {
+            nextDeadline = nil
+            return
         }
-        let silence = timing.silenceBeforeLost
-        for peer in peers.values { deadline = min(deadline, peer.lastHeard + silence) }
-        return deadline
+        var deadline = nextAnnounceAt
+        if let due = silenceQueue.min { deadline = min(deadline, due.time) }
+        if let due = invitationQueue.min { deadline = min(deadline, due.time) }
+        nextDeadline = deadline
     }
+
+    /// The smoothed round trip of this node's token exchanges, once one has been measured.
+    public var roundTripEstimate: Double? { roundTrip.estimate }
 
     // MARK: - Life
 
     /// Starts advertising and browsing.
     public mutating func start(now: Double) -> [NodeDirective] {
+        defer { refreshDeadline() }
         running = true
         burstLeft = timing.burstCount
         nextAnnounceAt = now
@@ -115,22 +156,32 @@ public struct DiscoveryNode {
 
     /// Says goodbye and forgets everything; the node is then silent.
     public mutating func stop(now: Double) -> [NodeDirective] {
+        defer { refreshDeadline() }
         guard running else { return [] }
         running = false
         let goodbye = WireMessage.goodbye(peer: me, incarnation: configuration.incarnation)
         peers = [:]
         invitations = [:]
+        parked = [:]
+        silenceQueue = Heap()
+        invitationQueue = Heap()
         for peer in table.peers { table.remove(peer: peer) }
         return [send(goodbye, to: .group)]
     }
 
     /// Does whatever is due at `now`.
+    ///
+    /// - Complexity: O(k log n) for the k timer entries due.
     public mutating func tick(now: Double) -> [NodeDirective] {
+        defer { refreshDeadline() }
         guard running else { return [] }
         var out: [NodeDirective] = []
         if now >= nextAnnounceAt {
             sequence &+= 1
-            out.append(send(.announce(advertisement, sequence: sequence), to: .group))
+            let announcement = send(.announce(advertisement, sequence: sequence), to: .group)
+            if case .send(let bytes, _) = announcement { ownAnnouncement = bytes }
+            out.append(announcement)
+            lastAnnouncedAt = now
             if burstLeft > 1 {
                 burstLeft -= 1
                 nextAnnounceAt = now + timing.burstSpacing
@@ -140,12 +191,21 @@ public struct DiscoveryNode {
             }
         }
         let silence = timing.silenceBeforeLost
-        // The same sums as in `nextDeadline`, so that a deadline the driver wakes for is always acted on.
-        for peer in peers.keys.sorted() where now >= peers[peer]!.lastHeard + silence {
-            out += lose(peer, reason: .timeout)
+        while let due = silenceQueue.min, due.time <= now {
+            silenceQueue.removeMin()
+            guard var known = peers[due.peer], known.silenceCheckAt == due.time else { continue }
+            if now >= known.lastHeard + silence {
+                out += lose(due.peer, reason: .timeout)
+            } else {
+                known.silenceCheckAt = known.lastHeard + silence
+                peers[due.peer] = known
+                silenceQueue.insert(PeerDeadline(time: known.silenceCheckAt, peer: due.peer))
+            }
         }
-        for peer in invitations.keys.sorted() {
-            guard let invitation = invitations[peer] else { continue }
+        while let due = invitationQueue.min, due.time <= now {
+            invitationQueue.removeMin()
+            let peer = due.peer
+            guard let invitation = invitations[peer], invitation.queuedAt == due.time else { continue }
             if now >= invitation.startedAt + timing.invitationTimeout {
                 invitations[peer] = nil
                 if let entry = table.remove(peer: peer) {
@@ -153,8 +213,8 @@ public struct DiscoveryNode {
                                              detail: "no answer within \(timing.invitationTimeout) s")
                     out.append(.event(.session(entry.peer, .invalidated(error))))
                 }
-            } else if now >= invitation.nextSendAt {
-                counters.retransmissions += 1
+            } else {
+                if invitation.sends > 0 { counters.retransmissions += 1 }
                 out += sendInvitation(to: peer, now: now)
             }
         }
@@ -165,8 +225,23 @@ public struct DiscoveryNode {
 
     /// Handles one datagram from `source`.
     public mutating func receive(_ datagram: IncomingDatagram, now: Double) -> [NodeDirective] {
+        defer { refreshDeadline() }
         guard running else { return [] }
         counters.received += 1
+        if let peer = WireFormat.announcedPeer(in: datagram.bytes) {
+            if peer == me, WireFormat.sameAnnouncement(datagram.bytes, ownAnnouncement) {
+                counters.ownIgnored += 1
+                return []
+            }
+            if let index = peers.index(forKey: peer),
+               WireFormat.sameAnnouncement(datagram.bytes, peers.values[index].announcement) {
+                counters.unchangedAnnouncements += 1
+                peers.values[index].lastHeard = now
+                // A peer with a session, by far the most common case, needs nothing more (as in `heardAgain`).
+                if table.hasSession(with: peer) { return [] }
+                return heardAgain(peer, peers.values[index], now: now)
+            }
+        }
         let message: WireMessage
         do {
             message = try WireFormat.decode(datagram.bytes)
@@ -175,8 +250,8 @@ public struct DiscoveryNode {
             return []
         }
         switch message {
-        case .announce(let ad, _):
-            return receiveAnnouncement(ad, from: datagram.source, now: now)
+        case .announce(let ad, let sequence):
+            return receiveAnnouncement(ad, sequence: sequence, bytes: datagram.bytes, from: datagram.source, now: now)
         case .goodbye(let peer, let incarnation):
             if peer == me {
                 counters.ownIgnored += 1
@@ -212,7 +287,9 @@ public struct DiscoveryNode {
         }
     }
 
-    private mutating func receiveAnnouncement(_ ad: Advertisement, from source: Endpoint, now: Double) -> [NodeDirective] {
+    private mutating func receiveAnnouncement(
+        _ ad: Advertisement, sequence: UInt32, bytes: [UInt8], from source: Endpoint, now: Double
+    ) -> [NodeDirective] {
         if ad.peer == me {
             counters.ownIgnored += 1
             return []
@@ -224,19 +301,7 @@ public struct DiscoveryNode {
         var out: [NodeDirective] = []
         if let known = peers[ad.peer] {
             if ad.incarnation < known.advertisement.incarnation { return refuse(.staleIncarnation) }
-            if ad.incarnation == known.advertisement.incarnation {
-                peers[ad.peer]?.lastHeard = now
-                if me.initiates(with: ad.peer) {
-                    if shouldInvite(ad.peer, now: now) {
-                        out += beginInvitation(to: ad.peer, incarnation: ad.incarnation, now: now)
-                    }
-                } else if table.session(with: ad.peer) == nil, now - known.discoveredAt >= timing.solicitAfter {
-                    let address = SessionAddress(from: me, fromIncarnation: configuration.incarnation, to: ad.peer,
-                                                 toIncarnation: ad.incarnation)
-                    out.append(send(.solicit(address), to: .unicast(known.endpoint)))
-                }
-                return out
-            }
+            if ad.incarnation == known.advertisement.incarnation { return heardAgain(ad.peer, known, now: now) }
             // A new life of a known peer: its old session cannot continue.
             invitations[ad.peer] = nil
             declinedAt[ad.peer] = nil
@@ -246,18 +311,63 @@ public struct DiscoveryNode {
                 out.append(.event(.session(ad.peer, .invalidated(error))))
             }
         }
+        let silenceCheckAt = now + timing.silenceBeforeLost
         peers[ad.peer] = KnownPeer(
-            advertisement: ad, endpoint: source.with(port: ad.unicastPort), lastHeard: now, discoveredAt: now)
+            advertisement: ad, endpoint: source.with(port: ad.unicastPort), lastHeard: now, discoveredAt: now,
+            announcement: bytes, silenceCheckAt: silenceCheckAt)
+        silenceQueue.insert(PeerDeadline(time: silenceCheckAt, peer: ad.peer))
         out.append(.event(.found(ad)))
         if me.initiates(with: ad.peer) {
-            out += beginInvitation(to: ad.peer, incarnation: ad.incarnation, now: now)
+            out += beginInvitation(to: ad.peer, incarnation: ad.incarnation,
+                                   firstSendAt: firstInvitationTime(toPeerAnnouncing: sequence, now: now), now: now)
+        } else if let waiting = parked.removeValue(forKey: ad.peer) {
+            if waiting.address.fromIncarnation == ad.incarnation {
+                out += receiveInvitation(waiting.address, token: waiting.token, from: waiting.source, now: now)
+            }
         }
         return out
     }
 
+    /// Another announcement of a peer's known life: it is alive; invite it if its invitation is due again, or, as
+    /// its responder without a session, ask to be invited.
+    private mutating func heardAgain(_ peer: PeerID, _ known: KnownPeer, now: Double) -> [NodeDirective] {
+        peers[peer]?.lastHeard = now
+        if me.initiates(with: peer) {
+            guard shouldInvite(peer, now: now) else { return [] }
+            return beginInvitation(to: peer, incarnation: known.advertisement.incarnation, firstSendAt: now, now: now)
+        }
+        guard table.session(with: peer) == nil, now - known.discoveredAt >= timing.solicitAfter,
+              budget.take(now: now)
+        else { return [] }
+        let address = SessionAddress(from: me, fromIncarnation: configuration.incarnation, to: peer,
+                                     toIncarnation: known.advertisement.incarnation)
+        return [send(.solicit(address), to: .unicast(known.endpoint))]
+    }
+
+    /// When to send the first invitation to a peer just discovered by an announcement with `sequence`.
+    ///
+    /// A peer still in its start burst that began after this node last announced cannot know this node yet, and
+    /// would have to drop the invitation (or park it) until this node's next announcement: the invitation waits for
+    /// that announcement instead, which costs no datagram. Any other peer is invited at once.
+    private func firstInvitationTime(toPeerAnnouncing sequence: UInt32, now: Double) -> Double {
+        guard sequence >= 1, sequence <= UInt32(max(timing.burstCount, 1)) else { return now }
+        let peerStartedAt = now - Double(sequence - 1) * timing.burstSpacing
+        guard lastAnnouncedAt < peerStartedAt, nextAnnounceAt.isFinite else { return now }
+        // Just after the announcement, so that it is received first.
+        return nextAnnounceAt + Self.afterAnnouncement
+    }
+
+    /// How long after its own announcement a deferred invitation is sent.
+    static let afterAnnouncement = 0.02
+
     private mutating func receiveInvitation(
         _ address: SessionAddress, token: DiscoveryToken, from source: Endpoint, now: Double
     ) -> [NodeDirective] {
+        if isAddressed(address, senderInitiates: true), peers[address.from].map({
+            address.fromIncarnation > $0.advertisement.incarnation
+        }) ?? true {
+            return park(address, token: token, from: source, now: now)
+        }
         guard let known = knownSender(of: address, senderInitiates: true, now: now) else { return [] }
         let incarnation = known.advertisement.incarnation
         let outcome: PeerSessionTableState.OpenOutcome
@@ -298,7 +408,8 @@ public struct DiscoveryNode {
             out.append(.event(.session(address.from, .invalidated(error))))
             out.append(.event(.session(address.from, .began(remoteToken: token))))
         case .unchanged(let existing):
-            // Our answer was lost: the initiator asks again; answer the same.
+            // Our answer was lost or is late: the initiator asks again; answer the same, holding nothing new.
+            counters.duplicates += 1
             entry = existing
         }
         out.insert(send(.accept(address.reversed, token: entry.localToken, echo: token), to: .unicast(known.endpoint)),
@@ -312,9 +423,7 @@ public struct DiscoveryNode {
     private mutating func knownSender(
         of address: SessionAddress, senderInitiates: Bool, now: Double
     ) -> KnownPeer? {
-        guard address.to == me, address.toIncarnation == configuration.incarnation,
-              address.from.initiates(with: me) == senderInitiates
-        else {
+        guard isAddressed(address, senderInitiates: senderInitiates) else {
             _ = refuse(.misaddressed)
             return nil
         }
@@ -330,6 +439,27 @@ public struct DiscoveryNode {
         return known
     }
 
+    private func isAddressed(_ address: SessionAddress, senderInitiates: Bool) -> Bool {
+        address.to == me && address.toIncarnation == configuration.incarnation
+            && address.from.initiates(with: me) == senderInitiates
+    }
+
+    /// Keeps an invitation from a peer (or a life of it) not discovered yet, to answer once its announcement
+    /// arrives: the initiator then need not send again. A repeat replaces the one kept; beyond the bound, parked
+    /// invitations older than a peer's allowed silence are dropped first, then new ones are.
+    private mutating func park(
+        _ address: SessionAddress, token: DiscoveryToken, from source: Endpoint, now: Double
+    ) -> [NodeDirective] {
+        counters.awaitingDiscovery += 1
+        if parked[address.from] == nil, parked.count >= timing.maximumParkedInvitations {
+            let oldest = now - timing.silenceBeforeLost
+            parked = parked.filter { $0.value.at >= oldest }
+            guard parked.count < timing.maximumParkedInvitations else { return [] }
+        }
+        parked[address.from] = ParkedInvitation(address: address, token: token, source: source, at: now)
+        return []
+    }
+
     /// A responder says it holds no session with us: whatever we hold is dead, so invite it afresh.
     private mutating func receiveSolicit(_ address: SessionAddress, now: Double) -> [NodeDirective] {
         guard let known = knownSender(of: address, senderInitiates: false, now: now) else { return [] }
@@ -341,7 +471,7 @@ public struct DiscoveryNode {
             let error = SessionError(.sessionFailed, peer: address.from, detail: "the peer no longer holds the session")
             out.append(.event(.session(address.from, .invalidated(error))))
         }
-        return out + beginInvitation(to: address.from, incarnation: incarnation, now: now)
+        return out + beginInvitation(to: address.from, incarnation: incarnation, firstSendAt: now, now: now)
     }
 
     /// Checks an accept or decline against the pending invitation before `handle` applies it.
@@ -366,10 +496,13 @@ public struct DiscoveryNode {
         } catch {
             return refuse(.tokenMismatch)
         }
-        invitations[address.from] = nil
+        if let invitation = invitations.removeValue(forKey: address.from), invitation.sends == 1 {
+            roundTrip.add(now - invitation.lastSentAt)
+        }
         if case .completed = outcome {
             return [.event(.session(address.from, .began(remoteToken: token)))]
         }
+        counters.duplicates += 1
         return []
     }
 
@@ -379,6 +512,7 @@ public struct DiscoveryNode {
     ///
     /// - Returns: the directive, or nothing when there is no running session with `peer`.
     public mutating func sendData(to peer: PeerID, kind: UInt8, payload: [UInt8]) -> [NodeDirective] {
+        defer { refreshDeadline() }
         guard let entry = table.session(with: peer), entry.remoteToken != nil, let known = peers[peer],
               payload.count <= WireFormat.maximumSessionPayload
         else { return [] }
@@ -392,7 +526,9 @@ public struct DiscoveryNode {
         return now - declined >= timing.invitationTimeout
     }
 
-    private mutating func beginInvitation(to peer: PeerID, incarnation: Incarnation, now: Double) -> [NodeDirective] {
+    private mutating func beginInvitation(
+        to peer: PeerID, incarnation: Incarnation, firstSendAt: Double, now: Double
+    ) -> [NodeDirective] {
         declinedAt[peer] = nil
         do {
             var tokens = self.tokens
@@ -403,10 +539,18 @@ public struct DiscoveryNode {
             declinedAt[peer] = now
             return [.event(.session(peer, .invalidated(error)))]
         }
-        invitations[peer] = Invitation(startedAt: now, nextSendAt: now, interval: timing.retransmitInterval)
+        let first = roundTrip.timeout(initial: timing.initialRetransmitInterval, floor: timing.retransmitInterval,
+                                      cap: timing.maximumRetransmitInterval, limit: DiscoveryTiming.retransmitLimit)
+        invitations[peer] = Invitation(startedAt: now, nextSendAt: firstSendAt, interval: first, queuedAt: firstSendAt)
+        if firstSendAt > now {
+            invitationQueue.insert(PeerDeadline(time: firstSendAt, peer: peer))
+            return []
+        }
         return sendInvitation(to: peer, now: now)
     }
 
+    /// Sends the invitation to `peer` if the budget allows, and queues its next step: the next send after a wait
+    /// that doubles each time (with jitter), or the wait for the budget, or the timeout.
     private mutating func sendInvitation(to peer: PeerID, now: Double) -> [NodeDirective] {
         guard var invitation = invitations[peer] else { return [] }
         guard let known = peers[peer], let entry = table.session(with: peer), entry.remoteToken == nil else {
@@ -414,18 +558,36 @@ public struct DiscoveryNode {
             invitations[peer] = nil
             return []
         }
-        invitation.nextSendAt = now + invitation.interval
-        invitation.interval = min(invitation.interval * 2, timing.maximumRetransmitInterval)
+        var out: [NodeDirective] = []
+        let slot = invitation.reserved ? now : budget.reserve(now: now)
+        if slot > now {
+            counters.deferredByBudget += 1
+            invitation.nextSendAt = slot
+            invitation.reserved = true
+        } else {
+            invitation.reserved = false
+            let address = SessionAddress(from: me, fromIncarnation: configuration.incarnation, to: peer,
+                                         toIncarnation: entry.incarnation)
+            out.append(send(.invite(address, token: entry.localToken), to: .unicast(known.endpoint)))
+            invitation.sends += 1
+            invitation.lastSentAt = now
+            let jitter = 1 + timing.retransmitJitter * (2 * random.uniform() - 1)
+            invitation.nextSendAt = now + invitation.interval * jitter
+            invitation.interval = min(invitation.interval * 2, roundTrip.longestWait(
+                cap: timing.maximumRetransmitInterval, limit: DiscoveryTiming.retransmitLimit))
+            if invitation.sends > 1 { roundTrip.backOff(to: invitation.interval) }
+        }
+        invitation.queuedAt = min(invitation.nextSendAt, invitation.startedAt + timing.invitationTimeout)
         invitations[peer] = invitation
-        let address = SessionAddress(from: me, fromIncarnation: configuration.incarnation, to: peer,
-                                     toIncarnation: entry.incarnation)
-        return [send(.invite(address, token: entry.localToken), to: .unicast(known.endpoint))]
+        invitationQueue.insert(PeerDeadline(time: invitation.queuedAt, peer: peer))
+        return out
     }
 
     private mutating func lose(_ peer: PeerID, reason: SessionRemovalReason) -> [NodeDirective] {
         peers[peer] = nil
         invitations[peer] = nil
         declinedAt[peer] = nil
+        parked[peer] = nil
         var out: [NodeDirective] = [.event(.lost(peer, reason))]
         if let entry = table.remove(peer: peer), entry.remoteToken != nil {
             out.append(.event(.session(peer, .didRemove(reason))))

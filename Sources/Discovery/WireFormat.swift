@@ -62,6 +62,39 @@ public enum WireFormat {
         return out
     }
 
+    /// Where an announcement's sequence number lies: after the header, the peer id and the incarnation.
+    static let announcementSequence = 24..<28
+
+    /// The peer id of what looks like an announcement (a whole header of this version, its declared length right),
+    /// read at its fixed offset without decoding the rest: the first step of the fast path for announcements heard
+    /// before. The rest is only trusted once ``sameAnnouncement(_:_:)`` matches it against one that decoded in full.
+    public static func announcedPeer(in bytes: [UInt8]) -> PeerID? {
+        guard bytes.count >= announcementSequence.upperBound, bytes.count <= maximumDatagramSize,
+              bytes[0] == magic[0], bytes[1] == magic[1], bytes[2] == magic[2], bytes[3] == magic[3],
+              bytes[4] == version, bytes[5] == WireType.announce.rawValue,
+              Int(bytes[6]) << 8 | Int(bytes[7]) == bytes.count - headerSize
+        else { return nil }
+        var peer: UInt64 = 0
+        for i in headerSize..<headerSize + 8 { peer = peer << 8 | UInt64(bytes[i]) }
+        return PeerID(peer)
+    }
+
+    /// Whether two announcements are the same but for their sequence numbers: then the second decodes to what the
+    /// first did, and need not be decoded again.
+    ///
+    /// - Complexity: O(n) in the datagram's size, without allocating.
+    public static func sameAnnouncement(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count, a.count >= announcementSequence.upperBound else { return false }
+        return a.withUnsafeBufferPointer { x in
+            b.withUnsafeBufferPointer { y in
+                var differ: UInt8 = 0
+                for i in 0..<announcementSequence.lowerBound { differ |= x[i] ^ y[i] }
+                for i in announcementSequence.upperBound..<x.count { differ |= x[i] ^ y[i] }
+                return differ == 0
+            }
+        }
+    }
+
     /// The message in `bytes`.
     ///
     /// - Throws: ``WireError`` for anything that is not a well-formed datagram of this version, including an
@@ -153,7 +186,10 @@ struct ByteWriter {
     mutating func u32(_ v: UInt32) { for shift in stride(from: 24, through: 0, by: -8) { buffer.append(UInt8(truncatingIfNeeded: v >> UInt32(shift))) } }
     mutating func u64(_ v: UInt64) { for shift in stride(from: 56, through: 0, by: -8) { buffer.append(UInt8(truncatingIfNeeded: v >> UInt64(shift))) } }
     mutating func bytes(_ b: [UInt8]) { buffer += b }
-    mutating func token(_ t: DiscoveryToken) { buffer += t.bytes }
+    mutating func token(_ t: DiscoveryToken) {
+        u64(t.high)
+        u64(t.low)
+    }
 
     /// A string with a one-byte length; callers keep strings under 256 bytes (the discovery rules do).
     mutating func string8(_ s: String) {
@@ -199,14 +235,18 @@ struct ByteReader {
     }
 
     mutating func u64(_ field: String) throws(WireError) -> UInt64 {
-        try take(8, field).reduce(0) { $0 << 8 | UInt64($1) }
+        guard bytes.count - offset >= 8 else { throw .truncated(field: field) }
+        var value: UInt64 = 0
+        for i in offset..<offset + 8 { value = value << 8 | UInt64(bytes[i]) }
+        offset += 8
+        return value
     }
 
     mutating func bytes(_ n: Int, _ field: String) throws(WireError) -> [UInt8] { Array(try take(n, field)) }
 
     mutating func token(_ field: String) throws(WireError) -> DiscoveryToken {
-        // Sixteen bytes always make a token.
-        DiscoveryToken(bytes: try take(16, field))!
+        guard bytes.count - offset >= 16 else { throw .truncated(field: field) }
+        return DiscoveryToken(high: try u64(field), low: try u64(field))
     }
 
     mutating func string8(_ field: String) throws(WireError) -> String {

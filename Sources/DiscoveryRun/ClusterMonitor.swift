@@ -18,6 +18,7 @@ public final class ClusterMonitor: Sendable {
         var convergedNodes = Set<Int>()
         var convergedAt: Double?
         var log: [ClusterEvent] = []
+        var digest = EventDigest()
         var eventCount = 0
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
@@ -48,7 +49,10 @@ public final class ClusterMonitor: Sendable {
         }
         let waiters: [CheckedContinuation<Void, Never>] = state.withLock { s in
             s.eventCount += 1
-            if recordsEvents { s.log.append(ClusterEvent(time: time, node: index, event: event)) }
+            if recordsEvents {
+                s.log.append(ClusterEvent(time: time, node: index, event: event))
+                s.digest.add(time: time, node: index, event: event)
+            }
             s.established[index] = established
             if established == sessionsPerNode { s.convergedNodes.insert(index) } else { s.convergedNodes.remove(index) }
             guard s.convergedAt == nil, s.convergedNodes.count == s.established.count else { return [] }
@@ -86,15 +90,72 @@ public final class ClusterMonitor: Sendable {
         }
     }
 
-    /// An FNV-1a digest of the log's lines, to compare runs at a glance.
-    public var logDigest: String {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for entry in log {
-            for byte in "\(entry.time) \(entry.node) \(entry.event)\n".utf8 {
-                hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
-            }
+    /// An FNV-1a digest of the log (each event's time, node, kind and fields), to compare runs at a glance.
+    public var logDigest: String { state.withLock { $0.digest.hex } }
+}
+
+/// FNV-1a over the fields of each event, folded in as events are recorded: a digest of the whole log without
+/// formatting a line per event.
+struct EventDigest {
+    private var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+
+    private mutating func word(_ value: UInt64) {
+        var v = value
+        for _ in 0..<8 {
+            hash = (hash ^ (v & 0xFF)) &* 0x0000_0100_0000_01B3
+            v >>= 8
         }
-        let hex = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    private mutating func bytes(_ values: some Sequence<UInt8>) {
+        for byte in values { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+    }
+
+    mutating func add(time: Double, node: Int, event: NodeEvent) {
+        word(time.bitPattern)
+        word(UInt64(node))
+        switch event {
+        case .found(let ad):
+            word(1)
+            word(ad.peer.rawValue)
+            word(ad.incarnation)
+            word(UInt64(ad.unicastPort))
+            bytes(ad.displayName.utf8)
+        case .lost(let peer, let reason):
+            word(2)
+            word(peer.rawValue)
+            bytes(reason.rawValue.utf8)
+        case .session(let peer, let session):
+            word(3)
+            word(peer.rawValue)
+            switch session {
+            case .began(let token):
+                word(1)
+                word(token.high)
+                word(token.low)
+            case .didUpdate(let distance, let direction):
+                word(2)
+                word(UInt64(distance?.bitPattern ?? 0))
+                for i in 0..<3 { word(UInt64(direction?[i].bitPattern ?? 0)) }
+            case .didRemove(let reason):
+                word(3)
+                bytes(reason.rawValue.utf8)
+            case .suspended: word(4)
+            case .suspensionEnded: word(5)
+            case .invalidated(let error):
+                word(6)
+                word(UInt64(error.code.rawValue))
+            }
+        case .data(let peer, let kind, let payload):
+            word(4)
+            word(peer.rawValue)
+            word(UInt64(kind))
+            bytes(payload)
+        }
+    }
+
+    var hex: String {
+        let digits = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
     }
 }

@@ -23,6 +23,13 @@ public struct ClusterReport: Sendable, Codable, Equatable {
     /// Events reported by the nodes, and a digest of their log when it was kept.
     public var events: Int
     public var eventDigest: String?
+
+    /// Datagrams sent per pair of peers: the protocol's cost of bringing a group together (announcements and
+    /// goodbyes included).
+    public var datagramsPerPair: Double? {
+        let pairs = peers * (peers - 1) / 2
+        return pairs > 0 ? Double(datagrams.sentTotal) / Double(pairs) : nil
+    }
 }
 
 /// Datagram accounting over all nodes.
@@ -37,10 +44,17 @@ public struct DatagramCounts: Sendable, Codable, Equatable {
     public var otherServiceIgnored: Int
     public var awaitingDiscovery: Int
     public var retransmissions: Int
-    /// Deliveries the in-memory network dropped on purpose (`--loss`); 0 over UDP, whose losses are not seen.
+    public var unchangedAnnouncements: Int
+    public var duplicates: Int
+    public var deferredByBudget: Int
+    /// Deliveries the in-memory network dropped on purpose (`--loss`); 0 over UDP.
     public var droppedByNetwork: Int
+    /// Datagrams that arrived at a full receive queue and were dropped before any node read them: over UDP, the
+    /// kernel's count for the run's sockets (SO_MEMINFO's drops, the count SO_RXQ_OVFL reports); in memory, the
+    /// overflows of the modelled receive queue (`NetworkConditions.receiveQueue`).
+    public var receiveQueueDrops: Int
 
-    public init(_ c: DiscoveryCounters, droppedByNetwork: Int) {
+    public init(_ c: DiscoveryCounters, droppedByNetwork: Int, receiveQueueDrops: Int) {
         sent = Dictionary(uniqueKeysWithValues: WireType.allCases.map { ("\($0)", c.sent[$0, default: 0]) })
         sentTotal = c.sentTotal
         received = c.received
@@ -49,6 +63,10 @@ public struct DatagramCounts: Sendable, Codable, Equatable {
         otherServiceIgnored = c.otherServiceIgnored
         awaitingDiscovery = c.awaitingDiscovery
         retransmissions = c.retransmissions
+        unchangedAnnouncements = c.unchangedAnnouncements
+        duplicates = c.duplicates
+        deferredByBudget = c.deferredByBudget
         self.droppedByNetwork = droppedByNetwork
+        self.receiveQueueDrops = receiveQueueDrops
     }
 }

@@ -57,7 +57,7 @@ public final class InMemoryCluster {
         let driver = NodeDriver(node: node, transport: transport, scheduler: scheduler)
         let monitor = self.monitor
         driver.onEvent = { [unowned driver] event, time in
-            monitor.record(event, node: i, established: driver.node.table.establishedCount, time: time)
+            monitor.record(event, node: i, established: driver.establishedSessions, time: time)
         }
         return driver
     }
@@ -96,7 +96,8 @@ public final class InMemoryCluster {
             seed: settings.seed, converged: converged != nil, convergenceSeconds: converged,
             sessions: monitor.establishedSessions, expectedSessions: settings.peers * settings.sessionsPerNode,
             simulatedSeconds: scheduler.now, wallSeconds: wallSeconds,
-            datagrams: DatagramCounts(counters, droppedByNetwork: network.dropped),
+            datagrams: DatagramCounts(counters, droppedByNetwork: network.dropped,
+                                      receiveQueueDrops: network.queueDrops),
             events: monitor.eventCount, eventDigest: monitor.recordsEvents ? monitor.logDigest : nil)
     }
 }

@@ -53,6 +53,8 @@ public final class UDPCluster: Sendable {
         let origin = NIODeadline.now()
         // Incarnations grow with the wall clock, so a restarted process always outranks its earlier life.
         let incarnation = Incarnation(Date().timeIntervalSince1970 * 1e9)
+        let multicast = multicast.sized(forPeers: settings.expectedPeers ?? settings.peers,
+                                        burst: settings.timing.burstCount)
         var generator = SystemRandomNumberGenerator()
         var drivers: [NIOLoopBound<NodeDriver>] = []
         var peerIDs: [PeerID] = []
@@ -75,7 +77,7 @@ public final class UDPCluster: Sendable {
                     let driver = NodeDriver(
                         node: node, transport: transport.value, scheduler: EventLoopScheduler(loop: loop, origin: origin))
                     driver.onEvent = { [unowned driver] event, time in
-                        monitor.record(event, node: i, established: driver.node.table.establishedCount, time: time)
+                        monitor.record(event, node: i, established: driver.establishedSessions, time: time)
                     }
                     return NIOLoopBound(driver, eventLoop: loop)
                 }.get()
@@ -97,9 +99,25 @@ public final class UDPCluster: Sendable {
 
     /// Stops every node (with a goodbye), closes the sockets and the event loops, and sums the nodes' counters.
     public func stop() async -> DiscoveryCounters {
+        await stopCounting().counters
+    }
+
+    /// Stops as ``stop()`` does, and also returns the datagrams the kernel dropped at the nodes' full receive
+    /// buffers, read from the sockets just before they close.
+    public func stopCounting() async -> (counters: DiscoveryCounters, kernelDrops: Int) {
+        var drops = 0
+        for driver in drivers {
+            let future = driver.eventLoop.flatSubmit { () -> EventLoopFuture<Int> in
+                guard let udp = driver.value.transport as? UDPMulticastTransport else {
+                    return driver.eventLoop.makeSucceededFuture(0)
+                }
+                return udp.kernelDrops()
+            }
+            drops += (try? await future.get()) ?? 0
+        }
         let counters = await Self.stopAll(drivers, goodbye: true)
         try? await group.shutdownGracefully()
-        return counters
+        return (counters, drops)
     }
 
     /// Runs the nodes until the group converges or `settings.duration` passes, then for `linger` seconds more (so
@@ -130,13 +148,13 @@ public final class UDPCluster: Sendable {
         let sessions = cluster.monitor.establishedSessions
         let elapsed = cluster.now
         if linger > 0 { try? await Task.sleep(for: .seconds(linger)) }
-        let counters = await cluster.stop()
+        let (counters, kernelDrops) = await cluster.stopCounting()
         let converged = cluster.monitor.convergedAt
         return ClusterReport(
             transport: "udp", peers: settings.peers, expectedPeers: settings.expectedPeers ?? settings.peers,
             seed: settings.seed, converged: converged != nil, convergenceSeconds: converged, sessions: sessions,
             expectedSessions: expected, simulatedSeconds: elapsed, wallSeconds: Date().timeIntervalSince(wallStart),
-            datagrams: DatagramCounts(counters, droppedByNetwork: 0), events: cluster.monitor.eventCount,
+            datagrams: DatagramCounts(counters, droppedByNetwork: 0, receiveQueueDrops: kernelDrops), events: cluster.monitor.eventCount,
             eventDigest: nil)
     }
 

@@ -42,6 +42,7 @@ public final class UDPMulticastTransport: DatagramTransport {
     public static func make(
         on loop: EventLoop, configuration: MulticastConfiguration
     ) -> EventLoopFuture<NIOLoopBound<UDPMulticastTransport>> {
+        let receiveBuffers = (group: configuration.groupReceiveBuffer, unicast: configuration.unicastReceiveBuffer)
         let device: NIONetworkDevice
         let groupAddress: SocketAddress
         do {
@@ -79,6 +80,7 @@ public final class UDPMulticastTransport: DatagramTransport {
                     return options.setIPMulticastIF(interfaceAddress.address.sin_addr)
                         .flatMap { options.setIPMulticastTTL(isLoopback ? 0 : 1) }
                         .flatMap { options.setIPMulticastLoop(1) }
+                        .flatMap { sizeReceiveBuffer(of: channel, to: receiveBuffers.unicast) }
                         .map { channel }
                 }
             let groupFuture = bootstrap(viaGroup: true).bind(host: configuration.group, port: configuration.port)
@@ -86,7 +88,9 @@ public final class UDPMulticastTransport: DatagramTransport {
                     guard let multicast = channel as? MulticastChannel else {
                         return loop.makeFailedFuture(MulticastSetupError.socket("the group socket is not multicast"))
                     }
-                    return multicast.joinGroup(groupAddress, device: device).map { channel }
+                    return multicast.joinGroup(groupAddress, device: device)
+                        .flatMap { sizeReceiveBuffer(of: channel, to: receiveBuffers.group) }
+                        .map { channel }
                 }
             return unicastFuture.and(groupFuture).flatMapThrowing { unicast, group in
                 let transport = try UDPMulticastTransport(
@@ -94,6 +98,43 @@ public final class UDPMulticastTransport: DatagramTransport {
                 return NIOLoopBound(transport, eventLoop: loop)
             }
         }
+    }
+
+    /// Sets a socket's receive buffer to `bytes`: past the system's cap (net.core.rmem_max) when the process may
+    /// (SO_RCVBUFFORCE, as root), within it otherwise. A datagram that arrives at a full buffer is lost, and
+    /// ``kernelDrops()`` counts it.
+    private static func sizeReceiveBuffer(of channel: Channel, to bytes: Int) -> EventLoopFuture<Void> {
+        guard let options = channel as? SocketOptionProvider else { return channel.eventLoop.makeSucceededVoidFuture() }
+        let value = CInt(clamping: bytes)
+        return options.unsafeSetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_RCVBUFFORCE),
+                                             value: value)
+            .flatMapError { _ in
+                options.unsafeSetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_RCVBUF),
+                                              value: value)
+            }
+    }
+
+    /// The receive buffers the kernel granted the two sockets, in bytes (it doubles what is asked, for its
+    /// bookkeeping): group socket, unicast socket.
+    public func receiveBufferSizes() -> EventLoopFuture<(group: Int, unicast: Int)> {
+        func size(_ channel: Channel) -> EventLoopFuture<Int> {
+            guard let options = channel as? SocketOptionProvider else { return channel.eventLoop.makeSucceededFuture(0) }
+            return options.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_RCVBUF))
+                .map { (value: CInt) in Int(value) }
+        }
+        return size(groupChannel).and(size(unicast)).map { (group: $0, unicast: $1) }
+    }
+
+    /// Datagrams the kernel dropped because one of this node's sockets had a full receive buffer: the sockets' drop
+    /// counters (SO_MEMINFO, the count SO_RXQ_OVFL would attach to each datagram read).
+    public func kernelDrops() -> EventLoopFuture<Int> {
+        func drops(_ channel: Channel) -> EventLoopFuture<Int> {
+            guard let options = channel as? SocketOptionProvider else { return channel.eventLoop.makeSucceededFuture(0) }
+            return options.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_MEMINFO))
+                .map { (info: SocketMemoryInfo) in Int(info.drops) }
+                .recover { _ in 0 }
+        }
+        return drops(groupChannel).and(drops(unicast)).map { $0 + $1 }
     }
 
     /// The named interface's IPv4 device; loopback is marked multicast-capable (see ``make(on:configuration:)``).
@@ -127,6 +168,13 @@ public final class UDPMulticastTransport: DatagramTransport {
     }
 }
 
+/// Linux's `struct` of SO_MEMINFO: nine counters of a socket's memory, the last its drops (SK_MEMINFO_DROPS).
+struct SocketMemoryInfo: Sendable {
+    var counters: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (0, 0, 0, 0, 0, 0, 0, 0, 0)
+
+    var drops: UInt32 { counters.8 }
+}
+
 /// Where a node's two sockets deliver; set once the node's driver exists.
 final class DatagramSink {
     var onReceive: ((IncomingDatagram) -> Void)?
@@ -138,6 +186,9 @@ final class DatagramReader: ChannelInboundHandler {
 
     private let sink: DatagramSink
     private let viaGroup: Bool
+    /// Formatting an address as text for every datagram costs more than handling it: the few senders a node hears
+    /// from are remembered (the cache is emptied if it ever grows past a group's worth).
+    private var endpoints: [SocketAddress: Endpoint] = [:]
 
     init(sink: DatagramSink, viaGroup: Bool) {
         self.sink = sink
@@ -146,9 +197,17 @@ final class DatagramReader: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let envelope = Self.unwrapInboundIn(data)
-        guard let host = envelope.remoteAddress.ipAddress, let port = envelope.remoteAddress.port else { return }
+        let source: Endpoint
+        if let known = endpoints[envelope.remoteAddress] {
+            source = known
+        } else {
+            guard let host = envelope.remoteAddress.ipAddress, let port = envelope.remoteAddress.port else { return }
+            source = Endpoint(host: host, port: UInt16(port))
+            if endpoints.count >= 4096 { endpoints = [:] }
+            endpoints[envelope.remoteAddress] = source
+        }
         let bytes = Array(envelope.data.readableBytesView)
-        sink.onReceive?(IncomingDatagram(bytes: bytes, source: Endpoint(host: host, port: UInt16(port)), viaGroup: viaGroup))
+        sink.onReceive?(IncomingDatagram(bytes: bytes, source: source, viaGroup: viaGroup))
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {

@@ -13,14 +13,18 @@ extension ClusterReport {
             lines.append("not converged: \(sessions) of \(expectedSessions) sessions running (\(perPeer) per peer needed)")
         }
         let sentParts = sent(datagrams.sent)
-        lines.append("datagrams sent \(datagrams.sentTotal) (\(sentParts)), received \(datagrams.received)")
+        lines.append("datagrams sent \(datagrams.sentTotal) (\(sentParts)), received \(datagrams.received)"
+            + (datagramsPerPair.map { String(format: "; %.2f sent per pair", $0) } ?? ""))
         let refusedTotal = datagrams.refused.values.reduce(0, +)
         let refusedParts = datagrams.refused.filter { $0.value > 0 }.sorted { $0.key < $1.key }
             .map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         lines.append("refused \(refusedTotal)" + (refusedParts.isEmpty ? "" : " (\(refusedParts))"))
         lines.append("ignored: own \(datagrams.ownIgnored), other services \(datagrams.otherServiceIgnored); "
-            + "invitations resent \(datagrams.retransmissions), before discovery \(datagrams.awaitingDiscovery)"
-            + (transport == "memory" ? "; dropped by the network \(datagrams.droppedByNetwork)" : ""))
+            + "unchanged announcements \(datagrams.unchangedAnnouncements), duplicates \(datagrams.duplicates)")
+        lines.append("invitations resent \(datagrams.retransmissions), held for the send budget "
+            + "\(datagrams.deferredByBudget), before discovery \(datagrams.awaitingDiscovery)")
+        lines.append((transport == "memory" ? "dropped by the network \(datagrams.droppedByNetwork), at full receive queues "
+                : "dropped by the kernel at full receive buffers ") + "\(datagrams.receiveQueueDrops)")
         lines.append(String(format: "events %d; run %.2f s (%@ clock), wall %.2f s", events, simulatedSeconds,
                             transport == "memory" ? "virtual" : "real", wallSeconds)
             + (eventDigest.map { "; event digest \($0)" } ?? ""))

@@ -31,13 +31,16 @@ public struct PeerSessionTableState: Sendable {
     public var count: Int { entries.count }
 
     /// The number of sessions whose two tokens are known (running or suspended).
-    public var establishedCount: Int { entries.values.filter { $0.remoteToken != nil }.count }
+    public var establishedCount: Int { peersByRemoteToken.count }
 
     /// The peers, in ascending order: iteration never follows hash order.
     public var peers: [PeerID] { entries.keys.sorted() }
 
     /// The session with `peer`.
     public func session(with peer: PeerID) -> SessionEntry? { entries[peer] }
+
+    /// Whether a session with `peer` is held, in whatever state, without copying it out.
+    public func hasSession(with peer: PeerID) -> Bool { entries.index(forKey: peer) != nil }
 
     /// The peer whose token this is (the token the peer sent us).
     public func peer(forRemoteToken token: DiscoveryToken) -> PeerID? { peersByRemoteToken[token] }

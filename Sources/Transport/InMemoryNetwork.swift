@@ -1,7 +1,8 @@
 import GSL
 
 /// A simulated network in one process: a discovery group and unicast endpoints, with seeded loss, delay,
-/// duplication and reordering, delivering through the shared ``VirtualScheduler``.
+/// duplication and reordering, and optionally receivers that read slowly, delivering through the shared
+/// ``VirtualScheduler``.
 ///
 /// Deterministic: every draw comes from one seeded stream in the order datagrams are sent, and the scheduler orders
 /// deliveries by time and then by sending order.
@@ -10,11 +11,15 @@ public final class InMemoryNetwork {
     public let conditions: NetworkConditions
     private let random: RandomSource
     private var members: [Endpoint: InMemoryTransport] = [:]
+    /// The members in endpoint order, rebuilt only when one joins or leaves: a group send visits them all.
+    private var orderedMembers: [InMemoryTransport]?
     private var nextHost = 1
     /// Datagrams handed to the network.
     public private(set) var sent = 0
     /// Datagram deliveries dropped by the loss draw (a group datagram counts once per receiver).
     public private(set) var dropped = 0
+    /// Deliveries dropped because the receiver's queue was full (``NetworkConditions/receiveQueue``).
+    public private(set) var queueDrops = 0
 
     /// A network with the given conditions, drawing from `seed`.
     ///
@@ -33,26 +38,70 @@ public final class InMemoryNetwork {
         let endpoint = Endpoint(host: "10.\(n >> 16 & 255).\(n >> 8 & 255).\(n & 255)", port: 5000)
         let transport = InMemoryTransport(network: self, endpoint: endpoint)
         members[endpoint] = transport
+        orderedMembers = nil
         return transport
     }
 
     func detach(_ endpoint: Endpoint) {
         members[endpoint] = nil
+        orderedMembers = nil
     }
 
     func send(_ bytes: [UInt8], from source: Endpoint, to destination: Destination) {
         sent += 1
         switch destination {
         case .group:
-            // Sorted, so that the draws follow the same receivers in the same order in every run.
-            for endpoint in members.keys.sorted() { deliver(bytes, from: source, to: endpoint, viaGroup: true) }
+            let receivers: [InMemoryTransport]
+            if let orderedMembers {
+                receivers = orderedMembers
+            } else {
+                receivers = members.keys.sorted().compactMap { members[$0] }
+                orderedMembers = receivers
+            }
+            sendToGroup(bytes, from: source, receivers: receivers)
         case .unicast(let endpoint):
-            deliver(bytes, from: source, to: endpoint, viaGroup: false)
+            guard let receiver = members[endpoint] else {
+                // Nobody there: the draws are made all the same, so that a run's draws do not depend on who left.
+                _ = draws()
+                return
+            }
+            for arrival in draws() { deliver(bytes, from: source, to: receiver, viaGroup: false, at: arrival) }
         }
     }
 
-    private func deliver(_ bytes: [UInt8], from source: Endpoint, to endpoint: Endpoint, viaGroup: Bool) {
+    /// One frame for the whole group: one delay draw, then the loss (and duplication) of each receiver in endpoint
+    /// order. Receivers that read instantly get the frame in one scheduled delivery.
+    private func sendToGroup(_ bytes: [UInt8], from source: Endpoint, receivers: [InMemoryTransport]) {
         let c = conditions
+        var arrival = scheduler.now + c.delay + c.jitter * random.uniform()
+        if random.bernoulli(c.reordering) { arrival += c.reorderDelay }
+        var together: [InMemoryTransport] = []
+        together.reserveCapacity(receivers.count)
+        for receiver in receivers {
+            let copies = random.bernoulli(c.duplication) ? 2 : 1
+            for copy in 0..<copies {
+                if random.bernoulli(c.loss) {
+                    dropped += 1
+                    continue
+                }
+                if copy == 0, c.receiveCost == 0 {
+                    together.append(receiver)
+                } else {
+                    deliver(bytes, from: source, to: receiver, viaGroup: true, at: arrival + Double(copy) * c.delay)
+                }
+            }
+        }
+        guard !together.isEmpty else { return }
+        let datagram = IncomingDatagram(bytes: bytes, source: source, viaGroup: true)
+        scheduler.schedule(at: arrival) {
+            for receiver in together where receiver.isAttached { receiver.onReceive?(datagram) }
+        }
+    }
+
+    /// The arrival times of one unicast datagram: none when lost, two when duplicated.
+    private func draws() -> [Double] {
+        let c = conditions
+        var arrivals: [Double] = []
         let copies = random.bernoulli(c.duplication) ? 2 : 1
         for _ in 0..<copies {
             if random.bernoulli(c.loss) {
@@ -61,10 +110,28 @@ public final class InMemoryNetwork {
             }
             var delay = c.delay + c.jitter * random.uniform()
             if random.bernoulli(c.reordering) { delay += c.reorderDelay }
-            let datagram = IncomingDatagram(bytes: bytes, source: source, viaGroup: viaGroup)
-            scheduler.schedule(at: scheduler.now + delay) { [weak self] in
-                self?.members[endpoint]?.onReceive?(datagram)
+            arrivals.append(scheduler.now + delay)
+        }
+        return arrivals
+    }
+
+    private func deliver(_ bytes: [UInt8], from source: Endpoint, to receiver: InMemoryTransport, viaGroup: Bool,
+                         at arrival: Double) {
+        var handledAt = arrival
+        let cost = conditions.receiveCost
+        if cost > 0 {
+            // The datagrams ahead of this one in the receiver's queue, each taking `cost` to read.
+            let waiting = max(receiver.busyUntil - arrival, 0) / cost
+            if waiting >= Double(conditions.receiveQueue) {
+                queueDrops += 1
+                return
             }
+            handledAt = max(arrival, receiver.busyUntil) + cost
+            receiver.busyUntil = handledAt
+        }
+        let datagram = IncomingDatagram(bytes: bytes, source: source, viaGroup: viaGroup)
+        scheduler.schedule(at: handledAt) {
+            if receiver.isAttached { receiver.onReceive?(datagram) }
         }
     }
 }
@@ -74,11 +141,15 @@ public final class InMemoryTransport: DatagramTransport {
     private weak var network: InMemoryNetwork?
     public let unicastEndpoint: Endpoint
     public var onReceive: ((IncomingDatagram) -> Void)?
+    /// When this receiver will have read everything queued for it (with a receive cost).
+    var busyUntil = 0.0
 
     init(network: InMemoryNetwork, endpoint: Endpoint) {
         self.network = network
         self.unicastEndpoint = endpoint
     }
+
+    var isAttached: Bool { network != nil }
 
     public func send(_ bytes: [UInt8], to destination: Destination) {
         network?.send(bytes, from: unicastEndpoint, to: destination)

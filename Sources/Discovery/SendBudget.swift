@@ -1,0 +1,31 @@
+/// At most `rate` sends a second on average and one second's worth at once, as a token bucket allows, kept as a
+/// schedule (the generic cell rate algorithm): each send is given its own instant, so that sends held back wait for
+/// that instant alone instead of all waking whenever the budget refills.
+struct SendBudget: Sendable, Equatable {
+    /// Seconds between sends at the sustained rate.
+    private let spacing: Double
+    /// How far ahead of the sustained schedule a burst may run: one second's worth of sends less one.
+    private let tolerance: Double
+    /// When the next send would fall if every send so far had kept to the sustained rate.
+    private var theoretical = -Double.infinity
+
+    init(rate: Double) {
+        spacing = 1 / rate
+        tolerance = (max(rate, 1) - 1) * spacing
+    }
+
+    /// Reserves the next send: the instant, at `now` or later, at which it may go.
+    mutating func reserve(now: Double) -> Double {
+        let due = max(theoretical, now)
+        theoretical = due + spacing
+        return max(now, due - tolerance)
+    }
+
+    /// Takes a send at `now` if the budget allows one now; otherwise takes nothing.
+    mutating func take(now: Double) -> Bool {
+        let due = max(theoretical, now)
+        guard due - tolerance <= now else { return false }
+        theoretical = due + spacing
+        return true
+    }
+}
