@@ -11,7 +11,8 @@ struct SendBudget: Sendable, Equatable {
 
     init(rate: Double) {
         spacing = 1 / rate
-        tolerance = (max(rate, 1) - 1) * spacing
+        // A nanosecond of slack, so that sums of spacings do not refuse by a rounding error a send that is due.
+        tolerance = (max(rate, 1) - 1) * spacing + 1e-9
     }
 
     /// Reserves the next send: the instant, at `now` or later, at which it may go.

@@ -18,6 +18,8 @@ public final class InMemoryNetwork {
     public private(set) var sent = 0
     /// Datagram deliveries dropped by the loss draw (a group datagram counts once per receiver).
     public private(set) var dropped = 0
+    /// Deliveries handed to a receiver (a group datagram counts once per receiver that got it).
+    public private(set) var delivered = 0
     /// Deliveries dropped because the receiver's queue was full (``NetworkConditions/receiveQueue``).
     public private(set) var queueDrops = 0
 
@@ -92,6 +94,7 @@ public final class InMemoryNetwork {
             }
         }
         guard !together.isEmpty else { return }
+        delivered += together.count
         let datagram = IncomingDatagram(bytes: bytes, source: source, viaGroup: true)
         scheduler.schedule(at: arrival) {
             for receiver in together where receiver.isAttached { receiver.onReceive?(datagram) }
@@ -129,6 +132,7 @@ public final class InMemoryNetwork {
             handledAt = max(arrival, receiver.busyUntil) + cost
             receiver.busyUntil = handledAt
         }
+        delivered += 1
         let datagram = IncomingDatagram(bytes: bytes, source: source, viaGroup: viaGroup)
         scheduler.schedule(at: handledAt) {
             if receiver.isAttached { receiver.onReceive?(datagram) }

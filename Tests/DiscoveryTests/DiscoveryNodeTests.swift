@@ -19,10 +19,13 @@ import Transport
                                  random: RandomSource(seed: 99))
     }
 
-    private func announce(_ peer: PeerID, incarnation: Incarnation = 1, service: String = "nearcatch") throws -> [UInt8] {
+    /// An announcement; the default sequence is past the start burst (a peer that has been running a while).
+    private func announce(
+        _ peer: PeerID, incarnation: Incarnation = 1, service: String = "nearcatch", sequence: UInt32 = 9
+    ) throws -> [UInt8] {
         let ad = try Advertisement(serviceType: service, peer: peer, incarnation: incarnation, displayName: "x",
                                    unicastPort: 5000)
-        return WireFormat.encode(.announce(ad, sequence: 1))
+        return WireFormat.encode(.announce(ad, sequence: sequence))
     }
 
     private func datagram(_ bytes: [UInt8], from source: Endpoint) -> IncomingDatagram {
@@ -47,6 +50,117 @@ import Transport
         #expect(a.counters.sent[.announce] == 3)
         let after = try #require(a.nextDeadline)
         #expect(after >= 0.30 + 0.8 && after <= 0.30 + 1.2)
+    }
+
+    @Test func invitationWaitsForOwnAnnouncementWhenThePeerStartedAfterIt() throws {
+        var a = try node(low)
+        _ = a.start(now: 0)
+        // B's first announcement at 0.1: B started after A's only announcement, so B cannot know A yet.
+        let found = a.receive(datagram(try announce(high, sequence: 1), from: there), now: 0.1)
+        #expect(sent(found).isEmpty)
+        #expect(a.table.session(with: high)?.state == .inviting)
+        #expect(a.nextDeadline == 0.15)
+        let announced = sent(a.tick(now: 0.15))
+        #expect(announced.count == 1 && announced.first?.1 == .group)
+        #expect(abs(try #require(a.nextDeadline) - 0.17) < 1e-9)
+        let invited = sent(a.tick(now: 0.17))
+        #expect(invited.count == 1)
+        guard case .invite? = invited.first?.0 else { Issue.record("no invitation: \(invited)"); return }
+    }
+
+    @Test func invitationFromAnUndiscoveredPeerIsAnsweredOnDiscovery() throws {
+        var a = try node(low)
+        var b = try node(high)
+        _ = a.start(now: 0)
+        _ = b.start(now: 0)
+        let invite = try #require(sent(a.receive(datagram(try announce(high), from: there), now: 0.1)).first)
+        let early = b.receive(datagram(WireFormat.encode(invite.0), from: here), now: 0.11)
+        #expect(early.isEmpty)
+        #expect(b.counters.awaitingDiscovery == 1)
+        // The same invitation again while it waits: still one kept, nothing sent.
+        #expect(b.receive(datagram(WireFormat.encode(invite.0), from: here), now: 0.12).isEmpty)
+        let discovered = b.receive(datagram(try announce(low), from: here), now: 0.3)
+        let answers = sent(discovered)
+        #expect(answers.count == 1)
+        guard case .accept? = answers.first?.0 else { Issue.record("no accept: \(answers)"); return }
+        #expect(discovered.contains { if case .event(.session(low, .began)) = $0 { true } else { false } })
+        _ = a.receive(datagram(WireFormat.encode(answers[0].0), from: there), now: 0.31)
+        #expect(a.table.establishedCount == 1 && b.table.establishedCount == 1)
+        #expect(a.counters.retransmissions == 0)
+    }
+
+    @Test func unansweredInvitationBacksOffWithJitterAndKeepsToItsCap() throws {
+        var a = try node(low)
+        _ = a.start(now: 0)
+        var sends: [Double] = []
+        sends += sent(a.receive(datagram(try announce(high), from: there), now: 0.1)).map { _ in 0.1 }
+        var now = 0.1
+        // B keeps announcing (it is alive) but never answers.
+        var nextAnnouncement = 1.0
+        while now < 20 {
+            now = min(try #require(a.nextDeadline), nextAnnouncement)
+            var out = a.tick(now: now)
+            if now == nextAnnouncement {
+                out += a.receive(datagram(try announce(high), from: there), now: now)
+                nextAnnouncement += 1
+            }
+            sends += sent(out).filter { if case .invite = $0.0 { true } else { false } }.map { _ in now }
+        }
+        let gaps = zip(sends.dropFirst(), sends).map { $0 - $1 }
+        // No round trip measured yet: the first wait is 1 s; then doubling, capped at 1 s; each within +-25%.
+        #expect(gaps.count >= 14 && gaps.count <= 26)
+        #expect(gaps.allSatisfy { $0 >= 0.75 - 1e-9 && $0 <= 1.25 + 1e-9 })
+        #expect(Set(gaps.map { ($0 * 1000).rounded() }).count > gaps.count / 2)
+        #expect(a.counters.retransmissions == sends.count - 1)
+    }
+
+    @Test func sendBudgetSpacesInvitationsBeyondABurst() throws {
+        var c = DiscoveryNode.Configuration(serviceType: "nearcatch", peer: PeerID(1), incarnation: 1, displayName: "a")
+        c.timing.sendBudget = 10
+        var a = try DiscoveryNode(configuration: c, unicastPort: 5000,
+                                  tokens: SeededTokenSource(random: RandomSource(seed: 1)), random: RandomSource(seed: 2))
+        _ = a.start(now: 0)
+        var times: [Double] = []
+        for i in 0..<30 {
+            let peer = PeerID(UInt64(100 + i))
+            let host = Endpoint(host: "10.0.1.\(i)", port: 5000)
+            times += sent(a.receive(datagram(try announce(peer), from: host), now: 0.5)).map { _ in 0.5 }
+        }
+        #expect(times.count == 10)
+        var invited = Set<PeerID>()
+        var now = 0.5
+        while now < 4 {
+            now = try #require(a.nextDeadline)
+            for (message, _) in sent(a.tick(now: now)) {
+                guard case .invite(let address, _) = message else { continue }
+                times.append(now)
+                invited.insert(address.to)
+            }
+        }
+        // Ten at once (one second's worth), then one every 0.1 s, retransmissions included: never more than the
+        // bucket allows (ten, plus ten a second), and every peer invited in the end.
+        #expect(invited.count == 30)
+        #expect(a.counters.deferredByBudget >= 20)
+        for t in times { #expect(Double(times.filter { $0 <= t + 1e-9 }.count) <= 10 + 10 * (t - 0.5) + 1e-6) }
+        #expect(zip(times.dropFirst(10).dropFirst(), times.dropFirst(10)).allSatisfy { $0 - $1 >= 0.1 - 1e-6 })
+    }
+
+    @Test func unchangedAnnouncementsSkipTheDecoder() throws {
+        var a = try node(low)
+        _ = a.start(now: 0)
+        _ = a.receive(datagram(try announce(high, sequence: 9), from: there), now: 0.1)
+        for k in 10..<20 {
+            #expect(a.receive(datagram(try announce(high, sequence: UInt32(k)), from: there), now: Double(k) / 10)
+                .isEmpty)
+        }
+        #expect(a.counters.unchangedAnnouncements == 10)
+        #expect(a.peers[high]?.lastHeard == 1.9)
+        // Another display name within the same life is decoded in full (and not taken as new).
+        let other = try Advertisement(serviceType: "nearcatch", peer: high, incarnation: 1, displayName: "y",
+                                      unicastPort: 5000)
+        _ = a.receive(datagram(WireFormat.encode(.announce(other, sequence: 30)), from: there), now: 2.0)
+        #expect(a.counters.unchangedAnnouncements == 10)
+        #expect(a.peers[high]?.lastHeard == 2.0)
     }
 
     @Test func lowerIdInvitesOnDiscoveryAndHigherIdWaits() throws {
