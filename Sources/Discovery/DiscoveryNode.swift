@@ -496,8 +496,8 @@ public struct DiscoveryNode {
         } catch {
             return refuse(.tokenMismatch)
         }
-        if let invitation = invitations.removeValue(forKey: address.from), invitation.sends == 1 {
-            roundTrip.add(now - invitation.lastSentAt)
+        if let invitation = invitations.removeValue(forKey: address.from) {
+            if invitation.sends == 1 { roundTrip.add(now - invitation.lastSentAt) }
         }
         if case .completed = outcome {
             return [.event(.session(address.from, .began(remoteToken: token)))]

@@ -14,6 +14,9 @@ public final class NodeDriver {
     public var onEvent: ((NodeEvent, Double) -> Void)?
     private var wakeAt: Double?
     public private(set) var isRunning = false
+    /// Seconds spent busy on every datagram before the node sees it, as a slower host would: an overload test
+    /// slows the receive path with it. 0 (the default) adds nothing.
+    public var receiveCost: Double = 0
 
     /// The node's sessions whose two tokens are known, read in place (``node`` would copy the whole node).
     public var establishedSessions: Int { withUnsafeMutablePointer(to: &node) { $0.pointee.table.establishedCount } }
@@ -46,9 +49,17 @@ public final class NodeDriver {
         isRunning = true
         transport.onReceive = { [weak self] datagram in
             guard let self, self.isRunning else { return }
+            if self.receiveCost > 0 { Self.spin(for: self.receiveCost) }
             self.perform(self.node.receive(datagram, now: self.scheduler.now))
         }
         perform(node.start(now: scheduler.now))
+    }
+
+    /// Keeps the thread busy, as work would: a sleep would let the event loop serve other nodes meanwhile.
+    private static func spin(for seconds: Double) {
+        let clock = ContinuousClock()
+        let end = clock.now.advanced(by: .nanoseconds(Int64(seconds * 1e9)))
+        while clock.now < end {}
     }
 
     /// Stops the node: with `goodbye`, its peers hear it at once; without, they find out by its silence.

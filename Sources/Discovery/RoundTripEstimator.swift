@@ -37,9 +37,12 @@ struct RoundTripEstimator: Sendable, Equatable {
 
     /// The longest wait between two sends: `cap`, or the measured timeout twice over on a host whose round trips
     /// are longer than that (a slow host is then asked less often, however long it stays slow), at most `limit`.
+    ///
+    /// Before any sample the cap holds too: doubling without it (as TCP does) left nodes that initiate one or two
+    /// pairs without any unambiguous sample under 30% loss, waiting up to 30 s per send (measured: 2 of 6 seeds did
+    /// not converge in 60 s).
     func longestWait(cap: Double, limit: Double) -> Double {
-        guard let estimate else { return cap }
-        return min(max(cap, 4 * estimate), limit)
+        min(max(cap, 4 * (estimate ?? 0)), limit)
     }
 
     /// The first wait before resending an invitation: twice the estimate (`initial` before any sample), or the

@@ -19,6 +19,9 @@ public struct ClusterSettings: Sendable {
     public var duration: Double = 60
     /// Discovery info each node publishes, by node index.
     public var discoveryInfo: @Sendable (Int) -> [String: String] = { ["node": "\($0)"] }
+    /// Over UDP, seconds each node's driver spends on every datagram before handling it (a busy wait on its event
+    /// loop): a host slower than this one, for overload tests. In memory, `NetworkConditions.receiveCost` instead.
+    public var receiveCost: Double = 0
 
     public init() {}
 

@@ -58,6 +58,18 @@ public struct DiscoverCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-sessions"), help: "Active-sessions limit of each node (1 to 100000).")
     var maxSessions: Int = 1024
 
+    @Option(name: .customLong("receive-cost"),
+            help: "Seconds each node spends on every datagram it receives, as a slow host would (0 to 0.01): over UDP a busy wait on the node's event loop, in memory a modelled receive queue of --receive-queue datagrams.")
+    var receiveCost: Double = 0
+
+    @Option(name: .customLong("receive-queue"),
+            help: "Datagrams a node's receive queue holds in memory with --receive-cost (1 to 1000000).")
+    var receiveQueue: Int = 1000
+
+    @Option(name: .customLong("send-budget"),
+            help: "Invitations and solicits a node may send per second, a second's worth at once (1 to 1000000).")
+    var sendBudget: Double = 500
+
     @Option(help: "Output format: text or json.")
     var format: OutputFormat = .text
 
@@ -82,6 +94,12 @@ public struct DiscoverCommand: AsyncParsableCommand {
                   "--missed-announcements must be between 1 and 100, got \(missedAnnouncements)")
         try require(maxSessions >= 1 && maxSessions <= 100_000,
                   "--max-sessions must be between 1 and 100000, got \(maxSessions)")
+        try require(receiveCost.isFinite && receiveCost >= 0 && receiveCost <= 0.01,
+                  "--receive-cost must be between 0 and 0.01 seconds, got \(receiveCost)")
+        try require(receiveQueue >= 1 && receiveQueue <= 1_000_000,
+                  "--receive-queue must be between 1 and 1000000, got \(receiveQueue)")
+        try require(sendBudget.isFinite && sendBudget >= 1 && sendBudget <= 1_000_000,
+                  "--send-budget must be between 1 and 1000000 per second, got \(sendBudget)")
         do {
             _ = try multicast()
         } catch {
@@ -105,6 +123,8 @@ public struct DiscoverCommand: AsyncParsableCommand {
         s.duration = duration
         s.maximumSessions = maxSessions
         s.timing.missedAnnouncements = missedAnnouncements
+        s.timing.sendBudget = sendBudget
+        s.receiveCost = transport == .udp ? receiveCost : 0
         return s
     }
 
@@ -113,8 +133,10 @@ public struct DiscoverCommand: AsyncParsableCommand {
         let started = Date()
         switch transport {
         case .memory:
-            let cluster = try InMemoryCluster(
-                settings: settings, conditions: NetworkConditions(loss: loss), recordEvents: true)
+            var conditions = NetworkConditions(loss: loss)
+            conditions.receiveCost = receiveCost
+            conditions.receiveQueue = receiveQueue
+            let cluster = try InMemoryCluster(settings: settings, conditions: conditions, recordEvents: true)
             var reached = 0.0
             while reached < duration, cluster.monitor.convergedAt == nil {
                 reached = cluster.run(until: min(reached + 1, duration), stopWhenConverged: true)

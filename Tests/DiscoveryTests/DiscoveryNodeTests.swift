@@ -107,7 +107,8 @@ import Transport
             sends += sent(out).filter { if case .invite = $0.0 { true } else { false } }.map { _ in now }
         }
         let gaps = zip(sends.dropFirst(), sends).map { $0 - $1 }
-        // No round trip measured yet: the first wait is 1 s; then doubling, capped at 1 s; each within +-25%.
+        // No round trip measured: the first wait is 1 s, the doubling is capped at 1 s, each within +-25%; nothing
+        // sends sooner, and the jitter spreads the sends.
         #expect(gaps.count >= 14 && gaps.count <= 26)
         #expect(gaps.allSatisfy { $0 >= 0.75 - 1e-9 && $0 <= 1.25 + 1e-9 })
         #expect(Set(gaps.map { ($0 * 1000).rounded() }).count > gaps.count / 2)
