@@ -59,3 +59,14 @@ func tableOperations(peers: Int) -> Int {
     }
     return found + table.count
 }
+
+/// One whole run in memory on the virtual clock: discovery, announcements, 10 Hz ranging, bumps and scoring.
+func wholeRun(peers: Int, seconds: Double) async throws -> Int {
+    var settings = SimulationSettings()
+    settings.peers = peers
+    settings.duration = seconds
+    settings.transport = .memory
+    settings.clock = .virtual
+    settings.workers = ProcessInfo.processInfo.activeProcessorCount
+    return try await Simulation(settings: settings).run().ranging.updatesDelivered
+}

@@ -60,4 +60,17 @@ let benchmarks: @Sendable () -> Void = {
             for _ in benchmark.scaledIterations { blackHole(room.next()) }
         } setup: { try RoomState(peers: peers, workers: workers) }
     }
+
+    // (e) whole runs: discovery, the steady announcements and 10 Hz ranging together, in memory on the virtual
+    // clock, as `nearcatch-sim --transport memory` runs them. One iteration is one run; tools/bench divides the
+    // simulated seconds by the wall clock (the real-time factor). Allocation counts are information here.
+    for (peers, seconds) in [(100, 20.0), (1000, 3.0)] {
+        Benchmark(
+            "whole-run-\(peers)-peers-\(Int(seconds))s-memory",
+            configuration: .init(metrics: [.wallClock, .peakMemoryResident], maxIterations: peers >= 1000 ? 2 : 10,
+                                 thresholds: [:])
+        ) { benchmark in
+            for _ in benchmark.scaledIterations { blackHole(try await wholeRun(peers: peers, seconds: seconds)) }
+        }
+    }
 }
