@@ -140,7 +140,7 @@ public struct DiscoveryNode {
         nextDeadline = deadline
     }
 
-    /// The smoothed round trip of this node's token exchanges, once one has been measured.
+    /// The median of this node's latest timed token exchanges (``RoundTripEstimator``), once one has been timed.
     public var roundTripEstimate: Double? { roundTrip.estimate }
 
     // MARK: - Life
@@ -301,7 +301,10 @@ public struct DiscoveryNode {
         var out: [NodeDirective] = []
         if let known = peers[ad.peer] {
             if ad.incarnation < known.advertisement.incarnation { return refuse(.staleIncarnation) }
-            if ad.incarnation == known.advertisement.incarnation { return heardAgain(ad.peer, known, now: now) }
+            if ad.incarnation == known.advertisement.incarnation {
+                peers[ad.peer]?.lastHeard = now
+                return heardAgain(ad.peer, known, now: now)
+            }
             // A new life of a known peer: its old session cannot continue.
             invitations[ad.peer] = nil
             declinedAt[ad.peer] = nil
@@ -328,10 +331,9 @@ public struct DiscoveryNode {
         return out
     }
 
-    /// Another announcement of a peer's known life: it is alive; invite it if its invitation is due again, or, as
-    /// its responder without a session, ask to be invited.
+    /// Another announcement of a peer's known life (the caller has noted when it was heard): invite the peer if
+    /// its invitation is due again, or, as its responder without a session, ask to be invited.
     private mutating func heardAgain(_ peer: PeerID, _ known: KnownPeer, now: Double) -> [NodeDirective] {
-        peers[peer]?.lastHeard = now
         if me.initiates(with: peer) {
             guard shouldInvite(peer, now: now) else { return [] }
             return beginInvitation(to: peer, incarnation: known.advertisement.incarnation, firstSendAt: now, now: now)
@@ -512,7 +514,6 @@ public struct DiscoveryNode {
     ///
     /// - Returns: the directive, or nothing when there is no running session with `peer`.
     public mutating func sendData(to peer: PeerID, kind: UInt8, payload: [UInt8]) -> [NodeDirective] {
-        defer { refreshDeadline() }
         guard let entry = table.session(with: peer), entry.remoteToken != nil, let known = peers[peer],
               payload.count <= WireFormat.maximumSessionPayload
         else { return [] }
