@@ -58,7 +58,10 @@ let package = Package(
         ),
         .target(
             name: "Discovery",
-            dependencies: ["Sessions", "GSL", "Transport", .product(name: "HeapModule", package: "swift-collections")]
+            dependencies: [
+                "Sessions", "GSL", "Transport", .product(name: "HeapModule", package: "swift-collections"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]
         ),
         .target(
             name: "DiscoveryRun",

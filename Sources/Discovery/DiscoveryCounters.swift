@@ -10,8 +10,12 @@ public struct DiscoveryCounters: Sendable, Equatable {
     public var ownIgnored = 0
     /// Announcements of other service types.
     public var otherServiceIgnored = 0
-    /// Invitations from peers not discovered yet; the initiator sends again, and by then the announcement is in.
+    /// Answers and solicits from peers not discovered yet, left for a later send.
     public var awaitingDiscovery = 0
+    /// Initiators discovered by their invitation, before their announcement was heard.
+    public var discoveredByInvitation = 0
+    /// Responders discovered by their solicit, before their announcement was heard.
+    public var discoveredBySolicit = 0
     /// Invitations sent again because no answer came.
     public var retransmissions = 0
     /// Announcements of known peers taken without decoding, being the same as the one each was discovered by.
@@ -20,6 +24,8 @@ public struct DiscoveryCounters: Sendable, Equatable {
     public var duplicates = 0
     /// Invitations held back because the node's send budget was spent.
     public var deferredByBudget = 0
+    /// Invitations that waited for a place in the window of invitations in flight.
+    public var heldForWindow = 0
 
     public init() {}
 
@@ -36,9 +42,12 @@ public struct DiscoveryCounters: Sendable, Equatable {
         ownIgnored += other.ownIgnored
         otherServiceIgnored += other.otherServiceIgnored
         awaitingDiscovery += other.awaitingDiscovery
+        discoveredByInvitation += other.discoveredByInvitation
+        discoveredBySolicit += other.discoveredBySolicit
         retransmissions += other.retransmissions
         unchangedAnnouncements += other.unchangedAnnouncements
         duplicates += other.duplicates
         deferredByBudget += other.deferredByBudget
+        heldForWindow += other.heldForWindow
     }
 }

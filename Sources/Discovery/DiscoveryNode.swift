@@ -1,4 +1,5 @@
 import GSL
+import DequeModule
 import HeapModule
 import Sessions
 import Transport
@@ -42,14 +43,17 @@ public struct DiscoveryNode {
         public var lastHeard: Double
         /// When this incarnation of it was discovered, seconds.
         public let discoveredAt: Double
-        /// The announcement it was discovered by, as received: a later one equal to it but for the sequence number
-        /// is taken without decoding (``WireFormat/sameAnnouncement(_:_:)``).
-        let announcement: [UInt8]
+        /// Its latest announcement that changed, as received: a later one equal to it but for the sequence number is
+        /// taken without decoding (``WireFormat/sameAnnouncement(_:_:)``). Empty when found by its invitation.
+        var announcement: [UInt8]
+        /// How often it announces, seconds: it is lost after missing a number of these.
+        var announceInterval: Double
         /// The time of its entry in the silence queue; an entry with another time is stale.
         var silenceCheckAt: Double
     }
 
     private struct Invitation {
+        /// When it was begun, or when it took its place in the window after waiting: the timeout counts from here.
         var startedAt: Double
         var nextSendAt: Double
         /// The wait after the next send.
@@ -58,16 +62,10 @@ public struct DiscoveryNode {
         var lastSentAt = -Double.infinity
         /// Whether `nextSendAt` is a send reserved in the budget.
         var reserved = false
+        /// Whether it holds a place in the window (``DiscoveryTiming/invitationWindow``); otherwise it waits for one.
+        var inWindow = false
         /// The time of its entry in the invitation queue; an entry with another time is stale.
         var queuedAt: Double
-    }
-
-    /// An invitation from a peer not discovered yet, kept until its announcement arrives.
-    private struct ParkedInvitation {
-        let address: SessionAddress
-        let token: DiscoveryToken
-        let source: Endpoint
-        let at: Double
     }
 
     public let configuration: Configuration
@@ -80,11 +78,18 @@ public struct DiscoveryNode {
     /// more. An invitation that merely went unanswered is tried again at the peer's next announcement instead: the
     /// peer is alive, only the datagrams were lost.
     private var declinedAt: [PeerID: Double] = [:]
-    private var parked: [PeerID: ParkedInvitation] = [:]
     /// Lazy timer queues: an entry may be stale (the peer heard from since, the invitation answered); it is checked
     /// against the state when it falls due. This keeps every datagram's handling free of scans over all peers.
     private var silenceQueue = Heap<PeerDeadline>()
-    private var invitationQueue = Heap<PeerDeadline>()
+    private var exchangeQueue = Heap<PeerDeadline>()
+    /// Introductions (solicits) waiting for their slot in the send budget, by the slot's time; queued in
+    /// `exchangeQueue` beside the invitations.
+    private var pendingSolicits: [PeerID: Double] = [:]
+    /// Invitations sent and not yet answered, declined or timed out: at most the window. The others wait here, in
+    /// the order they were begun, and go out as answers free places: sends are clocked by answers, so a slow host
+    /// slows its initiators down instead of drawing more datagrams from them.
+    private var inFlight = 0
+    private var waiting = Deque<PeerID>()
     private var roundTrip = RoundTripEstimator()
     private var budget: SendBudget
     private var tokens: any TokenSource
@@ -95,6 +100,11 @@ public struct DiscoveryNode {
     private var lastAnnouncedAt = -Double.infinity
     /// This node's latest announcement, to recognise it when the group returns it.
     private var ownAnnouncement: [UInt8] = []
+    /// When each of this node's latest announcements was sent, by sequence number, until the group returns it.
+    private var ownSentAt: [UInt32: Double] = [:]
+    /// The send time of the latest own announcement the group has returned: everything sent to the group before
+    /// it has been read. A node behind on its reading must not take for silence what waits in its own queue.
+    private var readThrough = -Double.infinity
     private var running = false
 
     /// A node that will advertise from `unicastPort`.
@@ -136,7 +146,7 @@ public struct DiscoveryNode {
         }
         var deadline = nextAnnounceAt
         if let due = silenceQueue.min { deadline = min(deadline, due.time) }
-        if let due = invitationQueue.min { deadline = min(deadline, due.time) }
+        if let due = exchangeQueue.min { deadline = min(deadline, due.time) }
         nextDeadline = deadline
     }
 
@@ -162,9 +172,11 @@ public struct DiscoveryNode {
         let goodbye = WireMessage.goodbye(peer: me, incarnation: configuration.incarnation)
         peers = [:]
         invitations = [:]
-        parked = [:]
+        inFlight = 0
+        waiting = []
+        pendingSolicits = [:]
         silenceQueue = Heap()
-        invitationQueue = Heap()
+        exchangeQueue = Heap()
         for peer in table.peers { table.remove(peer: peer) }
         return [send(goodbye, to: .group)]
     }
@@ -175,39 +187,56 @@ public struct DiscoveryNode {
     public mutating func tick(now: Double) -> [NodeDirective] {
         defer { refreshDeadline() }
         guard running else { return [] }
+        return tickDue(now: now) + admitWaiting(now: now)
+    }
+
+    private mutating func tickDue(now: Double) -> [NodeDirective] {
         var out: [NodeDirective] = []
         if now >= nextAnnounceAt {
             sequence &+= 1
-            let announcement = send(.announce(advertisement, sequence: sequence), to: .group)
+            let interval = announceInterval
+            let announcement = send(.announce(advertisement, sequence: sequence, interval: interval), to: .group)
             if case .send(let bytes, _) = announcement { ownAnnouncement = bytes }
             out.append(announcement)
+            if ownSentAt.count >= Self.ownAnnouncementsTracked, let oldest = ownSentAt.keys.min() {
+                ownSentAt[oldest] = nil
+            }
+            ownSentAt[sequence] = now
             lastAnnouncedAt = now
             if burstLeft > 1 {
                 burstLeft -= 1
                 nextAnnounceAt = now + timing.burstSpacing
             } else {
                 burstLeft = 0
-                nextAnnounceAt = now + timing.announceInterval * (1 + timing.announceJitter * (2 * random.uniform() - 1))
+                nextAnnounceAt = now + interval.seconds * (1 + timing.announceJitter * (2 * random.uniform() - 1))
             }
         }
-        let silence = timing.silenceBeforeLost
         while let due = silenceQueue.min, due.time <= now {
             silenceQueue.removeMin()
             guard var known = peers[due.peer], known.silenceCheckAt == due.time else { continue }
-            if now >= known.lastHeard + silence {
+            let silence = timing.silence(after: known.announceInterval)
+            if heardUpTo(now: now, silence: silence) >= known.lastHeard + silence {
                 out += lose(due.peer, reason: .timeout)
             } else {
-                known.silenceCheckAt = known.lastHeard + silence
+                // Not silent yet, or not read up to the end of its silence: look again then, or a little later.
+                known.silenceCheckAt = max(known.lastHeard + silence, now + Self.readBehindRecheck)
                 peers[due.peer] = known
                 silenceQueue.insert(PeerDeadline(time: known.silenceCheckAt, peer: due.peer))
             }
         }
-        while let due = invitationQueue.min, due.time <= now {
-            invitationQueue.removeMin()
+        while let due = exchangeQueue.min, due.time <= now {
+            exchangeQueue.removeMin()
             let peer = due.peer
+            if pendingSolicits[peer] == due.time {
+                pendingSolicits[peer] = nil
+                if let known = peers[peer], !table.hasSession(with: peer) {
+                    out.append(solicit(peer, incarnation: known.advertisement.incarnation, at: known.endpoint))
+                }
+                continue
+            }
             guard let invitation = invitations[peer], invitation.queuedAt == due.time else { continue }
             if now >= invitation.startedAt + timing.invitationTimeout {
-                invitations[peer] = nil
+                endInvitation(peer)
                 if let entry = table.remove(peer: peer) {
                     let error = SessionError(.invitationTimedOut, peer: peer,
                                              detail: "no answer within \(timing.invitationTimeout) s")
@@ -227,10 +256,16 @@ public struct DiscoveryNode {
     public mutating func receive(_ datagram: IncomingDatagram, now: Double) -> [NodeDirective] {
         defer { refreshDeadline() }
         guard running else { return [] }
+        let out = handle(datagram, now: now)
+        return inFlight < timing.invitationWindow && !waiting.isEmpty ? out + admitWaiting(now: now) : out
+    }
+
+    private mutating func handle(_ datagram: IncomingDatagram, now: Double) -> [NodeDirective] {
         counters.received += 1
         if let peer = WireFormat.announcedPeer(in: datagram.bytes) {
             if peer == me, WireFormat.sameAnnouncement(datagram.bytes, ownAnnouncement) {
                 counters.ownIgnored += 1
+                noteOwnEcho(sequence: WireFormat.announcementSequence(in: datagram.bytes))
                 return []
             }
             if let index = peers.index(forKey: peer),
@@ -250,8 +285,10 @@ public struct DiscoveryNode {
             return []
         }
         switch message {
-        case .announce(let ad, let sequence):
-            return receiveAnnouncement(ad, sequence: sequence, bytes: datagram.bytes, from: datagram.source, now: now)
+        case .announce(let ad, let sequence, let interval):
+            if ad.peer == me { noteOwnEcho(sequence: sequence) }
+            return receiveAnnouncement(ad, sequence: sequence, interval: interval, bytes: datagram.bytes,
+                                       from: datagram.source, now: now)
         case .goodbye(let peer, let incarnation):
             if peer == me {
                 counters.ownIgnored += 1
@@ -260,22 +297,22 @@ public struct DiscoveryNode {
             guard let known = peers[peer] else { return [] }
             guard incarnation >= known.advertisement.incarnation else { return refuse(.staleIncarnation) }
             return lose(peer, reason: .peerEnded)
-        case .invite(let address, let token):
-            return receiveInvitation(address, token: token, from: datagram.source, now: now)
+        case .invite(let address, let token, let ad, let interval):
+            return receiveInvitation(address, token: token, from: (ad, interval, datagram.source), now: now)
         case .accept(let address, let token, let echo):
             return receiveAnswer(address, echo: echo, now: now) { node in
                 node.complete(address, token: token, now: now)
             }
         case .decline(let address, let echo, let code):
             return receiveAnswer(address, echo: echo, now: now) { node in
-                node.invitations[address.from] = nil
+                node.endInvitation(address.from)
                 node.declinedAt[address.from] = now
                 node.table.remove(peer: address.from)
                 let error = SessionError(code, peer: address.from, detail: "the peer declined the session")
                 return [.event(.session(address.from, .invalidated(error)))]
             }
-        case .solicit(let address):
-            return receiveSolicit(address, now: now)
+        case .solicit(let address, let ad, let interval):
+            return receiveSolicit(address, from: (ad, interval, datagram.source), now: now)
         case .sessionData(let from, let to, let token, let kind, let payload):
             guard to == me else { return refuse(.misaddressed) }
             guard table.matches(peer: from, remoteToken: token) else { return refuse(.tokenMismatch) }
@@ -288,7 +325,8 @@ public struct DiscoveryNode {
     }
 
     private mutating func receiveAnnouncement(
-        _ ad: Advertisement, sequence: UInt32, bytes: [UInt8], from source: Endpoint, now: Double
+        _ ad: Advertisement, sequence: UInt32, interval: AnnounceInterval, bytes: [UInt8], from source: Endpoint,
+        now: Double
     ) -> [NodeDirective] {
         if ad.peer == me {
             counters.ownIgnored += 1
@@ -298,15 +336,56 @@ public struct DiscoveryNode {
             counters.otherServiceIgnored += 1
             return []
         }
-        var out: [NodeDirective] = []
         if let known = peers[ad.peer] {
             if ad.incarnation < known.advertisement.incarnation { return refuse(.staleIncarnation) }
             if ad.incarnation == known.advertisement.incarnation {
+                // The same life, announcing something new (its interval, as its group grew): the fast path compares
+                // against this one from now on.
                 peers[ad.peer]?.lastHeard = now
+                peers[ad.peer]?.announcement = bytes
+                peers[ad.peer]?.announceInterval = interval.seconds
                 return heardAgain(ad.peer, known, now: now)
             }
-            // A new life of a known peer: its old session cannot continue.
-            invitations[ad.peer] = nil
+        }
+        var out = discover(ad, interval: interval, announcement: bytes, from: source, now: now)
+        if me.initiates(with: ad.peer) {
+            out += beginInvitation(to: ad.peer, incarnation: ad.incarnation, now: now)
+        } else if cannotKnowUs(peerAnnouncing: sequence, now: now), nextAnnounceAt > now + timing.announceInterval {
+            // Its invitation would wait for our next announcement, which a large group spaces out: introduce
+            // ourselves now, or in our slot of the budget.
+            let slot = budget.reserve(now: now)
+            if slot > now {
+                counters.deferredByBudget += 1
+                pendingSolicits[ad.peer] = slot
+                exchangeQueue.insert(PeerDeadline(time: slot, peer: ad.peer))
+            } else {
+                out.append(solicit(ad.peer, incarnation: ad.incarnation, at: peers[ad.peer]!.endpoint))
+            }
+        }
+        return out
+    }
+
+    /// Whether a peer just heard in its start burst (announcement `sequence`) began after this node last announced,
+    /// and so cannot know this node yet.
+    private func cannotKnowUs(peerAnnouncing sequence: UInt32, now: Double) -> Bool {
+        guard sequence >= 1, sequence <= UInt32(max(timing.burstCount, 1)) else { return false }
+        return lastAnnouncedAt < now - Double(sequence - 1) * timing.burstSpacing
+    }
+
+    private mutating func solicit(_ peer: PeerID, incarnation: Incarnation, at endpoint: Endpoint) -> NodeDirective {
+        let address = SessionAddress(from: me, fromIncarnation: configuration.incarnation, to: peer,
+                                     toIncarnation: incarnation)
+        return send(.solicit(address, advertisement: advertisement, interval: announceInterval), to: .unicast(endpoint))
+    }
+
+    /// A peer, or a new life of one, heard for the first time, by its announcement or by its invitation: a new life
+    /// ends the old one's session; the peer is found.
+    private mutating func discover(
+        _ ad: Advertisement, interval: AnnounceInterval, announcement: [UInt8], from source: Endpoint, now: Double
+    ) -> [NodeDirective] {
+        var out: [NodeDirective] = []
+        if peers[ad.peer] != nil {
+            endInvitation(ad.peer)
             declinedAt[ad.peer] = nil
             if let old = table.remove(peer: ad.peer) {
                 let error = SessionError(.peerReplaced, peer: ad.peer,
@@ -314,20 +393,12 @@ public struct DiscoveryNode {
                 out.append(.event(.session(ad.peer, .invalidated(error))))
             }
         }
-        let silenceCheckAt = now + timing.silenceBeforeLost
+        let silenceCheckAt = now + timing.silence(after: interval.seconds)
         peers[ad.peer] = KnownPeer(
             advertisement: ad, endpoint: source.with(port: ad.unicastPort), lastHeard: now, discoveredAt: now,
-            announcement: bytes, silenceCheckAt: silenceCheckAt)
+            announcement: announcement, announceInterval: interval.seconds, silenceCheckAt: silenceCheckAt)
         silenceQueue.insert(PeerDeadline(time: silenceCheckAt, peer: ad.peer))
         out.append(.event(.found(ad)))
-        if me.initiates(with: ad.peer) {
-            out += beginInvitation(to: ad.peer, incarnation: ad.incarnation,
-                                   firstSendAt: firstInvitationTime(toPeerAnnouncing: sequence, now: now), now: now)
-        } else if let waiting = parked.removeValue(forKey: ad.peer) {
-            if waiting.address.fromIncarnation == ad.incarnation {
-                out += receiveInvitation(waiting.address, token: waiting.token, from: waiting.source, now: now)
-            }
-        }
         return out
     }
 
@@ -336,39 +407,57 @@ public struct DiscoveryNode {
     private mutating func heardAgain(_ peer: PeerID, _ known: KnownPeer, now: Double) -> [NodeDirective] {
         if me.initiates(with: peer) {
             guard shouldInvite(peer, now: now) else { return [] }
-            return beginInvitation(to: peer, incarnation: known.advertisement.incarnation, firstSendAt: now, now: now)
+            return beginInvitation(to: peer, incarnation: known.advertisement.incarnation, now: now)
         }
         guard table.session(with: peer) == nil, now - known.discoveredAt >= timing.solicitAfter,
               budget.take(now: now)
         else { return [] }
-        let address = SessionAddress(from: me, fromIncarnation: configuration.incarnation, to: peer,
-                                     toIncarnation: known.advertisement.incarnation)
-        return [send(.solicit(address), to: .unicast(known.endpoint))]
+        return [solicit(peer, incarnation: known.advertisement.incarnation, at: known.endpoint)]
     }
 
-    /// When to send the first invitation to a peer just discovered by an announcement with `sequence`.
-    ///
-    /// A peer still in its start burst that began after this node last announced cannot know this node yet, and
-    /// would have to drop the invitation (or park it) until this node's next announcement: the invitation waits for
-    /// that announcement instead, which costs no datagram. Any other peer is invited at once.
-    private func firstInvitationTime(toPeerAnnouncing sequence: UInt32, now: Double) -> Double {
-        guard sequence >= 1, sequence <= UInt32(max(timing.burstCount, 1)) else { return now }
-        let peerStartedAt = now - Double(sequence - 1) * timing.burstSpacing
-        guard lastAnnouncedAt < peerStartedAt, nextAnnounceAt.isFinite else { return now }
-        // Just after the announcement, so that it is received first.
-        return nextAnnounceAt + Self.afterAnnouncement
+    /// Own announcements whose send times are kept until the group returns them.
+    static let ownAnnouncementsTracked = 16
+    /// How soon a silence that has not been read through yet is looked at again.
+    static let readBehindRecheck = 0.25
+
+    private mutating func noteOwnEcho(sequence: UInt32) {
+        guard let sentAt = ownSentAt[sequence] else { return }
+        readThrough = max(readThrough, sentAt)
+        for key in ownSentAt.keys where key <= sequence { ownSentAt[key] = nil }
     }
 
-    /// How long after its own announcement a deferred invitation is sent.
-    static let afterAnnouncement = 0.02
+    /// The time up to which this node has read what the group sent. With every own announcement returned, it is
+    /// current; with some still out, it has read up to the send time of the latest returned. A node whose own
+    /// announcements do not return (a transport without multicast loopback) or return no longer counts as current
+    /// once more than `silence` behind, so that a silent peer is then lost at most that much later.
+    private func heardUpTo(now: Double, silence: Double) -> Double {
+        if ownSentAt.isEmpty, readThrough > -Double.infinity { return now }
+        return max(readThrough, now - silence)
+    }
 
+    /// This node's announce period for the group it knows now (``DiscoveryTiming/announceInterval(forGroupOf:)``).
+    private var announceInterval: AnnounceInterval {
+        AnnounceInterval(seconds: timing.announceInterval(forGroupOf: peers.count + 1))
+    }
+
+    /// The invitation `token` from the initiator `sender` describes (its advertisement, its interval, where it
+    /// was sent from): an initiator not heard before, or in a new life, is discovered from it first, so that the
+    /// answer never waits for its announcement.
     private mutating func receiveInvitation(
-        _ address: SessionAddress, token: DiscoveryToken, from source: Endpoint, now: Double
+        _ address: SessionAddress, token: DiscoveryToken,
+        from sender: (advertisement: Advertisement, interval: AnnounceInterval, source: Endpoint), now: Double
     ) -> [NodeDirective] {
+        let source = sender.source
         if isAddressed(address, senderInitiates: true), peers[address.from].map({
             address.fromIncarnation > $0.advertisement.incarnation
         }) ?? true {
-            return park(address, token: token, from: source, now: now)
+            guard sender.advertisement.serviceType == configuration.serviceType else {
+                counters.otherServiceIgnored += 1
+                return []
+            }
+            counters.discoveredByInvitation += 1
+            return discover(sender.advertisement, interval: sender.interval, announcement: [], from: source, now: now)
+                + receiveInvitation(address, token: token, from: sender, now: now)
         }
         guard let known = knownSender(of: address, senderInitiates: true, now: now) else { return [] }
         let incarnation = known.advertisement.incarnation
@@ -395,7 +484,7 @@ public struct DiscoveryNode {
                                          detail: "the initiator replaced the session with a new one")
                 out.append(.event(.session(address.from, .invalidated(ended))))
             }
-            return out + receiveInvitation(address, token: token, from: source, now: now)
+            return out + receiveInvitation(address, token: token, from: sender, now: now)
         }
         var out: [NodeDirective] = []
         let entry: SessionEntry
@@ -446,34 +535,33 @@ public struct DiscoveryNode {
             && address.from.initiates(with: me) == senderInitiates
     }
 
-    /// Keeps an invitation from a peer (or a life of it) not discovered yet, to answer once its announcement
-    /// arrives: the initiator then need not send again. A repeat replaces the one kept; beyond the bound, parked
-    /// invitations older than a peer's allowed silence are dropped first, then new ones are.
-    private mutating func park(
-        _ address: SessionAddress, token: DiscoveryToken, from source: Endpoint, now: Double
+    /// A responder says it holds no session with us: whatever we hold is dead, so invite it afresh. A responder not
+    /// heard before, or in a new life, is discovered from the solicit first.
+    private mutating func receiveSolicit(
+        _ address: SessionAddress,
+        from sender: (advertisement: Advertisement, interval: AnnounceInterval, source: Endpoint), now: Double
     ) -> [NodeDirective] {
-        counters.awaitingDiscovery += 1
-        if parked[address.from] == nil, parked.count >= timing.maximumParkedInvitations {
-            let oldest = now - timing.silenceBeforeLost
-            parked = parked.filter { $0.value.at >= oldest }
-            guard parked.count < timing.maximumParkedInvitations else { return [] }
+        var out: [NodeDirective] = []
+        if isAddressed(address, senderInitiates: false), peers[address.from].map({
+            address.fromIncarnation > $0.advertisement.incarnation
+        }) ?? true {
+            guard sender.advertisement.serviceType == configuration.serviceType else {
+                counters.otherServiceIgnored += 1
+                return []
+            }
+            counters.discoveredBySolicit += 1
+            out = discover(sender.advertisement, interval: sender.interval, announcement: [], from: sender.source,
+                           now: now)
         }
-        parked[address.from] = ParkedInvitation(address: address, token: token, source: source, at: now)
-        return []
-    }
-
-    /// A responder says it holds no session with us: whatever we hold is dead, so invite it afresh.
-    private mutating func receiveSolicit(_ address: SessionAddress, now: Double) -> [NodeDirective] {
-        guard let known = knownSender(of: address, senderInitiates: false, now: now) else { return [] }
+        guard let known = knownSender(of: address, senderInitiates: false, now: now) else { return out }
         let incarnation = known.advertisement.incarnation
         // An invitation already under way answers the solicit by itself.
-        guard invitations[address.from] == nil else { return [] }
-        var out: [NodeDirective] = []
+        guard invitations[address.from] == nil else { return out }
         if let old = table.remove(peer: address.from), old.remoteToken != nil {
             let error = SessionError(.sessionFailed, peer: address.from, detail: "the peer no longer holds the session")
             out.append(.event(.session(address.from, .invalidated(error))))
         }
-        return out + beginInvitation(to: address.from, incarnation: incarnation, firstSendAt: now, now: now)
+        return out + beginInvitation(to: address.from, incarnation: incarnation, now: now)
     }
 
     /// Checks an accept or decline against the pending invitation before `handle` applies it.
@@ -498,8 +586,8 @@ public struct DiscoveryNode {
         } catch {
             return refuse(.tokenMismatch)
         }
-        if let invitation = invitations.removeValue(forKey: address.from) {
-            if invitation.sends == 1 { roundTrip.add(now - invitation.lastSentAt) }
+        if let invitation = endInvitation(address.from), invitation.sends == 1 {
+            roundTrip.add(now - invitation.lastSentAt)
         }
         if case .completed = outcome {
             return [.event(.session(address.from, .began(remoteToken: token)))]
@@ -527,9 +615,7 @@ public struct DiscoveryNode {
         return now - declined >= timing.invitationTimeout
     }
 
-    private mutating func beginInvitation(
-        to peer: PeerID, incarnation: Incarnation, firstSendAt: Double, now: Double
-    ) -> [NodeDirective] {
+    private mutating func beginInvitation(to peer: PeerID, incarnation: Incarnation, now: Double) -> [NodeDirective] {
         declinedAt[peer] = nil
         do {
             var tokens = self.tokens
@@ -542,12 +628,37 @@ public struct DiscoveryNode {
         }
         let first = roundTrip.timeout(initial: timing.initialRetransmitInterval, floor: timing.retransmitInterval,
                                       cap: timing.maximumRetransmitInterval, limit: DiscoveryTiming.retransmitLimit)
-        invitations[peer] = Invitation(startedAt: now, nextSendAt: firstSendAt, interval: first, queuedAt: firstSendAt)
-        if firstSendAt > now {
-            invitationQueue.insert(PeerDeadline(time: firstSendAt, peer: peer))
+        invitations[peer] = Invitation(startedAt: now, nextSendAt: now, interval: first, queuedAt: now)
+        guard inFlight < timing.invitationWindow else {
+            counters.heldForWindow += 1
+            waiting.append(peer)
             return []
         }
+        invitations[peer]?.inWindow = true
+        inFlight += 1
         return sendInvitation(to: peer, now: now)
+    }
+
+    /// Ends the invitation to `peer`, if any, freeing its place in the window.
+    @discardableResult
+    private mutating func endInvitation(_ peer: PeerID) -> Invitation? {
+        guard let invitation = invitations.removeValue(forKey: peer) else { return nil }
+        if invitation.inWindow { inFlight -= 1 }
+        return invitation
+    }
+
+    /// Sends the waiting invitations that the window now has places for, oldest first.
+    private mutating func admitWaiting(now: Double) -> [NodeDirective] {
+        var out: [NodeDirective] = []
+        while inFlight < timing.invitationWindow, let peer = waiting.popFirst() {
+            // Ended while it waited (answered by a new life, the peer lost): nothing to send.
+            guard let invitation = invitations[peer], !invitation.inWindow else { continue }
+            invitations[peer]?.inWindow = true
+            invitations[peer]?.startedAt = now
+            inFlight += 1
+            out += sendInvitation(to: peer, now: now)
+        }
+        return out
     }
 
     /// Sends the invitation to `peer` if the budget allows, and queues its next step: the next send after a wait
@@ -556,7 +667,7 @@ public struct DiscoveryNode {
         guard var invitation = invitations[peer] else { return [] }
         guard let known = peers[peer], let entry = table.session(with: peer), entry.remoteToken == nil else {
             // Nothing left to invite: drop it, or its deadline would stay due for ever.
-            invitations[peer] = nil
+            endInvitation(peer)
             return []
         }
         var out: [NodeDirective] = []
@@ -569,7 +680,8 @@ public struct DiscoveryNode {
             invitation.reserved = false
             let address = SessionAddress(from: me, fromIncarnation: configuration.incarnation, to: peer,
                                          toIncarnation: entry.incarnation)
-            out.append(send(.invite(address, token: entry.localToken), to: .unicast(known.endpoint)))
+            out.append(send(.invite(address, token: entry.localToken, advertisement: advertisement,
+                                    interval: announceInterval), to: .unicast(known.endpoint)))
             invitation.sends += 1
             invitation.lastSentAt = now
             let jitter = 1 + timing.retransmitJitter * (2 * random.uniform() - 1)
@@ -580,15 +692,15 @@ public struct DiscoveryNode {
         }
         invitation.queuedAt = min(invitation.nextSendAt, invitation.startedAt + timing.invitationTimeout)
         invitations[peer] = invitation
-        invitationQueue.insert(PeerDeadline(time: invitation.queuedAt, peer: peer))
+        exchangeQueue.insert(PeerDeadline(time: invitation.queuedAt, peer: peer))
         return out
     }
 
     private mutating func lose(_ peer: PeerID, reason: SessionRemovalReason) -> [NodeDirective] {
         peers[peer] = nil
-        invitations[peer] = nil
+        endInvitation(peer)
         declinedAt[peer] = nil
-        parked[peer] = nil
+        pendingSolicits[peer] = nil
         var out: [NodeDirective] = [.event(.lost(peer, reason))]
         if let entry = table.remove(peer: peer), entry.remoteToken != nil {
             out.append(.event(.session(peer, .didRemove(reason))))

@@ -3,8 +3,12 @@ public struct DiscoveryTiming: Sendable, Equatable {
     /// Announcements sent at start, `burstSpacing` apart, so that peers find a new node quickly.
     public var burstCount: Int = 3
     public var burstSpacing: Double = 0.15
-    /// Period of announcements after the burst.
+    /// Period of announcements after the burst, in a group of up to `groupAnnouncementRate` nodes.
     public var announceInterval: Double = 1.0
+    /// Announcements a second the whole group sends at most once started (RTCP's rule, RFC 3550 section 6.2): in a
+    /// larger group each node announces every (group size / this) seconds, so that what every node hears stays
+    /// the same however many join. Each announcement carries its interval, and each peer is timed out after its own.
+    public var groupAnnouncementRate: Double = 100
     /// Each period is drawn within +- this share of the interval, so that nodes started together drift apart and do
     /// not announce in lockstep.
     public var announceJitter: Double = 0.2
@@ -31,12 +35,14 @@ public struct DiscoveryTiming: Sendable, Equatable {
     public static let retransmitLimit = 30.0
     /// Each wait is drawn within +- this share, so that invitations that failed together are not retried together.
     public var retransmitJitter: Double = 0.25
+    /// Invitations a node may have sent and not yet seen answered (declined, timed out) at once; the next waits
+    /// for a place. Sends are then clocked by answers (as TCP's are by acknowledgements): a host slow to answer
+    /// receives fewer, however many peers it has. 64 in flight over a 1 ms round trip is 64,000 a second, so a quick
+    /// group never waits for it.
+    public var invitationWindow: Int = 64
     /// Invitations and solicits a node may send per second (a token bucket holding one second's worth); what is due
     /// beyond it waits for the budget. Answers (accepts, declines) are not counted: each answers one datagram received.
     public var sendBudget: Double = 500
-    /// Invitations from peers not discovered yet that a responder keeps, to answer once their announcement arrives;
-    /// beyond this they are dropped and counted (the initiator sends again).
-    public var maximumParkedInvitations: Int = 1024
     /// An invitation not answered within this time fails with `invitationTimedOut`; a new one is tried on a later
     /// announcement after the same time again.
     public var invitationTimeout: Double = 30
@@ -46,9 +52,17 @@ public struct DiscoveryTiming: Sendable, Equatable {
 
     public init() {}
 
-    /// How long a peer may stay silent before it is lost.
-    public var silenceBeforeLost: Double {
-        Double(missedAnnouncements) * announceInterval * (1 + announceJitter)
+    /// How long a peer may stay silent before it is lost, in a group of up to `groupAnnouncementRate` nodes.
+    public var silenceBeforeLost: Double { silence(after: announceInterval) }
+
+    /// How long a peer that announces every `interval` seconds may stay silent before it is lost.
+    public func silence(after interval: Double) -> Double {
+        Double(missedAnnouncements) * interval * (1 + announceJitter)
+    }
+
+    /// The announce period of a node that knows a group of `members` (itself included).
+    public func announceInterval(forGroupOf members: Int) -> Double {
+        max(announceInterval, Double(members) / groupAnnouncementRate)
     }
 
     /// Checks every field; the error names the first one that is out of its range.
@@ -68,8 +82,9 @@ public struct DiscoveryTiming: Sendable, Equatable {
                     "initialRetransmitInterval", "above 0 and at most 60 s")
         try require(retransmitJitter >= 0 && retransmitJitter < 1, "retransmitJitter", "at least 0 and under 1")
         try require(sendBudget >= 1 && sendBudget <= 1_000_000, "sendBudget", "between 1 and 1000000 per second")
-        try require(maximumParkedInvitations >= 0 && maximumParkedInvitations <= 100_000,
-                    "maximumParkedInvitations", "between 0 and 100000")
+        try require(invitationWindow >= 1 && invitationWindow <= 100_000, "invitationWindow", "between 1 and 100000")
+        try require(groupAnnouncementRate >= 1 && groupAnnouncementRate <= 100_000,
+                    "groupAnnouncementRate", "between 1 and 100000 per second")
         try require(invitationTimeout > 0 && invitationTimeout <= 3600, "invitationTimeout", "above 0 and at most 3600 s")
         try require(solicitAfter > 0 && solicitAfter <= 3600, "solicitAfter", "above 0 and at most 3600 s")
     }

@@ -1,11 +1,9 @@
 /// The round trip of a node's token exchanges, and the retransmission waits it implies.
 ///
-/// The estimate is the median of the latest samples, not RFC 6298's smoothed mean: an invitation that reaches a
-/// responder which has not yet heard the initiator's announcement waits there for it (it is parked), and its
-/// answer takes an announcement period, not a round trip. Under random loss a share of samples is such, and a mean
-/// would follow them into waits of seconds; the median ignores them while under half the samples are, yet follows a
-/// host that is slow for every exchange. Only invitations answered after a single send are sampled (Karn's rule):
-/// the answer to a retransmitted one cannot be matched to the send that caused it.
+/// The estimate is the median of the latest samples, not RFC 6298's smoothed mean: a few late answers (a responder
+/// busy for a moment, a start burst queued ahead of them) move a mean for a long while and a median not at all,
+/// while a host that is slow for every exchange moves both. Only invitations answered after a single send are
+/// sampled (Karn's rule): the answer to a retransmitted one cannot be matched to the send that caused it.
 struct RoundTripEstimator: Sendable, Equatable {
     /// Samples kept for the median.
     static let window = 15

@@ -4,7 +4,7 @@ import Sessions
 /// and a big-endian payload. Every length is checked; the decoder refuses, it never traps.
 public enum WireFormat {
     /// The version this build writes and reads.
-    public static let version: UInt8 = 1
+    public static let version: UInt8 = 2
     /// "NCSM".
     public static let magic: [UInt8] = [0x4E, 0x43, 0x53, 0x4D]
     /// Magic, version, type, payload length.
@@ -18,22 +18,18 @@ public enum WireFormat {
     public static func encode(_ message: WireMessage) -> [UInt8] {
         var w = ByteWriter()
         switch message {
-        case .announce(let ad, let sequence):
+        case .announce(let ad, let sequence, let interval):
             w.u64(ad.peer.rawValue)
             w.u64(ad.incarnation)
             w.u32(sequence)
-            w.u16(ad.unicastPort)
-            w.string8(ad.serviceType)
-            w.string8(ad.displayName)
-            let keys = ad.discoveryInfo.keys.sorted()
-            w.u8(UInt8(truncatingIfNeeded: keys.count))
-            for key in keys { w.string8("\(key)=\(ad.discoveryInfo[key] ?? "")") }
+            w.advertised(ad, interval: interval)
         case .goodbye(let peer, let incarnation):
             w.u64(peer.rawValue)
             w.u64(incarnation)
-        case .invite(let address, let token):
+        case .invite(let address, let token, let ad, let interval):
             w.address(address)
             w.token(token)
+            w.advertised(ad, interval: interval)
         case .accept(let address, let token, let echo):
             w.address(address)
             w.token(token)
@@ -42,8 +38,9 @@ public enum WireFormat {
             w.address(address)
             w.token(echo)
             w.u8(UInt8(truncatingIfNeeded: code.rawValue))
-        case .solicit(let address):
+        case .solicit(let address, let ad, let interval):
             w.address(address)
+            w.advertised(ad, interval: interval)
         case .sessionData(let from, let to, let token, let kind, let payload):
             w.u64(from.rawValue)
             w.u64(to.rawValue)
@@ -77,6 +74,13 @@ public enum WireFormat {
         var peer: UInt64 = 0
         for i in headerSize..<headerSize + 8 { peer = peer << 8 | UInt64(bytes[i]) }
         return PeerID(peer)
+    }
+
+    /// The sequence number of an announcement that ``announcedPeer(in:)`` accepted.
+    public static func announcementSequence(in bytes: [UInt8]) -> UInt32 {
+        var value: UInt32 = 0
+        for i in announcementSequence { value = value << 8 | UInt32(bytes[i]) }
+        return value
     }
 
     /// Whether two announcements are the same but for their sequence numbers: then the second decodes to what the
@@ -119,34 +123,15 @@ public enum WireFormat {
             let peer = PeerID(try r.u64("peer id"))
             let incarnation = try r.u64("incarnation")
             let sequence = try r.u32("sequence")
-            let port = try r.u16("unicast port")
-            let serviceType = try r.string8("service type")
-            let displayName = try r.string8("display name")
-            let count = try r.u8("discovery info count")
-            var info: [String: String] = [:]
-            for _ in 0..<count {
-                let entry = try r.string8("discovery info entry")
-                guard let split = entry.firstIndex(of: "=") else {
-                    throw .invalidField(field: "discovery info entry", reason: "no '=' in \"\(entry)\"")
-                }
-                let key = String(entry[..<split])
-                guard info[key] == nil else {
-                    throw .invalidField(field: "discovery info entry", reason: "key \"\(key)\" appears twice")
-                }
-                info[key] = String(entry[entry.index(after: split)...])
-            }
-            do {
-                let ad = try Advertisement(
-                    serviceType: serviceType, peer: peer, incarnation: incarnation, displayName: displayName,
-                    discoveryInfo: info, unicastPort: port)
-                message = .announce(ad, sequence: sequence)
-            } catch {
-                throw .invalidField(field: error.field, reason: error.rule)
-            }
+            let (ad, interval) = try r.advertised(peer: peer, incarnation: incarnation)
+            message = .announce(ad, sequence: sequence, interval: interval)
         case .goodbye:
             message = .goodbye(peer: PeerID(try r.u64("peer id")), incarnation: try r.u64("incarnation"))
         case .invite:
-            message = .invite(try r.address(), token: try r.token("token"))
+            let address = try r.address()
+            let token = try r.token("token")
+            let (ad, interval) = try r.advertised(peer: address.from, incarnation: address.fromIncarnation)
+            message = .invite(address, token: token, advertisement: ad, interval: interval)
         case .accept:
             message = .accept(try r.address(), token: try r.token("token"), echo: try r.token("echoed token"))
         case .decline:
@@ -158,7 +143,9 @@ public enum WireFormat {
             }
             message = .decline(address, echo: echo, code: code)
         case .solicit:
-            message = .solicit(try r.address())
+            let address = try r.address()
+            let (ad, interval) = try r.advertised(peer: address.from, incarnation: address.fromIncarnation)
+            message = .solicit(address, advertisement: ad, interval: interval)
         case .sessionData:
             let from = PeerID(try r.u64("sender peer id"))
             let to = PeerID(try r.u64("recipient peer id"))
@@ -196,6 +183,18 @@ struct ByteWriter {
         let utf8 = Array(s.utf8.prefix(255))
         u8(UInt8(utf8.count))
         buffer += utf8
+    }
+
+    /// What an announcement and an invitation both carry after their identities: the announce interval and the
+    /// advertisement's fields.
+    mutating func advertised(_ ad: Advertisement, interval: AnnounceInterval) {
+        u32(interval.milliseconds)
+        u16(ad.unicastPort)
+        string8(ad.serviceType)
+        string8(ad.displayName)
+        let keys = ad.discoveryInfo.keys.sorted()
+        u8(UInt8(truncatingIfNeeded: keys.count))
+        for key in keys { string8("\(key)=\(ad.discoveryInfo[key] ?? "")") }
     }
 
     mutating func address(_ a: SessionAddress) {
@@ -256,6 +255,41 @@ struct ByteReader {
             throw .invalidField(field: field, reason: "not valid UTF-8")
         }
         return s
+    }
+
+    /// The fields ``ByteWriter/advertised(_:interval:)`` writes, checked against the discovery rules.
+    mutating func advertised(
+        peer: PeerID, incarnation: Incarnation
+    ) throws(WireError) -> (Advertisement, AnnounceInterval) {
+        let interval = AnnounceInterval(milliseconds: try u32("announce interval"))
+        guard interval.milliseconds >= 10, interval.milliseconds <= 3_600_000 else {
+            throw .invalidField(field: "announce interval",
+                                reason: "\(interval.milliseconds) ms is outside 10 ms to 1 hour")
+        }
+        let port = try u16("unicast port")
+        let serviceType = try string8("service type")
+        let displayName = try string8("display name")
+        let count = try u8("discovery info count")
+        var info: [String: String] = [:]
+        for _ in 0..<count {
+            let entry = try string8("discovery info entry")
+            guard let split = entry.firstIndex(of: "=") else {
+                throw .invalidField(field: "discovery info entry", reason: "no '=' in \"\(entry)\"")
+            }
+            let key = String(entry[..<split])
+            guard info[key] == nil else {
+                throw .invalidField(field: "discovery info entry", reason: "key \"\(key)\" appears twice")
+            }
+            info[key] = String(entry[entry.index(after: split)...])
+        }
+        do {
+            let ad = try Advertisement(
+                serviceType: serviceType, peer: peer, incarnation: incarnation, displayName: displayName,
+                discoveryInfo: info, unicastPort: port)
+            return (ad, interval)
+        } catch {
+            throw .invalidField(field: error.field, reason: error.rule)
+        }
     }
 
     mutating func address() throws(WireError) -> SessionAddress {

@@ -2,19 +2,21 @@ import Sessions
 
 /// The datagrams of discovery and the token exchange. docs/wire-format.md gives their layout byte by byte.
 public enum WireMessage: Sendable, Equatable {
-    /// Multicast: "I offer this service; here is how to reach me".
-    case announce(Advertisement, sequence: UInt32)
+    /// Multicast: "I offer this service; here is how to reach me; I announce every `interval`".
+    case announce(Advertisement, sequence: UInt32, interval: AnnounceInterval)
     /// Multicast: "I am stopping"; browsers remove the peer at once.
     case goodbye(peer: PeerID, incarnation: Incarnation)
-    /// Unicast, initiator to responder: "here is my token for our session".
-    case invite(SessionAddress, token: DiscoveryToken)
+    /// Unicast, initiator to responder: "here is my token for our session, and who I am" (the initiator's
+    /// advertisement, so that a responder that has not heard its announcement yet can discover it from this).
+    case invite(SessionAddress, token: DiscoveryToken, advertisement: Advertisement, interval: AnnounceInterval)
     /// Unicast, responder to initiator: "here is mine; I received yours".
     case accept(SessionAddress, token: DiscoveryToken, echo: DiscoveryToken)
     /// Unicast, responder to initiator: "I cannot hold a session with you" (the code says why).
     case decline(SessionAddress, echo: DiscoveryToken, code: SessionErrorCode)
-    /// Unicast, responder to initiator: "I know you and hold no session with you; invite me". Repairs a pair whose
-    /// two sides disagree after one of them timed the other out.
-    case solicit(SessionAddress)
+    /// Unicast, responder to initiator: "I know you and hold no session with you; invite me; here is who I am".
+    /// Repairs a pair whose two sides disagree after one of them timed the other out, and introduces a responder to
+    /// an initiator that started after it last announced.
+    case solicit(SessionAddress, advertisement: Advertisement, interval: AnnounceInterval)
     /// Unicast within a running session: application data (a profile on a bump), carrying the sender's token.
     case sessionData(from: PeerID, to: PeerID, token: DiscoveryToken, kind: UInt8, payload: [UInt8])
 
@@ -52,7 +54,24 @@ public struct SessionAddress: Sendable, Equatable {
     }
 }
 
-/// The message types of wire version 1.
+/// How often a node announces, in whole milliseconds as the wire carries it: receivers time the node out after
+/// missing a number of these periods.
+public struct AnnounceInterval: Sendable, Hashable {
+    public let milliseconds: UInt32
+
+    public init(milliseconds: UInt32) {
+        self.milliseconds = milliseconds
+    }
+
+    /// The interval nearest to `seconds`, within what the wire holds.
+    public init(seconds: Double) {
+        milliseconds = UInt32(clamping: Int((seconds * 1000).rounded()))
+    }
+
+    public var seconds: Double { Double(milliseconds) / 1000 }
+}
+
+/// The message types of wire version 2.
 public enum WireType: UInt8, Sendable, CaseIterable {
     case announce = 1
     case goodbye = 2

@@ -43,10 +43,13 @@ public struct DatagramCounts: Sendable, Codable, Equatable {
     public var ownIgnored: Int
     public var otherServiceIgnored: Int
     public var awaitingDiscovery: Int
+    public var discoveredByInvitation: Int
+    public var discoveredBySolicit: Int
     public var retransmissions: Int
     public var unchangedAnnouncements: Int
     public var duplicates: Int
     public var deferredByBudget: Int
+    public var heldForWindow: Int
     /// Deliveries the in-memory network dropped on purpose (`--loss`); 0 over UDP.
     public var droppedByNetwork: Int
     /// Datagrams that arrived at a full receive queue and were dropped before any node read them: over UDP, the
@@ -62,10 +65,13 @@ public struct DatagramCounts: Sendable, Codable, Equatable {
         ownIgnored = c.ownIgnored
         otherServiceIgnored = c.otherServiceIgnored
         awaitingDiscovery = c.awaitingDiscovery
+        discoveredByInvitation = c.discoveredByInvitation
+        discoveredBySolicit = c.discoveredBySolicit
         retransmissions = c.retransmissions
         unchangedAnnouncements = c.unchangedAnnouncements
         duplicates = c.duplicates
         deferredByBudget = c.deferredByBudget
+        heldForWindow = c.heldForWindow
         self.droppedByNetwork = droppedByNetwork
         self.receiveQueueDrops = receiveQueueDrops
     }

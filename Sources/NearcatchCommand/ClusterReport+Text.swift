@@ -21,8 +21,9 @@ extension ClusterReport {
         lines.append("refused \(refusedTotal)" + (refusedParts.isEmpty ? "" : " (\(refusedParts))"))
         lines.append("ignored: own \(datagrams.ownIgnored), other services \(datagrams.otherServiceIgnored); "
             + "unchanged announcements \(datagrams.unchangedAnnouncements), duplicates \(datagrams.duplicates)")
-        lines.append("invitations resent \(datagrams.retransmissions), held for the send budget "
-            + "\(datagrams.deferredByBudget), before discovery \(datagrams.awaitingDiscovery)")
+        lines.append("invitations resent \(datagrams.retransmissions), held for the window \(datagrams.heldForWindow), "
+            + "for the send budget \(datagrams.deferredByBudget); peers found by invitation \(datagrams.discoveredByInvitation), by solicit "
+            + "\(datagrams.discoveredBySolicit)")
         lines.append((transport == "memory" ? "dropped by the network \(datagrams.droppedByNetwork), at full receive queues "
                 : "dropped by the kernel at full receive buffers ") + "\(datagrams.receiveQueueDrops)")
         lines.append(String(format: "events %d; run %.2f s (%@ clock), wall %.2f s", events, simulatedSeconds,

@@ -21,11 +21,12 @@ import Transport
 
     /// An announcement; the default sequence is past the start burst (a peer that has been running a while).
     private func announce(
-        _ peer: PeerID, incarnation: Incarnation = 1, service: String = "nearcatch", sequence: UInt32 = 9
+        _ peer: PeerID, incarnation: Incarnation = 1, service: String = "nearcatch", sequence: UInt32 = 9,
+        interval: Double = 1
     ) throws -> [UInt8] {
         let ad = try Advertisement(serviceType: service, peer: peer, incarnation: incarnation, displayName: "x",
                                    unicastPort: 5000)
-        return WireFormat.encode(.announce(ad, sequence: sequence))
+        return WireFormat.encode(.announce(ad, sequence: sequence, interval: AnnounceInterval(seconds: interval)))
     }
 
     private func datagram(_ bytes: [UInt8], from source: Endpoint) -> IncomingDatagram {
@@ -52,41 +53,121 @@ import Transport
         #expect(after >= 0.30 + 0.8 && after <= 0.30 + 1.2)
     }
 
-    @Test func invitationWaitsForOwnAnnouncementWhenThePeerStartedAfterIt() throws {
-        var a = try node(low)
-        _ = a.start(now: 0)
-        // B's first announcement at 0.1: B started after A's only announcement, so B cannot know A yet.
-        let found = a.receive(datagram(try announce(high, sequence: 1), from: there), now: 0.1)
-        #expect(sent(found).isEmpty)
-        #expect(a.table.session(with: high)?.state == .inviting)
-        #expect(a.nextDeadline == 0.15)
-        let announced = sent(a.tick(now: 0.15))
-        #expect(announced.count == 1 && announced.first?.1 == .group)
-        #expect(abs(try #require(a.nextDeadline) - 0.17) < 1e-9)
-        let invited = sent(a.tick(now: 0.17))
-        #expect(invited.count == 1)
-        guard case .invite? = invited.first?.0 else { Issue.record("no invitation: \(invited)"); return }
-    }
-
-    @Test func invitationFromAnUndiscoveredPeerIsAnsweredOnDiscovery() throws {
+    @Test func invitationFromAnUndiscoveredPeerIsAnsweredAtOnce() throws {
         var a = try node(low)
         var b = try node(high)
         _ = a.start(now: 0)
         _ = b.start(now: 0)
         let invite = try #require(sent(a.receive(datagram(try announce(high), from: there), now: 0.1)).first)
-        let early = b.receive(datagram(WireFormat.encode(invite.0), from: here), now: 0.11)
-        #expect(early.isEmpty)
-        #expect(b.counters.awaitingDiscovery == 1)
-        // The same invitation again while it waits: still one kept, nothing sent.
-        #expect(b.receive(datagram(WireFormat.encode(invite.0), from: here), now: 0.12).isEmpty)
-        let discovered = b.receive(datagram(try announce(low), from: here), now: 0.3)
-        let answers = sent(discovered)
-        #expect(answers.count == 1)
+        // B has not heard A's announcement: the invitation itself introduces A.
+        let answered = b.receive(datagram(WireFormat.encode(invite.0), from: here), now: 0.11)
+        #expect(b.counters.discoveredByInvitation == 1)
+        let events = answered.compactMap { if case .event(let e) = $0 { e } else { nil } }
+        guard case .found(let ad)? = events.first else { Issue.record("found is not first: \(events)"); return }
+        #expect(ad.peer == low && ad.displayName == "node 1")
+        #expect(events.contains { if case .session(low, .began) = $0 { true } else { false } })
+        let answers = sent(answered)
+        #expect(answers.count == 1 && answers.first?.1 == .unicast(here))
         guard case .accept? = answers.first?.0 else { Issue.record("no accept: \(answers)"); return }
-        #expect(discovered.contains { if case .event(.session(low, .began)) = $0 { true } else { false } })
-        _ = a.receive(datagram(WireFormat.encode(answers[0].0), from: there), now: 0.31)
+        _ = a.receive(datagram(WireFormat.encode(answers[0].0), from: there), now: 0.12)
         #expect(a.table.establishedCount == 1 && b.table.establishedCount == 1)
-        #expect(a.counters.retransmissions == 0)
+        // A's announcement afterwards is of a known peer: no second found event.
+        #expect(b.receive(datagram(try announce(low), from: here), now: 0.3).isEmpty)
+    }
+
+    @Test func aResponderIntroducesItselfToALateInitiatorOfALargeGroup() throws {
+        // B's peers all have lower ids than B: B is only ever the responder.
+        let b0 = PeerID(1000)
+        var c = DiscoveryNode.Configuration(serviceType: "nearcatch", peer: b0, incarnation: 1, displayName: "b")
+        c.timing.groupAnnouncementRate = 2
+        var b = try DiscoveryNode(configuration: c, unicastPort: 5000,
+                                  tokens: SeededTokenSource(random: RandomSource(seed: 1)), random: RandomSource(seed: 2))
+        _ = b.start(now: 0)
+        _ = b.tick(now: 0.15)
+        // B knows five peers before its burst ends: its next announcement is 3 s away (6 members at 2 a second).
+        for i in 0..<5 { _ = b.receive(datagram(try announce(PeerID(UInt64(100 + i))), from: there), now: 0.2) }
+        _ = b.tick(now: 0.3)
+        let after = try #require(b.nextDeadline)
+        #expect(after >= 0.3 + 3 * 0.8 - 1e-9 && after <= 0.3 + 3 * 1.2 + 1e-9)
+        // A (the lower id, the initiator) starts at 0.5: it cannot know B, and would wait seconds to hear it.
+        let heard = sent(b.receive(datagram(try announce(low, sequence: 1), from: here), now: 0.5))
+        #expect(heard.count == 1)
+        guard case .solicit(_, let ad, let interval)? = heard.first?.0 else { Issue.record("\(heard)"); return }
+        // Seven members now, A included: every 3.5 s.
+        #expect(ad.peer == b0 && interval.milliseconds == 3_500)
+        // A discovers B from the solicit and invites it.
+        var a = try node(low)
+        _ = a.start(now: 0.5)
+        let invited = a.receive(datagram(WireFormat.encode(heard[0].0), from: there), now: 0.51)
+        #expect(a.counters.discoveredBySolicit == 1)
+        guard case .invite? = sent(invited).first?.0 else { Issue.record("no invitation: \(invited)"); return }
+    }
+
+    /// Runs a node that knows six peers announcing every 1 s and one every 10 s, all silent from 0.05 s, until
+    /// `end`; the group returns each of the node's announcements `echoDelay` seconds after it was sent (a node
+    /// behind on its reading reads its own announcements that late).
+    private func silentGroup(echoDelay: Double, end: Double) throws -> (
+        announcements: [(Double, AnnounceInterval)], lost: [(Double, PeerID)], node: DiscoveryNode
+    ) {
+        var c = DiscoveryNode.Configuration(serviceType: "nearcatch", peer: low, incarnation: 1, displayName: "a")
+        c.timing.groupAnnouncementRate = 4
+        var a = try DiscoveryNode(configuration: c, unicastPort: 5000,
+                                  tokens: SeededTokenSource(random: RandomSource(seed: 1)), random: RandomSource(seed: 2))
+        var echoes: [(Double, [UInt8])] = []
+        var announcements: [(Double, AnnounceInterval)] = []
+        var lost: [(Double, PeerID)] = []
+        func perform(_ directives: [NodeDirective], at now: Double) throws {
+            for directive in directives {
+                switch directive {
+                case .send(let bytes, .group):
+                    if case .announce(_, _, let interval) = try WireFormat.decode(bytes) {
+                        announcements.append((now, interval))
+                        echoes.append((now + echoDelay, bytes))
+                    }
+                case .event(.lost(let peer, .timeout)): lost.append((now, peer))
+                default: break
+                }
+            }
+        }
+        try perform(a.start(now: 0), at: 0)
+        for i in 0..<6 { _ = a.receive(datagram(try announce(PeerID(UInt64(100 + i))), from: there), now: 0.05) }
+        _ = a.receive(datagram(try announce(PeerID(200), interval: 10), from: there), now: 0.05)
+        var now = 0.05
+        while now < end {
+            let echoAt = echoes.first?.0 ?? .infinity
+            now = min(try #require(a.nextDeadline), echoAt)
+            if now == echoAt {
+                try perform(a.receive(datagram(echoes.removeFirst().1, from: here), now: now), at: now)
+            } else {
+                try perform(a.tick(now: now), at: now)
+            }
+        }
+        return (announcements, lost, a)
+    }
+
+    @Test func announceIntervalGrowsWithTheGroupAndEachPeerIsTimedOutByItsOwn() throws {
+        let run = try silentGroup(echoDelay: 0.001, end: 40)
+        // Eight members at four a second: every 2 s (the start announcement and the burst included), until the
+        // peers are lost; then the node is alone again, and back to 1 s.
+        let whole = run.announcements.filter { $0.0 < 6.05 }
+        #expect(whole.count >= 5)
+        #expect(whole.dropFirst().allSatisfy { $0.1.milliseconds == 2_000 })
+        #expect(run.announcements.last?.1.milliseconds == 1_000)
+        let gaps = zip(whole.dropFirst(3), whole.dropFirst(2)).map { $0.0 - $1.0 }
+        #expect(gaps.allSatisfy { $0 >= 1.6 - 1e-9 && $0 <= 2.4 + 1e-9 })
+        // Silent from 0.05: the six 1 s peers are lost after 5 x 1 x 1.2 = 6 s, the 10 s one after 60 s (not yet).
+        #expect(run.lost.count == 6)
+        #expect(run.lost.allSatisfy { abs($0.0 - 6.05) < 1e-6 && $0.1 != PeerID(200) })
+        #expect(run.node.peers[PeerID(200)] != nil)
+    }
+
+    @Test func aNodeBehindOnItsReadingDoesNotTakeUnreadTimeForSilence() throws {
+        // Its own announcements come back 3 s late: it has read the group only up to 3 s ago, so the six peers
+        // are lost once it has read past 6.05 s (an announcement sent then, read 3 s later), not at 6.05 s.
+        let run = try silentGroup(echoDelay: 3, end: 40)
+        #expect(run.lost.count == 6)
+        let sentAfterSilence = try #require(run.announcements.first { $0.0 >= 6.05 }).0
+        #expect(run.lost.allSatisfy { $0.0 >= sentAfterSilence + 3 - 1e-9 && $0.0 <= sentAfterSilence + 3 + 0.25 + 1e-9 })
     }
 
     @Test func unansweredInvitationBacksOffWithJitterAndKeepsToItsCap() throws {
@@ -133,7 +214,7 @@ import Transport
         while now < 4 {
             now = try #require(a.nextDeadline)
             for (message, _) in sent(a.tick(now: now)) {
-                guard case .invite(let address, _) = message else { continue }
+                guard case .invite(let address, _, _, _) = message else { continue }
                 times.append(now)
                 invited.insert(address.to)
             }
@@ -156,12 +237,17 @@ import Transport
         }
         #expect(a.counters.unchangedAnnouncements == 10)
         #expect(a.peers[high]?.lastHeard == 1.9)
-        // Another display name within the same life is decoded in full (and not taken as new).
+        // Another display name within the same life is decoded in full (and not taken as new); it is the one the
+        // fast path compares against from then on.
         let other = try Advertisement(serviceType: "nearcatch", peer: high, incarnation: 1, displayName: "y",
                                       unicastPort: 5000)
-        _ = a.receive(datagram(WireFormat.encode(.announce(other, sequence: 30)), from: there), now: 2.0)
+        _ = a.receive(datagram(WireFormat.encode(.announce(other, sequence: 30, interval: AnnounceInterval(seconds: 1))),
+                               from: there), now: 2.0)
         #expect(a.counters.unchangedAnnouncements == 10)
         #expect(a.peers[high]?.lastHeard == 2.0)
+        _ = a.receive(datagram(WireFormat.encode(.announce(other, sequence: 31, interval: AnnounceInterval(seconds: 1))),
+                               from: there), now: 2.1)
+        #expect(a.counters.unchangedAnnouncements == 11)
     }
 
     @Test func lowerIdInvitesOnDiscoveryAndHigherIdWaits() throws {
@@ -173,7 +259,7 @@ import Transport
         #expect(fromA.contains(.event(.found(try Advertisement(serviceType: "nearcatch", peer: high, incarnation: 1,
                                                               displayName: "x", unicastPort: 5000)))))
         let invite = try #require(sent(fromA).first)
-        guard case .invite(let address, let token) = invite.0 else { Issue.record("\(invite.0)"); return }
+        guard case .invite(let address, let token, _, _) = invite.0 else { Issue.record("\(invite.0)"); return }
         #expect(invite.1 == .unicast(there))
         #expect(address.from == low && address.to == high)
         #expect(a.table.session(with: high)?.state == .inviting)
@@ -199,7 +285,10 @@ import Transport
         _ = a.receive(datagram(try announce(high, incarnation: 3), from: there), now: 0.1)
         _ = a.receive(datagram(try announce(high, incarnation: 2), from: there), now: 0.2)
         let toSomeoneElse = SessionAddress(from: PeerID(0), fromIncarnation: 1, to: PeerID(9), toIncarnation: 1)
-        _ = a.receive(datagram(WireFormat.encode(.invite(toSomeoneElse, token: DiscoveryToken(high: 1, low: 1))),
+        let ad = try Advertisement(serviceType: "nearcatch", peer: PeerID(0), incarnation: 1, displayName: "z",
+                                   unicastPort: 5000)
+        _ = a.receive(datagram(WireFormat.encode(.invite(toSomeoneElse, token: DiscoveryToken(high: 1, low: 1),
+                                                         advertisement: ad, interval: AnnounceInterval(seconds: 1))),
                                from: there), now: 0.3)
         let wrongEcho = SessionAddress(from: high, fromIncarnation: 3, to: low, toIncarnation: 5)
         _ = a.receive(datagram(WireFormat.encode(.accept(wrongEcho, token: DiscoveryToken(high: 2, low: 2),
@@ -240,7 +329,7 @@ import Transport
         #expect(a.table.session(with: high) == nil)
         // The peer is alive (it announces): its next announcement starts a fresh invitation with a new token.
         let again = sent(a.receive(datagram(try announce(high), from: there), now: t + 0.5))
-        guard case .invite(_, let token)? = again.first?.0 else { Issue.record("no new invitation"); return }
+        guard case .invite(_, let token, _, _)? = again.first?.0 else { Issue.record("no new invitation"); return }
         #expect(token != firstToken)
         #expect(a.table.session(with: high)?.localToken == token)
     }

@@ -7,17 +7,25 @@ import Testing
     static let address = SessionAddress(from: PeerID(1), fromIncarnation: 2, to: PeerID(3), toIncarnation: 4)
     static let token = DiscoveryToken(high: 0x1122_3344_5566_7788, low: 0x99AA_BBCC_DDEE_FF00)
 
+    static let interval = AnnounceInterval(milliseconds: 4_250)
+
+    /// The advertisement of `address`'s sender, as an invitation or a solicit carries it.
+    static func sender() throws -> Advertisement {
+        try Advertisement(serviceType: "nearcatch", peer: address.from, incarnation: address.fromIncarnation,
+                          displayName: "a", discoveryInfo: ["k": "v"], unicastPort: 5000)
+    }
+
     static func samples() throws -> [WireMessage] {
         let ad = try Advertisement(
             serviceType: "near-catch2", peer: PeerID(0xDEAD_BEEF), incarnation: 7, displayName: "Zoë's phone",
             discoveryInfo: ["interests": "chess,jazz", "v": "1"], unicastPort: 50_123)
         return [
-            .announce(ad, sequence: 42),
+            .announce(ad, sequence: 42, interval: interval),
             .goodbye(peer: PeerID(9), incarnation: 3),
-            .invite(address, token: token),
+            .invite(address, token: token, advertisement: try sender(), interval: interval),
             .accept(address, token: token, echo: DiscoveryToken(high: 1, low: 2)),
             .decline(address, echo: token, code: .activeSessionsLimitExceeded),
-            .solicit(address),
+            .solicit(address, advertisement: try sender(), interval: interval),
             .sessionData(from: PeerID(5), to: PeerID(6), token: token, kind: 1, payload: Array("hello".utf8)),
         ]
     }
@@ -25,19 +33,38 @@ import Testing
     @Test func everyMessageRoundTrips() throws {
         for message in try Self.samples() {
             let bytes = WireFormat.encode(message)
-            #expect(Array(bytes.prefix(5)) == WireFormat.magic + [1])
+            #expect(Array(bytes.prefix(5)) == WireFormat.magic + [2])
             #expect(Int(bytes[6]) << 8 | Int(bytes[7]) == bytes.count - 8)
             #expect(try WireFormat.decode(bytes) == message)
         }
     }
 
-    @Test func inviteLayoutIsAsDocumented() {
-        let bytes = WireFormat.encode(.invite(Self.address, token: Self.token))
-        // Header 8 + four 8-byte ids + 16-byte token.
-        #expect(bytes.count == 8 + 32 + 16)
+    @Test func inviteLayoutIsAsDocumented() throws {
+        let bytes = WireFormat.encode(.invite(Self.address, token: Self.token, advertisement: try Self.sender(),
+                                              interval: Self.interval))
+        // Header 8 + four 8-byte ids + 16-byte token, then interval u32, port u16, "nearcatch", "a", one entry "k=v".
+        #expect(bytes.count == 8 + 32 + 16 + 4 + 2 + 10 + 2 + 1 + 4)
         #expect(bytes[5] == 3)
         #expect(Array(bytes[8..<16]) == [0, 0, 0, 0, 0, 0, 0, 1])
         #expect(Array(bytes[40..<56]) == Self.token.bytes)
+        #expect(Array(bytes[56..<60]) == [0, 0, 0x10, 0x9A])
+        #expect(Array(bytes[60..<62]) == [0x13, 0x88])
+    }
+
+    @Test func announcementLayoutIsAsDocumented() throws {
+        let bytes = WireFormat.encode(try Self.samples()[0])
+        // Sequence at 24 (what the fast path skips), then the interval at 28 and the port at 32.
+        #expect(Array(bytes[24..<28]) == [0, 0, 0, 42])
+        #expect(Array(bytes[28..<32]) == [0, 0, 0x10, 0x9A])
+        #expect(Array(bytes[32..<34]) == [0xC3, 0xCB])
+    }
+
+    @Test func announceIntervalOutsideItsRangeIsRefused() throws {
+        var bytes = WireFormat.encode(try Self.samples()[0])
+        bytes.replaceSubrange(28..<32, with: [0, 0, 0, 9])
+        #expect(throws: WireError.invalidField(field: "announce interval", reason: "9 ms is outside 10 ms to 1 hour")) {
+            try WireFormat.decode(bytes)
+        }
     }
 
     @Test func refusalsAreTyped() throws {
@@ -48,8 +75,8 @@ import Testing
         #expect(refusal([]) == .truncated(field: "magic"))
         #expect(refusal([0x4E, 0x43, 0x53, 0x4D, 1]) == .truncated(field: "header"))
         #expect(refusal([0, 1, 2, 3, 4, 5, 6, 7]) == .badMagic)
-        var v2 = good; v2[4] = 2
-        #expect(refusal(v2) == .unsupportedVersion(2))
+        var v1 = good; v1[4] = 1
+        #expect(refusal(v1) == .unsupportedVersion(1))
         var t9 = good; t9[5] = 9
         #expect(refusal(t9) == .unknownType(9))
         #expect(refusal(Array(good.dropLast())) == .lengthMismatch(declared: 16, actual: 15))
@@ -65,8 +92,8 @@ import Testing
 
     @Test func announcementBreakingTheRulesIsRefused() throws {
         var bytes = WireFormat.encode(try Self.samples()[0])
-        // The service type starts after 8 (header) + 8 + 8 + 4 + 2 bytes and its length byte: make it uppercase.
-        bytes[8 + 22 + 1] = UInt8(ascii: "N")
+        // The service type starts after 8 (header) + 8 + 8 + 4 + 4 + 2 bytes and its length byte: make it uppercase.
+        bytes[8 + 26 + 1] = UInt8(ascii: "N")
         let error = #expect(throws: WireError.self) { try WireFormat.decode(bytes) }
         #expect(error?.kind == .invalidField)
         #expect(error?.description.contains("service type") == true)
@@ -100,7 +127,7 @@ import Testing
                 }
             } else {
                 bytes = (0..<int(1300)).map { _ in byte() }
-                if i % 3 == 0 && bytes.count >= 8 { bytes.replaceSubrange(0..<5, with: WireFormat.magic + [1]) }
+                if i % 3 == 0 && bytes.count >= 8 { bytes.replaceSubrange(0..<5, with: WireFormat.magic + [WireFormat.version]) }
             }
             do {
                 let message = try WireFormat.decode(bytes)
