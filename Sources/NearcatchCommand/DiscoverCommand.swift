@@ -23,7 +23,7 @@ public struct DiscoverCommand: AsyncParsableCommand {
         case memory
     }
 
-    @Option(help: "Nodes to run in this process (1 to 1000; at most 400 over UDP, where every node hears every announcement).")
+    @Option(help: "Nodes to run in this process (1 to 1000; at most 400 over UDP, where start bursts of larger groups keep two cores behind).")
     var peers: Int = 10
 
     @Option(help: "udp (real sockets, real time) or memory (deterministic, virtual time).")
@@ -78,7 +78,7 @@ public struct DiscoverCommand: AsyncParsableCommand {
     public func validate() throws {
         try require(peers >= 1 && peers <= 1000, "--peers must be between 1 and 1000, got \(peers)")
         try require(transport == .memory || peers <= 400,
-                  "--peers over UDP must be at most 400 (every node hears every announcement), got \(peers)")
+                  "--peers over UDP must be at most 400 (the start bursts of larger groups keep two cores behind; docs/discover.md), got \(peers)")
         try require(duration.isFinite && duration >= 0.1 && duration <= 3600,
                   "--duration must be between 0.1 and 3600 seconds, got \(duration)")
         try require(loss.isFinite && loss >= 0 && loss <= 0.9, "--loss must be between 0 and 0.9, got \(loss)")

@@ -75,7 +75,7 @@ extension SimulationSettings {
         }
         try require(peerCount >= 2 && peerCount <= 1000, "--peers must be between 2 and 1000, got \(peerCount)")
         try require(transport == .memory || peerCount <= 400,
-                    "--peers over UDP must be at most 400 (every node hears every announcement), got \(peerCount)")
+                    "--peers over UDP must be at most 400 (the start bursts of larger groups keep two cores behind; docs/discover.md), got \(peerCount)")
         try require(duration.isFinite && duration > 0 && duration <= 86_400,
                     "--duration must be above 0 and at most 86400 seconds, got \(duration)")
         try require(rate.isFinite && rate >= 0.5 && rate <= 100, "--rate must be between 0.5 and 100 Hz, got \(rate)")

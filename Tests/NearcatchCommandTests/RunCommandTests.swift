@@ -11,7 +11,7 @@ import Testing
     @Test(arguments: [
         (["--peers", "0"], "--peers must be between 2 and 1000, got 0"),
         (["--rate", "0"], "--rate must be between 0.5 and 100 Hz, got 0.0"),
-        (["--peers", "500"], "--peers over UDP must be at most 400 (every node hears every announcement), got 500"),
+        (["--peers", "500"], "--peers over UDP must be at most 400 (the start bursts of larger groups keep two cores behind; docs/discover.md), got 500"),
         (["--clock", "virtual"], "--clock virtual needs --transport memory: real sockets run in real time"),
         (["--scenario", "/nonexistent/room.json"],
          "--scenario: scenario file /nonexistent/room.json does not exist"),
