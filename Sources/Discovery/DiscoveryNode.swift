@@ -445,20 +445,10 @@ public struct DiscoveryNode {
     /// answer never waits for its announcement.
     private mutating func receiveInvitation(
         _ address: SessionAddress, token: DiscoveryToken,
-        from sender: (advertisement: Advertisement, interval: AnnounceInterval, source: Endpoint), now: Double
+        from sender: Introduction, now: Double
     ) -> [NodeDirective] {
-        let source = sender.source
-        if isAddressed(address, senderInitiates: true), peers[address.from].map({
-            address.fromIncarnation > $0.advertisement.incarnation
-        }) ?? true {
-            guard sender.advertisement.serviceType == configuration.serviceType else {
-                counters.otherServiceIgnored += 1
-                return []
-            }
-            counters.discoveredByInvitation += 1
-            return discover(sender.advertisement, interval: sender.interval, announcement: [], from: source, now: now)
-                + receiveInvitation(address, token: token, from: sender, now: now)
-        }
+        guard let introduced = introduce(address, senderInitiates: true, sender, now: now) else { return [] }
+        if !introduced.isEmpty { return introduced + receiveInvitation(address, token: token, from: sender, now: now) }
         guard let known = knownSender(of: address, senderInitiates: true, now: now) else { return [] }
         let incarnation = known.advertisement.incarnation
         let outcome: PeerSessionTableState.OpenOutcome
@@ -530,6 +520,28 @@ public struct DiscoveryNode {
         return known
     }
 
+    /// Who sent an invitation or a solicit, as the datagram says: its advertisement, its interval, its address.
+    private typealias Introduction = (advertisement: Advertisement, interval: AnnounceInterval, source: Endpoint)
+
+    /// Discovers the sender of an invitation or a solicit from the datagram when it, or this life of it, is not
+    /// known yet (found first, then whatever the datagram asks).
+    ///
+    /// - Returns: the discovery's directives; none when the sender is known (or the datagram is misaddressed, which
+    ///   the caller refuses); `nil` when it offers another service and is to be ignored.
+    private mutating func introduce(
+        _ address: SessionAddress, senderInitiates: Bool, _ sender: Introduction, now: Double
+    ) -> [NodeDirective]? {
+        guard isAddressed(address, senderInitiates: senderInitiates),
+              peers[address.from].map({ address.fromIncarnation > $0.advertisement.incarnation }) ?? true
+        else { return [] }
+        guard sender.advertisement.serviceType == configuration.serviceType else {
+            counters.otherServiceIgnored += 1
+            return nil
+        }
+        if senderInitiates { counters.discoveredByInvitation += 1 } else { counters.discoveredBySolicit += 1 }
+        return discover(sender.advertisement, interval: sender.interval, announcement: [], from: sender.source, now: now)
+    }
+
     private func isAddressed(_ address: SessionAddress, senderInitiates: Bool) -> Bool {
         address.to == me && address.toIncarnation == configuration.incarnation
             && address.from.initiates(with: me) == senderInitiates
@@ -539,20 +551,9 @@ public struct DiscoveryNode {
     /// heard before, or in a new life, is discovered from the solicit first.
     private mutating func receiveSolicit(
         _ address: SessionAddress,
-        from sender: (advertisement: Advertisement, interval: AnnounceInterval, source: Endpoint), now: Double
+        from sender: Introduction, now: Double
     ) -> [NodeDirective] {
-        var out: [NodeDirective] = []
-        if isAddressed(address, senderInitiates: false), peers[address.from].map({
-            address.fromIncarnation > $0.advertisement.incarnation
-        }) ?? true {
-            guard sender.advertisement.serviceType == configuration.serviceType else {
-                counters.otherServiceIgnored += 1
-                return []
-            }
-            counters.discoveredBySolicit += 1
-            out = discover(sender.advertisement, interval: sender.interval, announcement: [], from: sender.source,
-                           now: now)
-        }
+        guard var out = introduce(address, senderInitiates: false, sender, now: now) else { return [] }
         guard let known = knownSender(of: address, senderInitiates: false, now: now) else { return out }
         let incarnation = known.advertisement.incarnation
         // An invitation already under way answers the solicit by itself.
