@@ -19,10 +19,14 @@ public struct DiscoveryNode {
         /// The most sessions this device holds at once (the active-sessions limit).
         public var maximumSessions: Int
         public var timing: DiscoveryTiming
+        /// How many peers the node expects to find: its tables are sized for them at start (up to
+        /// `maximumSessions`) rather than grown, copied and rehashed as the group is found. 0 sizes nothing.
+        public var expectedPeers: Int
 
         public init(
             serviceType: String, peer: PeerID, incarnation: Incarnation, displayName: String,
-            discoveryInfo: [String: String] = [:], maximumSessions: Int = 1024, timing: DiscoveryTiming = DiscoveryTiming()
+            discoveryInfo: [String: String] = [:], maximumSessions: Int = 1024, timing: DiscoveryTiming = DiscoveryTiming(),
+            expectedPeers: Int = 0
         ) {
             self.serviceType = serviceType
             self.peer = peer
@@ -31,25 +35,47 @@ public struct DiscoveryNode {
             self.discoveryInfo = discoveryInfo
             self.maximumSessions = maximumSessions
             self.timing = timing
+            self.expectedPeers = expectedPeers
         }
     }
 
     /// A peer this node has discovered.
     public struct KnownPeer: Sendable, Equatable {
-        public let advertisement: Advertisement
-        /// Where its token exchange is reached.
-        public let endpoint: Endpoint
-        /// When it was last heard from, seconds.
-        public var lastHeard: Double
-        /// When this incarnation of it was discovered, seconds.
-        public let discoveredAt: Double
+        // The fields every datagram of a steady group reads come first, within one cache line: in a group of a
+        // thousand, the peers of all nodes do not fit in any cache, and each field further on costs a miss.
+
         /// Its latest announcement that changed, as received: a later one equal to it but for the sequence number is
         /// taken without decoding (``WireFormat/sameAnnouncement(_:_:)``). Empty when found by its invitation.
         var announcement: [UInt8]
+        /// When it was last heard from, seconds.
+        public var lastHeard: Double
+        /// The table's ``PeerSessionTableState/removals`` when a session with it was last seen held, or `.max`.
+        var sessionSeenAt: UInt64 = .max
         /// How often it announces, seconds: it is lost after missing a number of these.
         var announceInterval: Double
         /// The time of its entry in the silence queue; an entry with another time is stale.
         var silenceCheckAt: Double
+        public let advertisement: Advertisement
+        /// Where its token exchange is reached.
+        public let endpoint: Endpoint
+        /// When this incarnation of it was discovered, seconds.
+        public let discoveredAt: Double
+
+        /// The times its silence is judged by, read in place.
+        mutating func silenceTimes() -> (checkAt: Double, interval: Double, lastHeard: Double) {
+            (silenceCheckAt, announceInterval, lastHeard)
+        }
+
+        /// What an announcement of a known peer told, as ``hearUnchanged(_:at:removals:)`` found it.
+        enum Hearing { case changed, sessionHeld, sessionUnknown }
+
+        /// Takes `bytes` as heard now when they are its latest announcement but for the sequence number, and says
+        /// whether its session is still held by the cache alone.
+        mutating func hearUnchanged(_ bytes: [UInt8], at now: Double, removals: UInt64) -> Hearing {
+            guard WireFormat.sameAnnouncement(bytes, announcement) else { return .changed }
+            lastHeard = now
+            return sessionSeenAt == removals ? .sessionHeld : .sessionUnknown
+        }
     }
 
     private struct Invitation {
@@ -124,6 +150,9 @@ public struct DiscoveryNode {
             incarnation: configuration.incarnation, displayName: configuration.displayName,
             discoveryInfo: configuration.discoveryInfo, unicastPort: unicastPort)
         self.table = PeerSessionTableState(capacity: configuration.maximumSessions)
+        let expected = min(max(configuration.expectedPeers, 0), configuration.maximumSessions)
+        table.reserveCapacity(expected)
+        peers.reserveCapacity(expected)
         self.tokens = tokens
         self.random = random
         self.budget = SendBudget(rate: configuration.timing.sendBudget)
@@ -213,15 +242,19 @@ public struct DiscoveryNode {
         }
         while let due = silenceQueue.min, due.time <= now {
             silenceQueue.removeMin()
-            guard var known = peers[due.peer], known.silenceCheckAt == due.time else { continue }
-            let silence = timing.silence(after: known.announceInterval)
-            if heardUpTo(now: now, silence: silence) >= known.lastHeard + silence {
+            // In place: a copy of the peer out of the dictionary and back would cost a retain per string of its
+            // advertisement, for every peer of a steady group every few seconds.
+            guard let index = peers.index(forKey: due.peer) else { continue }
+            let (silenceCheckAt, announceInterval, lastHeard) = peers.values[index].silenceTimes()
+            guard silenceCheckAt == due.time else { continue }
+            let silence = timing.silence(after: announceInterval)
+            if heardUpTo(now: now, silence: silence) >= lastHeard + silence {
                 out += lose(due.peer, reason: .timeout)
             } else {
                 // Not silent yet, or not read up to the end of its silence: look again then, or a little later.
-                known.silenceCheckAt = max(known.lastHeard + silence, now + Self.readBehindRecheck)
-                peers[due.peer] = known
-                silenceQueue.insert(PeerDeadline(time: known.silenceCheckAt, peer: due.peer))
+                let next = max(lastHeard + silence, now + Self.readBehindRecheck)
+                peers.values[index].silenceCheckAt = next
+                silenceQueue.insert(PeerDeadline(time: next, peer: due.peer))
             }
         }
         while let due = exchangeQueue.min, due.time <= now {
@@ -268,18 +301,25 @@ public struct DiscoveryNode {
                 noteOwnEcho(sequence: WireFormat.announcementSequence(in: datagram.bytes))
                 return []
             }
-            if let index = peers.index(forKey: peer),
-               WireFormat.sameAnnouncement(datagram.bytes, peers.values[index].announcement) {
-                counters.unchangedAnnouncements += 1
-                peers.values[index].lastHeard = now
-                // A peer with a session, by far the most common case, needs nothing more (as in `heardAgain`).
-                if table.hasSession(with: peer) { return [] }
-                return heardAgain(peer, peers.values[index], now: now)
+            // Through the in-place accessor: reading `peers.values[index]` would copy the peer, a retain for every
+            // string of its advertisement, on the path every datagram of a steady group takes.
+            if let index = peers.index(forKey: peer) {
+                let hearing = peers.values[index].hearUnchanged(datagram.bytes, at: now, removals: table.removals)
+                if hearing != .changed {
+                    counters.unchangedAnnouncements += 1
+                    // A peer with a session, by far the most common case, needs nothing more (as in `heardAgain`).
+                    if hearing == .sessionHeld { return [] }
+                    if table.hasSession(with: peer) {
+                        peers.values[index].sessionSeenAt = table.removals
+                        return []
+                    }
+                    return heardAgain(peer, peers.values[index], now: now)
+                }
             }
         }
         let message: WireMessage
         do {
-            message = try WireFormat.decode(datagram.bytes)
+            message = try Self.decode(datagram)
         } catch {
             counters.refused[error.kind, default: 0] += 1
             return []
@@ -316,12 +356,19 @@ public struct DiscoveryNode {
         case .sessionData(let from, let to, let token, let kind, let payload):
             guard to == me else { return refuse(.misaddressed) }
             guard table.matches(peer: from, remoteToken: token) else { return refuse(.tokenMismatch) }
-            if var known = peers[from] {
-                known.lastHeard = now
-                peers[from] = known
-            }
+            peers[from]?.lastHeard = now
             return [.event(.data(from, kind: kind, payload: payload))]
         }
+    }
+
+    /// The datagram's message, decoded once per frame when the network shares a ``FrameMemo``: decoding is a pure
+    /// function of the bytes, so every receiver gets what it would have decoded itself.
+    private static func decode(_ datagram: IncomingDatagram) throws(WireError) -> WireMessage {
+        guard let memo = datagram.memo else { return try WireFormat.decode(datagram.bytes) }
+        if let known = memo.value as? DecodedFrame { return try known.result.get() }
+        let result = Result { () throws(WireError) in try WireFormat.decode(datagram.bytes) }
+        memo.value = DecodedFrame(result: result)
+        return try result.get()
     }
 
     private mutating func receiveAnnouncement(
@@ -350,7 +397,8 @@ public struct DiscoveryNode {
         var out = discover(ad, interval: interval, announcement: bytes, from: source, now: now)
         if me.initiates(with: ad.peer) {
             out += beginInvitation(to: ad.peer, incarnation: ad.incarnation, now: now)
-        } else if cannotKnowUs(peerAnnouncing: sequence, now: now), nextAnnounceAt > now + timing.announceInterval {
+        } else if Self.cannotKnowUs(peerAnnouncing: sequence, now: now, lastAnnouncedAt: lastAnnouncedAt, timing: timing),
+                  nextAnnounceAt > now + timing.announceInterval {
             // Its invitation would wait for our next announcement, which a large group spaces out: introduce
             // ourselves now, or in our slot of the budget.
             let slot = budget.reserve(now: now)
@@ -367,7 +415,11 @@ public struct DiscoveryNode {
 
     /// Whether a peer just heard in its start burst (announcement `sequence`) began after this node last announced,
     /// and so cannot know this node yet.
-    private func cannotKnowUs(peerAnnouncing sequence: UInt32, now: Double) -> Bool {
+    ///
+    /// Static, given what it reads: a method of the node, called from a mutating one, copied the whole node.
+    private static func cannotKnowUs(
+        peerAnnouncing sequence: UInt32, now: Double, lastAnnouncedAt: Double, timing: DiscoveryTiming
+    ) -> Bool {
         guard sequence >= 1, sequence <= UInt32(max(timing.burstCount, 1)) else { return false }
         return lastAnnouncedAt < now - Double(sequence - 1) * timing.burstSpacing
     }
@@ -395,8 +447,9 @@ public struct DiscoveryNode {
         }
         let silenceCheckAt = now + timing.silence(after: interval.seconds)
         peers[ad.peer] = KnownPeer(
-            advertisement: ad, endpoint: source.with(port: ad.unicastPort), lastHeard: now, discoveredAt: now,
-            announcement: announcement, announceInterval: interval.seconds, silenceCheckAt: silenceCheckAt)
+            announcement: announcement, lastHeard: now, announceInterval: interval.seconds,
+            silenceCheckAt: silenceCheckAt, advertisement: ad, endpoint: source.with(port: ad.unicastPort),
+            discoveredAt: now)
         silenceQueue.insert(PeerDeadline(time: silenceCheckAt, peer: ad.peer))
         out.append(.event(.found(ad)))
         return out
@@ -729,5 +782,14 @@ public struct DiscoveryNode {
     /// Resumes every suspended session.
     public mutating func resume() -> [NodeDirective] {
         table.peers.filter { table.resume(peer: $0) }.map { .event(.session($0, .suspensionEnded)) }
+    }
+}
+
+/// A frame's decoding, as kept in its ``FrameMemo``.
+private final class DecodedFrame {
+    let result: Result<WireMessage, WireError>
+
+    init(result: Result<WireMessage, WireError>) {
+        self.result = result
     }
 }

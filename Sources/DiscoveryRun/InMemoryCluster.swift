@@ -47,7 +47,8 @@ public final class InMemoryCluster {
         let configuration = DiscoveryNode.Configuration(
             serviceType: settings.serviceType, peer: peerIDs[i], incarnation: incarnations[i],
             displayName: "peer-\(i)", discoveryInfo: settings.discoveryInfo(i),
-            maximumSessions: settings.maximumSessions, timing: settings.timing)
+            maximumSessions: settings.maximumSessions, timing: settings.timing,
+            expectedPeers: settings.sessionsPerNode)
         let streamKey = UInt64(i) << 16 | incarnations[i]
         let node = try DiscoveryNode(
             configuration: configuration, unicastPort: transport.unicastEndpoint.port,

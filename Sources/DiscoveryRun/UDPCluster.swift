@@ -70,7 +70,8 @@ public final class UDPCluster: Sendable {
                     let configuration = DiscoveryNode.Configuration(
                         serviceType: settings.serviceType, peer: peer, incarnation: incarnation,
                         displayName: "peer-\(i)", discoveryInfo: settings.discoveryInfo(i),
-                        maximumSessions: settings.maximumSessions, timing: settings.timing)
+                        maximumSessions: settings.maximumSessions, timing: settings.timing,
+                        expectedPeers: settings.sessionsPerNode)
                     let node = try DiscoveryNode(
                         configuration: configuration, unicastPort: transport.value.unicastEndpoint.port,
                         tokens: SystemTokenSource(), random: RandomSource(seed: jitterSeed))

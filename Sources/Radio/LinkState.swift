@@ -20,16 +20,24 @@ public struct LinkState: Sendable, Equatable {
 
     /// Advances the chain to `time` and returns the state there.
     public mutating func step(to time: Double, configuration: RadioConfiguration, random: RandomSource) -> Bool {
+        step(to: time, model: configuration.linkModel, meanLOS: configuration.meanLineOfSightDuration,
+             meanNLOS: configuration.meanNonLineOfSightDuration, random: random)
+    }
+
+    /// ``step(to:configuration:random:)`` given the three settings it reads, so that a caller holding the
+    /// configuration inside a value it mutates does not copy the whole configuration per step.
+    @inline(__always)
+    mutating func step(
+        to time: Double, model: RadioConfiguration.LinkModel, meanLOS: Double, meanNLOS: Double, random: RandomSource
+    ) -> Bool {
         let u = random.uniform()
         let next: Bool
-        switch configuration.linkModel {
+        switch model {
         case .lineOfSight:
             next = true
         case .nonLineOfSight:
             next = false
         case .markov:
-            let meanLOS = configuration.meanLineOfSightDuration
-            let meanNLOS = configuration.meanNonLineOfSightDuration
             if let current = lineOfSight {
                 let elapsed = max(time - lastTime, 0)
                 if elapsed != cachedElapsed {

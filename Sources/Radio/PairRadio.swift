@@ -42,13 +42,17 @@ public struct PairRadio {
     }
 
     /// Simulates one exchange for an already computed true geometry (initiator = A, responder = B).
+    ///
+    /// Reads the configuration in place: a copy of it (176 bytes) or of the radio (296 bytes) per exchange was a tenth
+    /// of a whole run's ranging.
     public mutating func exchange(geometry: PairGeometry, at time: Double) -> RangingMeasurement? {
-        let c = configuration
-        let lineOfSight = link.step(to: time, configuration: c, random: random)
-        if random.bernoulli(lineOfSight ? c.lineOfSightDropout : c.nonLineOfSightDropout) {
+        let lineOfSight = link.step(
+            to: time, model: configuration.linkModel, meanLOS: configuration.meanLineOfSightDuration,
+            meanNLOS: configuration.meanNonLineOfSightDuration, random: random)
+        if random.bernoulli(lineOfSight ? configuration.lineOfSightDropout : configuration.nonLineOfSightDropout) {
             return nil
         }
-        guard geometry.distance <= c.maximumRange else {
+        guard geometry.distance <= configuration.maximumRange else {
             return RangingMeasurement(
                 time: time, lineOfSight: lineOfSight, distance: nil, angleAtInitiator: nil, angleAtResponder: nil)
         }
@@ -63,28 +67,28 @@ public struct PairRadio {
 
     /// The channel's first-path error is common to the three messages of one exchange: the channel does not change
     /// in the few milliseconds it lasts. The distance then comes from the simulated timestamps.
-    private func measureDistance(trueDistance: Double, lineOfSight: Bool, at time: Double) -> Double {
-        let c = configuration
+    private mutating func measureDistance(trueDistance: Double, lineOfSight: Bool, at time: Double) -> Double {
         var channelError = (initiator.antennaDelayBias + responder.antennaDelayBias) / 2
         if lineOfSight {
-            channelError += random.gaussian(sigma: c.lineOfSightSigma)
+            channelError += random.gaussian(sigma: configuration.lineOfSightSigma)
         } else {
-            channelError += random.exponential(mean: c.nonLineOfSightExcessMean)
-            channelError += random.gaussian(sigma: c.nonLineOfSightSigma)
+            channelError += random.exponential(mean: configuration.nonLineOfSightExcessMean)
+            channelError += random.gaussian(sigma: configuration.nonLineOfSightSigma)
         }
         let speed = TwoWayRanging.speedOfLight
         var jitter = (poll: 0.0, response: 0.0, final: 0.0)
-        if c.timestampJitterSigma > 0 {
-            let sigma = c.timestampJitterSigma / speed
+        if configuration.timestampJitterSigma > 0 {
+            let sigma = configuration.timestampJitterSigma / speed
             jitter = (random.gaussian(sigma: sigma), random.gaussian(sigma: sigma), random.gaussian(sigma: sigma))
         }
+        let tick = configuration.tickDuration
         let stamps = TwoWayRanging.timestamps(
             initiator: initiator, responder: responder, start: time,
             flightTime: (trueDistance + channelError) / speed,
-            responderReplyDelay: c.responderReplyDelay, initiatorReplyDelay: c.initiatorReplyDelay,
-            tick: c.tickDuration, jitter: jitter)
+            responderReplyDelay: configuration.responderReplyDelay,
+            initiatorReplyDelay: configuration.initiatorReplyDelay, tick: tick, jitter: jitter)
         // Chips report no negative distance: an error larger than the distance itself reads as zero.
-        return max(TwoWayRanging.distance(stamps, scheme: c.scheme, tick: c.tickDuration), 0)
+        return max(TwoWayRanging.distance(stamps, scheme: configuration.scheme, tick: tick), 0)
     }
 
     /// Simulates the phase differences on each baseline and solves the direction back from them.

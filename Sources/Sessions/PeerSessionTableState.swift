@@ -27,8 +27,21 @@ public struct PeerSessionTableState: Sendable {
         self.capacity = max(capacity, 0)
     }
 
+    /// Makes room for `count` sessions (at most the capacity) at once, instead of growing and rehashing the maps
+    /// step by step as peers are found.
+    public mutating func reserveCapacity(_ count: Int) {
+        let room = min(max(count, 0), capacity)
+        entries.reserveCapacity(room)
+        peersByRemoteToken.reserveCapacity(room)
+        peersByLocalToken.reserveCapacity(room)
+    }
+
     /// The number of sessions, pending ones included.
     public var count: Int { entries.count }
+
+    /// How many sessions have been removed so far. A session seen held when this had some value is held still while
+    /// it has that value: a cache of ``hasSession(with:)`` that needs no lookup to stay true.
+    public private(set) var removals: UInt64 = 0
 
     /// The number of sessions whose two tokens are known (running or suspended).
     public var establishedCount: Int { peersByRemoteToken.count }
@@ -149,6 +162,7 @@ public struct PeerSessionTableState: Sendable {
     }
 
     private mutating func removeEntry(_ entry: SessionEntry) {
+        removals &+= 1
         entries[entry.peer] = nil
         peersByLocalToken[entry.localToken] = nil
         if let remote = entry.remoteToken { peersByRemoteToken[remote] = nil }

@@ -2,19 +2,23 @@
 /// exactly, so merging per-worker histograms gives the same result however the work was split.
 public struct Histogram: Sendable, Equatable {
     public let binWidth: Double
+    /// 1 / binWidth: a multiplication per value instead of a division (five values per exchange in a run).
+    private let binsPerUnit: Double
     private(set) var counts: [UInt64]
-    /// Values beyond the last bin (counted there).
+    /// Values added; those beyond the last bin are counted in it.
     public private(set) var total: UInt64 = 0
 
     /// A histogram of `bins` bins of `binWidth` from 0; larger values fall in the last bin.
     public init(binWidth: Double, bins: Int) {
         self.binWidth = binWidth
+        binsPerUnit = 1 / binWidth
         counts = [UInt64](repeating: 0, count: bins)
     }
 
     @inline(__always)
     public mutating func add(_ value: Double) {
-        let bin = value.isFinite && value > 0 ? min(Int(value / binWidth), counts.count - 1) : 0
+        // Clamped before the conversion, which would trap on a finite value beyond Int's range.
+        let bin = value.isFinite && value > 0 ? Int(min(value * binsPerUnit, Double(counts.count - 1))) : 0
         counts[bin] += 1
         total += 1
     }

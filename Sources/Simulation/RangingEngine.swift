@@ -64,6 +64,9 @@ struct WorkerOutput {
     /// This round's bumps and trace lines, in pair order.
     var bumps: [BumpRecord] = []
     var lines: [String] = []
+    /// Keeps the next worker's counters off this one's cache lines: side by side in one array, the two workers'
+    /// counters, written at every exchange, shared lines and made the cores trade them back and forth.
+    private var separation = SIMD16<UInt64>()
 }
 
 /// What a round needs to know besides the pairs.

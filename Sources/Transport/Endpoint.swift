@@ -36,10 +36,28 @@ public struct IncomingDatagram: Sendable, Equatable {
     public let source: Endpoint
     /// Whether it arrived on the group (multicast) or on the node's unicast endpoint.
     public let viaGroup: Bool
+    /// Shared by every receiver of one group frame in memory; `nil` otherwise. Not part of the datagram's value.
+    public let memo: FrameMemo?
 
-    public init(bytes: [UInt8], source: Endpoint, viaGroup: Bool) {
+    public init(bytes: [UInt8], source: Endpoint, viaGroup: Bool, memo: FrameMemo? = nil) {
         self.bytes = bytes
         self.source = source
         self.viaGroup = viaGroup
+        self.memo = memo
     }
+
+    public static func == (a: IncomingDatagram, b: IncomingDatagram) -> Bool {
+        a.bytes == b.bytes && a.source == b.source && a.viaGroup == b.viaGroup
+    }
+}
+
+/// What the receivers of one frame made of its bytes, kept for the next receiver of the same bytes.
+///
+/// The in-memory network hands a group frame to all its members in one action: a thousand nodes would otherwise
+/// each decode the same announcement (an eighth of a 1,000-peer start). Whatever is kept must follow from the bytes
+/// alone, so that using it is the same as decoding again. Touched only by that one action's thread, hence unchecked.
+public final class FrameMemo: @unchecked Sendable {
+    public var value: AnyObject?
+
+    public init() {}
 }

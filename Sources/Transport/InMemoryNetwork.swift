@@ -79,10 +79,12 @@ public final class InMemoryNetwork {
         if random.bernoulli(c.reordering) { arrival += c.reorderDelay }
         var together: [InMemoryTransport] = []
         together.reserveCapacity(receivers.count)
+        // A condition that is off draws nothing: a group of a thousand would otherwise make two thousand draws a
+        // datagram to learn nothing.
         for receiver in receivers {
-            let copies = random.bernoulli(c.duplication) ? 2 : 1
+            let copies = c.duplication > 0 && random.bernoulli(c.duplication) ? 2 : 1
             for copy in 0..<copies {
-                if random.bernoulli(c.loss) {
+                if c.loss > 0, random.bernoulli(c.loss) {
                     dropped += 1
                     continue
                 }
@@ -95,7 +97,7 @@ public final class InMemoryNetwork {
         }
         guard !together.isEmpty else { return }
         delivered += together.count
-        let datagram = IncomingDatagram(bytes: bytes, source: source, viaGroup: true)
+        let datagram = IncomingDatagram(bytes: bytes, source: source, viaGroup: true, memo: FrameMemo())
         scheduler.schedule(at: arrival) {
             for receiver in together where receiver.isAttached { receiver.onReceive?(datagram) }
         }
@@ -153,7 +155,8 @@ public final class InMemoryTransport: DatagramTransport {
         self.unicastEndpoint = endpoint
     }
 
-    var isAttached: Bool { network != nil }
+    /// Stored, not read from the weak reference: every delivery asks.
+    private(set) var isAttached = true
 
     public func send(_ bytes: [UInt8], to destination: Destination) {
         network?.send(bytes, from: unicastEndpoint, to: destination)
@@ -162,6 +165,7 @@ public final class InMemoryTransport: DatagramTransport {
     public func close() {
         network?.detach(unicastEndpoint)
         network = nil
+        isAttached = false
         onReceive = nil
     }
 }

@@ -1,38 +1,77 @@
 import Geometry
 
 /// Points binned into square cells of the horizontal plane, so that the pairs closer than the cell size are found
-/// in about O(N) rather than by checking all N^2 pairs.
+/// in about O(N log N) rather than by checking all N^2 pairs.
+///
+/// The points are sorted by cell, row by row: the three cells of one row around a point are then one contiguous run,
+/// found by a binary search. The world builds three of these every step, so the grid allocates two arrays and no
+/// array per cell, and a query allocates nothing.
 struct NeighbourGrid {
     let cell: Double
-    private var cells: [SIMD2<Int>: [Int]] = [:]
     private let points: [Vector3]
+    /// Every point's cell key, in ascending order, and the point each belongs to.
+    private var keys: [Int64] = []
+    private var order: [Int] = []
 
     init(_ points: [Vector3], cell: Double) {
         self.cell = cell
         self.points = points
-        for (i, p) in points.enumerated() { cells[key(p), default: []].append(i) }
+        var keyed = points.indices.map { (key: Self.key(column: column(points[$0]), row: row(points[$0])), index: $0) }
+        keyed.sort { ($0.key, $0.index) < ($1.key, $1.index) }
+        keys = keyed.map(\.key)
+        order = keyed.map(\.index)
     }
 
-    private func key(_ p: Vector3) -> SIMD2<Int> {
-        SIMD2(Int((p.x / cell).rounded(.down)), Int((p.y / cell).rounded(.down)))
+    /// A cell's coordinate, clamped far beyond any room so that a key never overflows.
+    private func coordinate(_ v: Double) -> Int64 {
+        Int64(min(max((v / cell).rounded(.down), -1e9), 1e9))
     }
 
-    /// The points in the cell of `p` and the eight around it (every point within `cell` of `p` is among them).
-    func candidates(near p: Vector3) -> [Int] {
-        let centre = key(p)
-        var found: [Int] = []
-        for dx in -1...1 {
-            for dy in -1...1 { found += cells[centre &+ SIMD2(dx, dy)] ?? [] }
+    private func column(_ p: Vector3) -> Int64 { coordinate(p.x) }
+    private func row(_ p: Vector3) -> Int64 { coordinate(p.y) }
+
+    /// Row-major: the cells of one row are adjacent in key order, columns ascending.
+    private static func key(column: Int64, row: Int64) -> Int64 { row << 32 + column }
+
+    /// The first position whose key is at least `key`.
+    private func lowerBound(_ key: Int64) -> Int {
+        var low = 0
+        var high = keys.count
+        while low < high {
+            let middle = (low + high) / 2
+            if keys[middle] < key { low = middle + 1 } else { high = middle }
         }
+        return low
+    }
+
+    /// Calls `body` with every point in the cell of `p` and the eight around it (every point within `cell` of `p`
+    /// is among them), row by row.
+    func forEachCandidate(near p: Vector3, _ body: (Int) -> Void) {
+        let column = column(p)
+        let row = row(p)
+        for r in row - 1...row + 1 {
+            let last = Self.key(column: column + 1, row: r)
+            var k = lowerBound(Self.key(column: column - 1, row: r))
+            while k < keys.count, keys[k] <= last {
+                body(order[k])
+                k += 1
+            }
+        }
+    }
+
+    /// The points ``forEachCandidate(near:_:)`` visits, in its order.
+    func candidates(near p: Vector3) -> [Int] {
+        var found: [Int] = []
+        forEachCandidate(near: p) { found.append($0) }
         return found
     }
 
-    /// Every pair (i < j) in neighbouring cells, each once, in ascending order: a stable order, unlike the
-    /// dictionary's, so that what is done with the pairs is the same in every run.
+    /// Every pair (i < j) in neighbouring cells, each once, in ascending order, so that what is done with the pairs
+    /// is the same in every run.
     func candidatePairs() -> [(Int, Int)] {
         var pairs: [(Int, Int)] = []
         for (i, p) in points.enumerated() {
-            for j in candidates(near: p) where i < j { pairs.append((i, j)) }
+            forEachCandidate(near: p) { j in if i < j { pairs.append((i, j)) } }
         }
         pairs.sort { $0 < $1 }
         return pairs

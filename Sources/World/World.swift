@@ -178,7 +178,8 @@ public final class World {
         var clearance = [Double](repeating: reach, count: motion.count)
         for (i, m) in motion.enumerated() {
             let way = Vector3(cos(m.heading), sin(m.heading), 0)
-            for j in grid.candidates(near: m.position) where j != i {
+            grid.forEachCandidate(near: m.position) { j in
+                guard j != i else { return }
                 var d = motion[j].position - m.position
                 d.z = 0
                 let distance = d.length
