@@ -88,7 +88,7 @@ let package = Package(
         .testTarget(name: "RadioTests", dependencies: ["Radio", "GSL", "Geometry", "TestSupport"]),
         .testTarget(name: "EstimationTests", dependencies: ["Estimation", "Radio", "GSL", "Geometry", "TestSupport"]),
         .testTarget(name: "SessionsTests", dependencies: ["Sessions"]),
-        .testTarget(name: "WorldTests", dependencies: ["World", "Geometry"]),
+        .testTarget(name: "WorldTests", dependencies: ["World", "Geometry", "GSL"]),
         .testTarget(name: "BumpTests", dependencies: ["Bump"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "World", "Radio"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport"]),

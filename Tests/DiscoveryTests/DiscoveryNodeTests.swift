@@ -250,6 +250,45 @@ import Transport
         #expect(a.counters.unchangedAnnouncements == 11)
     }
 
+    @Test func aGroupFrameIsDecodedOnceForAllItsReceivers() throws {
+        let frame = try announce(high, sequence: 1)
+        var plain = try node(low)
+        _ = plain.start(now: 0)
+        let expected = plain.receive(datagram(frame, from: there), now: 0.1)
+
+        let memo = FrameMemo()
+        var receivers = [try node(low), try node(low), try node(PeerID(3))]
+        var outputs: [[NodeDirective]] = []
+        for i in receivers.indices {
+            _ = receivers[i].start(now: 0)
+            outputs.append(receivers[i].receive(IncomingDatagram(bytes: frame, source: there, viaGroup: true, memo: memo),
+                                                now: 0.1))
+        }
+        #expect(memo.value != nil)
+        // Each receiver does with the shared decoding what it does with its own.
+        #expect(outputs[0] == expected && outputs[1] == expected)
+        #expect(receivers.allSatisfy { $0.peers[high] != nil })
+        #expect(receivers[2].table.session(with: high)?.state == nil)
+
+        // A receiver takes the memo's decoding instead of decoding again: given other bytes with the same memo (which
+        // the network never does), it still sees the first frame.
+        var late = try node(PeerID(4))
+        _ = late.start(now: 0)
+        _ = late.receive(IncomingDatagram(bytes: [1, 2, 3, 4, 5, 6, 7, 8], source: there, viaGroup: true, memo: memo),
+                         now: 0.2)
+        #expect(late.peers[high] != nil && late.counters.refused.isEmpty)
+
+        // A refusal is shared as well, and counted by every receiver.
+        let bad = FrameMemo()
+        var refusers = [try node(low), try node(PeerID(3))]
+        for i in refusers.indices {
+            _ = refusers[i].start(now: 0)
+            _ = refusers[i].receive(IncomingDatagram(bytes: [1, 2, 3, 4, 5, 6, 7, 8], source: there, viaGroup: true,
+                                                     memo: bad), now: 0.1)
+        }
+        #expect(refusers.allSatisfy { $0.counters.refused == [.badMagic: 1] })
+    }
+
     @Test func lowerIdInvitesOnDiscoveryAndHigherIdWaits() throws {
         var a = try node(low)
         var b = try node(high)
