@@ -61,6 +61,11 @@ public struct DiscoveryNode {
         /// When this incarnation of it was discovered, seconds.
         public let discoveredAt: Double
 
+        /// Its incarnation and when it was found, read in place.
+        mutating func life() -> (incarnation: Incarnation, discoveredAt: Double) {
+            (advertisement.incarnation, discoveredAt)
+        }
+
         /// The times its silence is judged by, read in place.
         mutating func silenceTimes() -> (checkAt: Double, interval: Double, lastHeard: Double) {
             (silenceCheckAt, announceInterval, lastHeard)
@@ -313,7 +318,7 @@ public struct DiscoveryNode {
                         peers.values[index].sessionSeenAt = table.removals
                         return []
                     }
-                    return heardAgain(peer, peers.values[index], now: now)
+                    return heardAgain(peer, at: index, now: now)
                 }
             }
         }
@@ -391,7 +396,8 @@ public struct DiscoveryNode {
                 peers[ad.peer]?.lastHeard = now
                 peers[ad.peer]?.announcement = bytes
                 peers[ad.peer]?.announceInterval = interval.seconds
-                return heardAgain(ad.peer, known, now: now)
+                guard let index = peers.index(forKey: ad.peer) else { return [] }
+                return heardAgain(ad.peer, at: index, now: now)
             }
         }
         var out = discover(ad, interval: interval, announcement: bytes, from: source, now: now)
@@ -457,15 +463,15 @@ public struct DiscoveryNode {
 
     /// Another announcement of a peer's known life (the caller has noted when it was heard): invite the peer if
     /// its invitation is due again, or, as its responder without a session, ask to be invited.
-    private mutating func heardAgain(_ peer: PeerID, _ known: KnownPeer, now: Double) -> [NodeDirective] {
+    private mutating func heardAgain(_ peer: PeerID, at index: [PeerID: KnownPeer].Index, now: Double) -> [NodeDirective] {
+        let (incarnation, discoveredAt) = peers.values[index].life()
         if me.initiates(with: peer) {
             guard shouldInvite(peer, now: now) else { return [] }
-            return beginInvitation(to: peer, incarnation: known.advertisement.incarnation, now: now)
+            return beginInvitation(to: peer, incarnation: incarnation, now: now)
         }
-        guard table.session(with: peer) == nil, now - known.discoveredAt >= timing.solicitAfter,
-              budget.take(now: now)
+        guard !table.hasSession(with: peer), now - discoveredAt >= timing.solicitAfter, budget.take(now: now)
         else { return [] }
-        return [solicit(peer, incarnation: known.advertisement.incarnation, at: known.endpoint)]
+        return [solicit(peer, incarnation: incarnation, at: peers.values[index].endpoint)]
     }
 
     /// Own announcements whose send times are kept until the group returns them.
@@ -664,7 +670,7 @@ public struct DiscoveryNode {
     }
 
     private func shouldInvite(_ peer: PeerID, now: Double) -> Bool {
-        guard table.session(with: peer) == nil, invitations[peer] == nil else { return false }
+        guard !table.hasSession(with: peer), invitations[peer] == nil else { return false }
         guard let declined = declinedAt[peer] else { return true }
         return now - declined >= timing.invitationTimeout
     }
