@@ -64,13 +64,15 @@ let benchmarks: @Sendable () -> Void = {
     // (e) whole runs: discovery, the steady announcements and 10 Hz ranging together, in memory on the virtual
     // clock, as `nearcatch-sim --transport memory` runs them. One iteration is one run; tools/bench divides the
     // simulated seconds by the wall clock (the real-time factor). Allocation counts are information here.
-    // Both last the CLI's default 60 s, start included: a 1,000-peer run is then about a minute, run once.
+    // Both last the CLI's default 60 s, start included: a 1,000-peer run is then about a minute, run twice (the
+    // JSON export needs two samples).
     for peers in [100, 1000] {
         let seconds = 60.0
         Benchmark(
             "whole-run-\(peers)-peers-\(Int(seconds))s-memory",
-            configuration: .init(metrics: [.wallClock, .peakMemoryResident], warmupIterations: peers >= 1000 ? 0 : 1,
-                                 maxIterations: peers >= 1000 ? 1 : 10, thresholds: [:])
+            configuration: .init(metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident],
+                                 warmupIterations: peers >= 1000 ? 0 : 1,
+                                 maxIterations: peers >= 1000 ? 2 : 10, thresholds: [:])
         ) { benchmark in
             for _ in benchmark.scaledIterations { blackHole(try await wholeRun(peers: peers, seconds: seconds)) }
         }
