@@ -20,6 +20,7 @@ public final class ClusterMonitor: Sendable {
         var log: [ClusterEvent] = []
         var digest = EventDigest()
         var eventCount = 0
+        var lost: [SessionRemovalReason: Int] = [:]
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
@@ -49,6 +50,7 @@ public final class ClusterMonitor: Sendable {
         }
         let waiters: [CheckedContinuation<Void, Never>] = state.withLock { s in
             s.eventCount += 1
+            if case .lost(_, let reason) = event { s.lost[reason, default: 0] += 1 }
             if recordsEvents {
                 s.log.append(ClusterEvent(time: time, node: index, event: event))
                 s.digest.add(time: time, node: index, event: event)
@@ -74,6 +76,12 @@ public final class ClusterMonitor: Sendable {
 
     /// Events seen.
     public var eventCount: Int { state.withLock { $0.eventCount } }
+
+    /// Peers lost by the nodes (`lost` events), by reason, every reason listed.
+    public var lostPeers: [String: Int] {
+        let lost = state.withLock { $0.lost }
+        return Dictionary(uniqueKeysWithValues: [SessionRemovalReason.peerEnded, .timeout].map { ($0.rawValue, lost[$0] ?? 0) })
+    }
 
     /// The events, in the order they were recorded (empty unless recording).
     public var log: [ClusterEvent] { state.withLock { $0.log } }

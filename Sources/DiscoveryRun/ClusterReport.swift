@@ -23,6 +23,10 @@ public struct ClusterReport: Sendable, Codable, Equatable {
     /// Events reported by the nodes, and a digest of their log when it was kept.
     public var events: Int
     public var eventDigest: String?
+    /// Peers the nodes lost, by reason (`peerEnded`: a goodbye; `timeout`: silence), both listed.
+    public var lostPeers: [String: Int]
+    /// When a signal (SIGINT, SIGTERM) ended the run early, on the run's own clock; absent when it was not.
+    public var interruptedAt: Double?
 
     /// Datagrams sent per pair of peers: the protocol's cost of bringing a group together (announcements and
     /// goodbyes included).

@@ -69,9 +69,10 @@ public final class InMemoryCluster {
     /// Runs the world until `deadline` (virtual seconds), or until convergence when asked.
     ///
     /// - Returns: the virtual time reached.
+    /// - Parameter stop: asked after every action; `true` ends the run there (a signal to stop, for example).
     @discardableResult
-    public func run(until deadline: Double, stopWhenConverged: Bool = false) -> Double {
-        scheduler.run(until: deadline) { stopWhenConverged && monitor.convergedAt != nil }
+    public func run(until deadline: Double, stopWhenConverged: Bool = false, stop: () -> Bool = { false }) -> Double {
+        scheduler.run(until: deadline) { (stopWhenConverged && monitor.convergedAt != nil) || stop() }
     }
 
     /// Stops node `index` now: with a goodbye, or silently (as a crash or a dead battery would).
@@ -88,7 +89,9 @@ public final class InMemoryCluster {
     }
 
     /// The counters and outcome so far.
-    public func report(wallSeconds: Double) -> ClusterReport {
+    ///
+    /// - Parameter interruptedAt: when a signal ended the run early, on its virtual clock.
+    public func report(wallSeconds: Double, interruptedAt: Double? = nil) -> ClusterReport {
         var counters = DiscoveryCounters()
         for driver in drivers { counters.add(driver.node.counters) }
         let converged = monitor.convergedAt
@@ -99,6 +102,7 @@ public final class InMemoryCluster {
             simulatedSeconds: scheduler.now, wallSeconds: wallSeconds,
             datagrams: DatagramCounts(counters, droppedByNetwork: network.dropped,
                                       receiveQueueDrops: network.queueDrops),
-            events: monitor.eventCount, eventDigest: monitor.recordsEvents ? monitor.logDigest : nil)
+            events: monitor.eventCount, eventDigest: monitor.recordsEvents ? monitor.logDigest : nil,
+            lostPeers: monitor.lostPeers, interruptedAt: interruptedAt)
     }
 }

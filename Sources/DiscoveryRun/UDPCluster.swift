@@ -134,30 +134,40 @@ public final class UDPCluster: Sendable {
         let wallStart = Date()
         let cluster = try await start(settings: settings, multicast: multicast)
         let expected = settings.peers * settings.sessionsPerNode
-        do {
-            while cluster.monitor.convergedAt == nil {
-                let elapsed = cluster.now
-                progress?(Progress(elapsed: elapsed, sessions: cluster.monitor.establishedSessions,
-                                   expectedSessions: expected))
-                if elapsed >= settings.duration { break }
+        // A cancelled task (a signal, for the command line) ends the wait or the lingering early: the nodes still say
+        // goodbye, and the report says when it was cut short.
+        var interruptedAt: Double?
+        while cluster.monitor.convergedAt == nil {
+            let elapsed = cluster.now
+            progress?(Progress(elapsed: elapsed, sessions: cluster.monitor.establishedSessions,
+                               expectedSessions: expected))
+            if elapsed >= settings.duration { break }
+            do {
                 try await Task.sleep(for: .milliseconds(50))
+            } catch {
+                interruptedAt = cluster.now
+                break
             }
-        } catch {
-            _ = await cluster.stop()
-            throw error
         }
         // Counted when the wait ends, before lingering: meanwhile other processes may stop and take their peers.
         let sessions = cluster.monitor.establishedSessions
         let elapsed = cluster.now
-        if linger > 0 { try? await Task.sleep(for: .seconds(linger)) }
+        if linger > 0, interruptedAt == nil {
+            do {
+                try await Task.sleep(for: .seconds(linger))
+            } catch {
+                interruptedAt = cluster.now
+            }
+        }
         let (counters, kernelDrops) = await cluster.stopCounting()
         let converged = cluster.monitor.convergedAt
         return ClusterReport(
             transport: "udp", peers: settings.peers, expectedPeers: settings.expectedPeers ?? settings.peers,
             seed: settings.seed, converged: converged != nil, convergenceSeconds: converged, sessions: sessions,
             expectedSessions: expected, simulatedSeconds: elapsed, wallSeconds: Date().timeIntervalSince(wallStart),
-            datagrams: DatagramCounts(counters, droppedByNetwork: 0, receiveQueueDrops: kernelDrops), events: cluster.monitor.eventCount,
-            eventDigest: nil)
+            datagrams: DatagramCounts(counters, droppedByNetwork: 0, receiveQueueDrops: kernelDrops),
+            events: cluster.monitor.eventCount, eventDigest: nil, lostPeers: cluster.monitor.lostPeers,
+            interruptedAt: interruptedAt)
     }
 
     /// Stops every node on its own loop and sums their counters.

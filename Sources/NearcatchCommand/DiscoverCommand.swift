@@ -6,7 +6,7 @@ import Transport
 
 /// `nearcatch-sim discover`: runs N nodes and reports how long until every node holds a running session with every
 /// other, with the datagram accounting.
-public struct DiscoverCommand: AsyncParsableCommand {
+public struct DiscoverCommand: AsyncParsableCommand, Sendable {
     public static let configuration = CommandConfiguration(
         commandName: "discover",
         abstract: "Run N discovery nodes and report the time until every pair holds a running session.",
@@ -138,12 +138,13 @@ public struct DiscoverCommand: AsyncParsableCommand {
             conditions.receiveQueue = receiveQueue
             let cluster = try InMemoryCluster(settings: settings, conditions: conditions, recordEvents: true)
             var reached = 0.0
-            while reached < duration, cluster.monitor.convergedAt == nil {
-                reached = cluster.run(until: min(reached + 1, duration), stopWhenConverged: true)
+            while reached < duration, cluster.monitor.convergedAt == nil, !Task.isCancelled {
+                reached = cluster.run(until: min(reached + 1, duration), stopWhenConverged: true) { Task.isCancelled }
                 progress?(Self.progressLine(reached, cluster.monitor.establishedSessions,
                                             peers * settings.sessionsPerNode, clock: "virtual"))
             }
-            return cluster.report(wallSeconds: Date().timeIntervalSince(started))
+            return cluster.report(wallSeconds: Date().timeIntervalSince(started),
+                                  interruptedAt: Task.isCancelled ? reached : nil)
         case .udp:
             do {
                 return try await UDPCluster.run(settings: settings, multicast: try multicast(), linger: linger) { p in
@@ -178,9 +179,17 @@ public struct DiscoverCommand: AsyncParsableCommand {
         let writeProgress: @Sendable (String) -> Void = { line in
             FileHandle.standardError.write(Data("\r\(line)\u{1B}[K".utf8))
         }
-        let report = try await execute(progress: showProgress ? writeProgress : nil)
+        let command = self
+        let (report, signal) = try await InterruptSignals.run {
+            try await command.execute(progress: showProgress ? writeProgress : nil)
+        }
         if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
         print(try render(report))
+        if let signal {
+            FileHandle.standardError.write(Data(
+                "interrupted by \(InterruptSignals.name(signal)) after \(String(format: "%.1f", report.interruptedAt ?? report.simulatedSeconds)) s; the nodes said goodbye\n".utf8))
+            throw ExitCode(128 + signal)
+        }
         if !report.converged {
             FileHandle.standardError.write(Data(
                 "error: the group did not converge within \(duration) s (\(report.sessions) of \(report.expectedSessions) sessions)\n".utf8))

@@ -7,7 +7,7 @@ import World
 
 /// `nearcatch-sim [run]`: the main job. A room of simulated devices that discover each other, range every pair of
 /// running sessions, and bump, with every estimate scored against the truth.
-public struct RunCommand: AsyncParsableCommand {
+public struct RunCommand: AsyncParsableCommand, Sendable {
     public static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Simulate a room of peers: discovery, sessions, ranging, bumps, scored against the truth.",
@@ -46,8 +46,11 @@ public struct RunCommand: AsyncParsableCommand {
     @Option(help: "Threads that share each round's pairs (default: the number of cores).")
     var workers: Int = ProcessInfo.processInfo.activeProcessorCount
 
-    @Option(help: "Write a JSON Lines trace to this file (written only if the run succeeds).")
+    @Option(help: "Write a JSON Lines trace to this file (written only if the run succeeds; an existing file only with --force).")
     var trace: String?
+
+    @Flag(help: "Replace an existing file at the --trace path (a folder there is always refused).")
+    var force = false
 
     @Option(name: .customLong("trace-update-interval"),
             help: "Each session's updates go into the trace at most once per this many seconds (default 1).")
@@ -86,13 +89,12 @@ public struct RunCommand: AsyncParsableCommand {
                     "--los-sigma must be between 0 and 10 metres, got \(losSigma)")
         try require(antennaSigma.isFinite && antennaSigma >= 0 && antennaSigma <= 10,
                     "--antenna-sigma must be between 0 and 10 metres, got \(antennaSigma)")
-        if let trace {
-            let directory = URL(fileURLWithPath: trace).deletingLastPathComponent().path
-            var isDirectory: ObjCBool = false
-            try require(FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) && isDirectory.boolValue,
-                        "--trace: the folder \(directory) does not exist")
+        let settings = try simulationSettings()
+        do {
+            try settings.traceFile?.check()
+        } catch {
+            throw ValidationError(error.description)
         }
-        _ = try simulationSettings()
     }
 
     /// The simulation the flags describe.
@@ -121,6 +123,7 @@ public struct RunCommand: AsyncParsableCommand {
         s.clock = (clock ?? (transport == .udp ? .real : .virtual)) == .real ? .real : .virtual
         s.workers = workers
         s.tracePath = trace
+        s.replaceTrace = force
         s.traceUpdateInterval = traceUpdateInterval
         s.loss = loss
         s.bump.distance = bumpDistance
@@ -178,8 +181,16 @@ public struct RunCommand: AsyncParsableCommand {
         let writeProgress: @Sendable (String) -> Void = { line in
             FileHandle.standardError.write(Data("\r\(line)\u{1B}[K".utf8))
         }
-        let summary = try await execute(progress: showProgress ? writeProgress : nil)
+        let command = self
+        let (summary, signal) = try await InterruptSignals.run {
+            try await command.execute(progress: showProgress ? writeProgress : nil)
+        }
         if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
         print(try render(summary))
+        if let signal {
+            FileHandle.standardError.write(Data(
+                "interrupted by \(InterruptSignals.name(signal)) at \(String(format: "%.1f", summary.run.interruptedAt ?? 0)) simulated seconds; the nodes said goodbye\n".utf8))
+            throw ExitCode(128 + signal)
+        }
     }
 }

@@ -11,6 +11,10 @@ extension SimulationSummary {
         var lines: [String] = []
         lines.append("nearcatch-sim: \(run.peers) peers, \(run.scenario), \(run.transport) transport, \(run.clock) clock, "
             + "\(run.workers) workers, seed \(run.seed), \(String(format: "%g", run.duration)) s at \(String(format: "%g", run.rate)) Hz")
+        if let reached = run.interruptedAt {
+            lines.append("interrupted at \(String(format: "%.1f", reached)) of \(String(format: "%g", run.duration)) s: "
+                + "the figures cover the time run (a trace is written only for a whole run)")
+        }
         lines.append("")
         lines.append("discovery   converged in \(s(discovery.convergenceSeconds)); \(discovery.pairs) pairs, "
             + "\(discovery.sessions) of \(discovery.expectedSessions) sessions running at the end")

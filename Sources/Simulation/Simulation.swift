@@ -46,7 +46,7 @@ public final class Simulation {
         matrix = SessionMatrix(peers: peers)
         let slots = try PairSlot.all(peers: peers, settings: settings)
         engine = RangingEngine(slots: slots, workers: settings.workers)
-        trace = try settings.tracePath.map { path throws(SimulationSettingsError) in try TraceWriter(path: path) }
+        trace = try settings.traceFile.map { file throws(SimulationSettingsError) in try TraceWriter(file: file) }
     }
 
     private var clusterSettings: ClusterSettings {
@@ -61,18 +61,30 @@ public final class Simulation {
         return s
     }
 
+    /// How a run's simulated time ended.
+    private struct Outcome {
+        var convergence: Double?
+        /// Sessions running at the end.
+        var sessions: Int
+        /// The simulated time reached: the duration, or less when the run was cancelled.
+        var reached: Double
+        var cancelled: Bool
+    }
+
     /// Runs to the end and scores the run. The trace is moved into place only when the run succeeds.
+    ///
+    /// Cancelling the task ends the run early and cleanly: the nodes say goodbye, the summary covers the simulated
+    /// time reached (``SimulationSummary/Run/interruptedAt``), and the trace, incomplete, is not written.
     public func run(progress: (@Sendable (Progress) -> Void)? = nil) async throws -> SimulationSummary {
         let started = Date()
         do {
-            let outcome: (convergence: Double?, sessions: Int)
+            let outcome: Outcome
             switch settings.transport {
             case .memory: outcome = try await runInMemory(progress: progress)
             case .udp: outcome = try await runOverUDP(progress: progress)
             }
-            let summary = summarise(convergence: outcome.convergence, sessions: outcome.sessions,
-                                    wall: Date().timeIntervalSince(started))
-            try trace?.finish()
+            let summary = summarise(outcome, wall: Date().timeIntervalSince(started))
+            if outcome.cancelled { trace?.abandon() } else { try trace?.finish() }
             return summary
         } catch {
             trace?.abandon()
@@ -82,8 +94,7 @@ public final class Simulation {
 
     // MARK: - Clocks and transports
 
-    /// - Returns: when discovery converged, and the sessions running at the end of the simulated time.
-    private func runInMemory(progress: (@Sendable (Progress) -> Void)?) async throws -> (Double?, Int) {
+    private func runInMemory(progress: (@Sendable (Progress) -> Void)?) async throws -> Outcome {
         let cluster = try InMemoryCluster(settings: clusterSettings, conditions: NetworkConditions(loss: settings.loss))
         let ids = (0..<peers).map(cluster.peerID(of:))
         watch(cluster.monitor, ids: ids)
@@ -102,50 +113,67 @@ public final class Simulation {
         schedule(1)
         let wallStart = Date()
         var reached = 0.0
-        while reached < settings.duration {
-            reached = cluster.run(until: min(reached + 1, settings.duration))
+        var cancelled = false
+        while reached < settings.duration, !cancelled {
+            // Asked after every action, so that a signal during a large group's start is not kept waiting.
+            reached = cluster.run(until: min(reached + 1, settings.duration)) { Task.isCancelled }
+            cancelled = Task.isCancelled
             progress?(Progress(simulated: reached, duration: settings.duration, sessions: matrix.snapshot().count,
                                expectedSessions: peers * (peers - 1), bumps: bumps.count))
-            if settings.clock == .real {
+            if settings.clock == .real, !cancelled {
                 let ahead = reached - Date().timeIntervalSince(wallStart)
-                if ahead > 0 { try await Task.sleep(for: .seconds(ahead)) }
+                do {
+                    if ahead > 0 { try await Task.sleep(for: .seconds(ahead)) }
+                } catch {
+                    cancelled = true
+                }
             }
         }
-        return (cluster.monitor.convergedAt, matrix.snapshot().count)
+        let sessions = matrix.snapshot().count
+        if cancelled {
+            // Said into the simulated network, which runs no further: kept so that the nodes end as they would.
+            for driver in cluster.drivers { driver.stop(goodbye: true) }
+        }
+        return Outcome(convergence: cluster.monitor.convergedAt, sessions: sessions, reached: reached,
+                       cancelled: cancelled)
     }
 
-    /// - Returns: when discovery converged, and the sessions running at the end of the simulated time (counted
-    ///   before the nodes say goodbye, which removes them).
-    private func runOverUDP(progress: (@Sendable (Progress) -> Void)?) async throws -> (Double?, Int) {
+    /// The sessions are counted at the end of the simulated time, before the nodes say goodbye (which removes them).
+    private func runOverUDP(progress: (@Sendable (Progress) -> Void)?) async throws -> Outcome {
         let cluster = try await UDPCluster.start(settings: clusterSettings, multicast: settings.multicast)
         watch(cluster.monitor, ids: cluster.peerIDs)
         writeHeader(cluster.peerIDs)
         let rounds = Int((settings.duration * settings.rate).rounded(.down))
         let ids = cluster.peerIDs
-        do {
-            for k in 1...max(rounds, 1) {
-                let time = Double(k) / settings.rate
-                let wait = time - cluster.now
+        var reached = 0.0
+        var cancelled = false
+        for k in 1...max(rounds, 1) {
+            let time = Double(k) / settings.rate
+            let wait = time - cluster.now
+            do {
                 if wait > 0 { try await Task.sleep(for: .seconds(wait)) }
-                round(at: time) { a, b, payload in
-                    let driver = cluster.drivers[a]
-                    driver.eventLoop.execute { driver.value.sendData(to: ids[b], kind: 1, payload: payload) }
-                }
-                if k % max(Int(settings.rate), 1) == 0 {
-                    progress?(Progress(simulated: time, duration: settings.duration,
-                                       sessions: matrix.snapshot().count, expectedSessions: peers * (peers - 1),
-                                       bumps: bumps.count))
-                }
+                try Task.checkCancellation()
+            } catch {
+                cancelled = true
+                break
             }
-        } catch {
-            _ = await cluster.stop()
-            throw error
+            round(at: time) { a, b, payload in
+                let driver = cluster.drivers[a]
+                driver.eventLoop.execute { driver.value.sendData(to: ids[b], kind: 1, payload: payload) }
+            }
+            reached = time
+            if k % max(Int(settings.rate), 1) == 0 {
+                progress?(Progress(simulated: time, duration: settings.duration,
+                                   sessions: matrix.snapshot().count, expectedSessions: peers * (peers - 1),
+                                   bumps: bumps.count))
+            }
         }
         let sessions = matrix.snapshot().count
-        // Let the last profiles arrive before the nodes say goodbye.
-        try? await Task.sleep(for: .milliseconds(100))
+        // Let the last profiles arrive before the nodes say goodbye (not when told to stop: then at once).
+        if !cancelled { try? await Task.sleep(for: .milliseconds(100)) }
         _ = await cluster.stop()
-        return (cluster.monitor.convergedAt, sessions)
+        return Outcome(convergence: cluster.monitor.convergedAt, sessions: sessions, reached: reached,
+                       cancelled: cancelled)
     }
 
     /// Keeps the session matrix and the trace in step with the nodes' events.
@@ -253,7 +281,10 @@ public final class Simulation {
 
     // MARK: - Scoring
 
-    private func summarise(convergence: Double?, sessions: Int, wall: Double) -> SimulationSummary {
+    private func summarise(_ outcome: Outcome, wall: Double) -> SimulationSummary {
+        let convergence = outcome.convergence
+        let sessions = outcome.sessions
+        let end = outcome.cancelled ? outcome.reached : settings.duration
         let stats = engine.merged
         var rawSquares = 0.0
         var rawCount = 0
@@ -271,13 +302,14 @@ public final class Simulation {
                 rmse: count > 0 ? (squares / Double(count)).squareRoot() : nil, p50: h.quantile(0.5),
                 p95: h.quantile(0.95), count: count)
         }
-        let score = BumpScore(bumps: bumps, tracker: world.tracker, end: settings.duration)
+        let score = BumpScore(bumps: bumps, tracker: world.tracker, end: end)
         let directionTotal = Double(stats.updates)
         let memory = Self.peakMemoryMB()
         return SimulationSummary(
             run: .init(peers: peers, scenario: settings.scenario.name, transport: settings.transport.rawValue,
                        clock: settings.clock.rawValue, workers: engine.workers, seed: settings.seed,
-                       duration: settings.duration, rate: settings.rate),
+                       duration: settings.duration, rate: settings.rate,
+                       interruptedAt: outcome.cancelled ? outcome.reached : nil),
             discovery: .init(convergenceSeconds: convergence, pairs: peers * (peers - 1) / 2,
                              sessions: sessions, expectedSessions: peers * (peers - 1)),
             ranging: .init(exchanges: stats.exchanges, received: stats.received, updatesDelivered: stats.updates),
@@ -295,7 +327,7 @@ public final class Simulation {
                 nearMisses: world.tracker.nearMisses.count, brushes: score.brushes,
                 profilesDelivered: profiles.value),
             performance: .init(wallSeconds: wall, updatesPerSecond: wall > 0 ? Double(stats.updates) / wall : 0,
-                               realTimeFactor: wall > 0 ? settings.duration / wall : 0, peakMemoryMB: memory),
+                               realTimeFactor: wall > 0 ? end / wall : 0, peakMemoryMB: memory),
             traceLines: trace?.lineCount)
     }
 

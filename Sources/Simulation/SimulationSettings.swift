@@ -39,6 +39,12 @@ public struct SimulationSettings: Sendable {
     public var loss = 0.0
     /// Where to write the JSON Lines trace; `nil` for none.
     public var tracePath: String?
+    /// Whether an existing file at ``tracePath`` may be replaced (`--force`); a folder there is refused regardless.
+    public var replaceTrace = false
+    /// The trace as an output file, when one is asked for.
+    public var traceFile: OutputFile? {
+        tracePath.map { OutputFile(path: $0, flag: "--trace", replace: replaceTrace) }
+    }
     /// Each session's updates go into the trace at most once per this many seconds.
     public var traceUpdateInterval = 1.0
 

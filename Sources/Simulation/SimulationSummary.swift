@@ -10,6 +10,9 @@ public struct SimulationSummary: Sendable, Codable, Equatable {
         public var seed: UInt64
         public var duration: Double
         public var rate: Double
+        /// The simulated time reached when a signal (SIGINT, SIGTERM) ended the run early; absent when it ran to the
+        /// end. The figures then cover the time run, and no trace is written.
+        public var interruptedAt: Double?
     }
 
     public struct Discovery: Sendable, Codable, Equatable {

@@ -1,11 +1,12 @@
 import Foundation
 import Synchronization
 
-/// Writes the JSON Lines trace to a temporary file beside the target and renames it into place only when the run
-/// succeeds, so that a failed or interrupted run leaves no half-written trace.
+/// Writes the JSON Lines trace to a temporary file beside the target and publishes it only when the run succeeds
+/// (``OutputFile``), so that a failed or interrupted run leaves no half-written trace and nothing of the user's is
+/// removed.
 public final class TraceWriter: Sendable {
-    public let path: String
-    private let temporaryPath: String
+    public let file: OutputFile
+    public var path: String { file.path }
     private let state: Mutex<State>
 
     private struct State {
@@ -15,18 +16,13 @@ public final class TraceWriter: Sendable {
         var failure: String?
     }
 
-    /// Creates the temporary file.
+    /// Checks the target and creates the temporary file.
     ///
-    /// - Throws: ``SimulationSettingsError`` naming `--trace` when the file cannot be created.
-    public init(path: String) throws(SimulationSettingsError) {
-        self.path = path
-        temporaryPath = path + ".partial-\(ProcessInfo.processInfo.processIdentifier)"
-        guard FileManager.default.createFile(atPath: temporaryPath, contents: nil),
-              let handle = FileHandle(forWritingAtPath: temporaryPath)
-        else {
-            throw SimulationSettingsError(message: "--trace: cannot create \(path)")
-        }
-        state = Mutex(State(handle: handle))
+    /// - Throws: ``SimulationSettingsError`` naming the option and the path when the file cannot be written there.
+    public init(file: OutputFile) throws(SimulationSettingsError) {
+        try file.check()
+        self.file = file
+        state = Mutex(State(handle: try file.createTemporary()))
     }
 
     /// Appends lines (each without its newline).
@@ -55,9 +51,10 @@ public final class TraceWriter: Sendable {
         s.buffer.removeAll(keepingCapacity: true)
     }
 
-    /// Flushes, closes and moves the file into place.
+    /// Flushes, closes and publishes the file.
     ///
-    /// - Throws: ``SimulationSettingsError`` naming `--trace` when writing or renaming failed.
+    /// - Throws: ``SimulationSettingsError`` naming the option when writing or publishing failed; the temporary file
+    ///   is gone then, and the target untouched.
     public func finish() throws(SimulationSettingsError) {
         let failure: String? = state.withLock { s in
             Self.flush(&s)
@@ -67,14 +64,13 @@ public final class TraceWriter: Sendable {
         }
         if let failure {
             abandon()
-            throw SimulationSettingsError(message: "--trace: writing \(path) failed: \(failure)")
+            throw SimulationSettingsError(message: "\(file.flag): writing \(path) failed: \(failure)")
         }
         do {
-            if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
-            try FileManager.default.moveItem(atPath: temporaryPath, toPath: path)
+            try file.publish()
         } catch {
             abandon()
-            throw SimulationSettingsError(message: "--trace: cannot move the trace to \(path): \(error.localizedDescription)")
+            throw error
         }
     }
 
@@ -84,7 +80,7 @@ public final class TraceWriter: Sendable {
             try? s.handle?.close()
             s.handle = nil
         }
-        try? FileManager.default.removeItem(atPath: temporaryPath)
+        file.discardTemporary()
     }
 }
 

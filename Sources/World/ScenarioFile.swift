@@ -25,6 +25,14 @@ public struct ScenarioFile: Sendable, Equatable {
     public let name: String
     public let peers: [Peer]
 
+    /// The largest file read: 1,000 peers with a few hundred waypoints each fit with room to spare, and a file
+    /// beyond it is refused before it is read (decoding takes about ten times its size in memory).
+    public static let maximumBytes = 32 << 20
+
+    /// The longest list of interests, joined with commas: it is published as the discovery info's entry
+    /// `interests=...`, which the discovery rules hold to 255 bytes.
+    public static let maximumInterestBytes = 255 - "interests=".utf8.count
+
     /// Reads and checks a scenario file.
     ///
     /// - Throws: ``ScenarioError`` naming the file and the field that is missing, malformed or out of range.
@@ -34,6 +42,11 @@ public struct ScenarioFile: Sendable, Equatable {
             throw ScenarioError(file: path, field: nil, problem: "does not exist")
         }
         guard !isDirectory.boolValue else { throw ScenarioError(file: path, field: nil, problem: "is a folder") }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        guard size <= maximumBytes else {
+            throw ScenarioError(file: path, field: nil,
+                                problem: "is \(size) bytes; at most \(maximumBytes) (32 MiB) are read")
+        }
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -146,6 +159,18 @@ private struct RawScenario: Decodable {
         }
         var result: [ScenarioFile.Peer] = []
         for (i, peer) in peers.enumerated() {
+            let interests = peer.interests ?? []
+            for (k, interest) in interests.enumerated() {
+                guard !interest.isEmpty, !interest.contains(",") else {
+                    throw fail("peers[\(i)].interests[\(k)]", "must be a word or phrase without commas, not \"\(interest)\"")
+                }
+            }
+            let joined = interests.joined(separator: ",").utf8.count
+            guard joined <= ScenarioFile.maximumInterestBytes else {
+                throw fail("peers[\(i)].interests",
+                           "must join (with commas) to at most \(ScenarioFile.maximumInterestBytes) bytes, not \(joined): "
+                               + "they are published in the discovery info, whose entries hold 255 bytes")
+            }
             guard !peer.waypoints.isEmpty else { throw fail("peers[\(i)].waypoints", "must hold at least one waypoint") }
             var waypoints: [ScenarioFile.Waypoint] = []
             for (k, w) in peer.waypoints.enumerated() {

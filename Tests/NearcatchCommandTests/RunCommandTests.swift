@@ -39,6 +39,36 @@ import Testing
                 == "--peers 5 disagrees with the scenario file, which has 6 peers")
     }
 
+    @Test func traceNeverReplacesAFolderAndAFileOnlyWithForce() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("run-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let file = folder + "/old.jsonl"
+        try Data("old".utf8).write(to: URL(fileURLWithPath: file))
+        #expect(parseError(["--trace", folder]) == "--trace: \(folder) is a folder; name a file to write")
+        #expect(parseError(["--trace", folder, "--force"]) == "--trace: \(folder) is a folder; name a file to write")
+        #expect(parseError(["--trace", file]) == "--trace: \(file) exists; pass --force to replace it")
+        #expect(parseError(["--trace", file, "--force"]) == nil)
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "old")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["old.jsonl"])
+    }
+
+    @Test func scenarioErrorsExitWithTheUsageCode() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("long-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let long = String(repeating: "x", count: 300)
+        try Data(#"{"version": 1, "peers": [{"name": "A", "interests": ["\#(long)"], "waypoints": [{"t": 0, "x": 0, "y": 0}]}, {"name": "B", "waypoints": [{"t": 0, "x": 1, "y": 0}]}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: path))
+        do {
+            _ = try NearcatchSim.parseAsRoot(["--scenario", path, "--transport", "memory"])
+            Issue.record("the scenario was accepted")
+        } catch {
+            #expect(NearcatchSim.exitCode(for: error).rawValue == 64)
+            let message = NearcatchSim.message(for: error)
+            #expect(message.contains(path) && message.contains("peers[0].interests"))
+        }
+    }
+
     @Test func badRunWritesNoTraceFile() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("t-\(UUID().uuidString).jsonl").path
         #expect(parseError(["--rate", "0", "--trace", path]) != nil)

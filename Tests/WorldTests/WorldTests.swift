@@ -1,7 +1,7 @@
 import Foundation
 import Geometry
 import Testing
-import World
+@testable import World
 
 @Suite struct WorldTests {
     /// 100 mingling peers for 120 s: the truth sees exactly the planned touches (as contacts at their planned gap)
@@ -152,6 +152,48 @@ import World
             Issue.record("a missing file loaded")
         } catch {
             #expect(error.description == "scenario file /nonexistent/s.json does not exist")
+        }
+    }
+}
+
+/// Scenario files are checked for size before they are read, and what they publish for the discovery rules.
+@Suite struct ScenarioFileLimitTests {
+    private func write(_ text: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString).json").path
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test func aFileOverTheLimitIsRefusedBeforeItIsRead() throws {
+        let path = try write("{")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        // Sparse: 40 MiB of nothing, which would not even parse; the size alone refuses it.
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.truncate(atOffset: 40 << 20)
+        try handle.close()
+        #expect(throws: ScenarioError(file: path, field: nil,
+                                      problem: "is \(40 << 20) bytes; at most \(32 << 20) (32 MiB) are read")) {
+            try ScenarioFile.load(path: path)
+        }
+    }
+
+    @Test func interestsMustFitTheDiscoveryInfo() throws {
+        func scenario(_ interests: [String]) -> String {
+            let list = interests.map { "\"\($0)\"" }.joined(separator: ",")
+            return #"{"version": 1, "peers": [{"name": "A", "interests": [\#(list)], "waypoints": [{"t": 0, "x": 0, "y": 0}]},"#
+                + #" {"name": "B", "waypoints": [{"t": 0, "x": 1, "y": 0}]}]}"#
+        }
+        // 245 bytes joined is the most: "interests=" and the list make the entry's 255.
+        let fits = [String(repeating: "a", count: 120), String(repeating: "b", count: 124)]
+        #expect(try ScenarioFile.parse(Data(scenario(fits).utf8), file: "f.json").peers[0].interests == fits)
+        let over = [String(repeating: "a", count: 120), String(repeating: "b", count: 125)]
+        #expect(throws: ScenarioError(file: "f.json", field: "peers[0].interests", problem:
+            "must join (with commas) to at most 245 bytes, not 246: they are published in the discovery info, whose entries hold 255 bytes")) {
+            try ScenarioFile.parse(Data(scenario(over).utf8), file: "f.json")
+        }
+        #expect(throws: ScenarioError(file: "f.json", field: "peers[0].interests[1]",
+                                      problem: "must be a word or phrase without commas, not \"b,c\"")) {
+            try ScenarioFile.parse(Data(scenario(["a", "b,c"]).utf8), file: "f.json")
         }
     }
 }

@@ -1,0 +1,75 @@
+import DiscoveryRun
+import Foundation
+import Simulation
+import Testing
+
+/// Ctrl-C and SIGTERM end a run cleanly: the summary of the time run is printed, the exit code says which signal,
+/// no partial file stays, and the nodes say goodbye (peers in another process see `peerEnded`, not a timeout).
+@Suite struct InterruptTests {
+    private var executable: URL {
+        get throws {
+            let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+            return URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("nearcatch-sim")
+        }
+    }
+
+    private func start(_ arguments: [String]) throws -> (Process, Pipe) {
+        let process = Process()
+        process.executableURL = try executable
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return (process, pipe)
+    }
+
+    private func finish(_ started: (Process, Pipe)) -> (status: Int32, output: Data) {
+        let data = started.1.fileHandleForReading.readDataToEndOfFile()
+        started.0.waitUntilExit()
+        return (started.0.terminationStatus, data)
+    }
+
+    @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
+    func aSignalEndsARunWithItsSummaryAndNoPartialTrace(signal: Int32, status: Int32) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sig-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let trace = folder + "/t.jsonl"
+        let run = try start(["--peers", "10", "--transport", "memory", "--clock", "real", "--duration", "30",
+                             "--trace", trace, "--format", "json"])
+        try await Task.sleep(for: .seconds(3))
+        kill(run.0.processIdentifier, signal)
+        let (exit, output) = finish(run)
+        #expect(run.0.terminationReason == .exit)
+        #expect(exit == status)
+        let summary = try JSONDecoder().decode(SimulationSummary.self, from: output)
+        let reached = try #require(summary.run.interruptedAt)
+        // Paced in real time: it stopped about 3 s in, well before its 30 s.
+        #expect(reached >= 1 && reached <= 15)
+        #expect(summary.run.duration == 30)
+        #expect(summary.discovery.sessions == 90)
+        #expect(summary.ranging.updatesDelivered > 1_000)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+    }
+
+    @Test func peersInAnotherProcessSeeTheGoodbyes() async throws {
+        let group = ["--group", "239.255.94.3:47943", "--expect-peers", "6", "--duration", "30", "--format", "json"]
+        let staying = try start(["discover", "--peers", "3", "--linger", "10"] + group)
+        let leaving = try start(["discover", "--peers", "3", "--linger", "30"] + group)
+        // Both converge in about 1.5 s; the leaving one is then lingering, and a Ctrl-C ends it.
+        try await Task.sleep(for: .seconds(5))
+        leaving.0.interrupt()
+        let left = finish(leaving)
+        let stayed = finish(staying)
+        #expect(left.status == 130)
+        let leftReport = try JSONDecoder().decode(ClusterReport.self, from: left.output)
+        #expect(leftReport.converged)
+        #expect(leftReport.interruptedAt != nil)
+        let stayedReport = try JSONDecoder().decode(ClusterReport.self, from: stayed.output)
+        #expect(stayed.status == 0 && stayedReport.converged && stayedReport.interruptedAt == nil)
+        // Each of the 3 staying nodes lost the 3 leaving ones by their goodbyes (9), and, as the staying process
+        // stopped its own nodes one by one with goodbyes, the later ones lost the earlier (2 + 1); none by silence.
+        #expect(stayedReport.lostPeers == ["peerEnded": 12, "timeout": 0])
+    }
+}
