@@ -159,6 +159,8 @@ public final class UDPCluster: Sendable {
                 interruptedAt = cluster.now
             }
         }
+        // Before this process's own nodes stop: their goodbyes to each other are not losses anyone saw.
+        let lost = cluster.monitor.lostPeers
         let (counters, kernelDrops) = await cluster.stopCounting()
         let converged = cluster.monitor.convergedAt
         return ClusterReport(
@@ -166,7 +168,7 @@ public final class UDPCluster: Sendable {
             seed: settings.seed, converged: converged != nil, convergenceSeconds: converged, sessions: sessions,
             expectedSessions: expected, simulatedSeconds: elapsed, wallSeconds: Date().timeIntervalSince(wallStart),
             datagrams: DatagramCounts(counters, droppedByNetwork: 0, receiveQueueDrops: kernelDrops),
-            events: cluster.monitor.eventCount, eventDigest: nil, lostPeers: cluster.monitor.lostPeers,
+            events: cluster.monitor.eventCount, eventDigest: nil, lostPeers: lost,
             interruptedAt: interruptedAt)
     }
 

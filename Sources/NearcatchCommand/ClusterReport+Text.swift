@@ -26,9 +26,13 @@ extension ClusterReport {
             + "\(datagrams.discoveredBySolicit)")
         lines.append((transport == "memory" ? "dropped by the network \(datagrams.droppedByNetwork), at full receive queues "
                 : "dropped by the kernel at full receive buffers ") + "\(datagrams.receiveQueueDrops)")
+        lines.append("peers lost by goodbye \(lostPeers["peerEnded"] ?? 0), by silence \(lostPeers["timeout"] ?? 0)")
         lines.append(String(format: "events %d; run %.2f s (%@ clock), wall %.2f s", events, simulatedSeconds,
                             transport == "memory" ? "virtual" : "real", wallSeconds)
             + (eventDigest.map { "; event digest \($0)" } ?? ""))
+        if let at = interruptedAt {
+            lines.append(String(format: "interrupted by a signal at %.2f s: the nodes said goodbye", at))
+        }
         return lines.joined(separator: "\n")
     }
 
