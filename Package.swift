@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         .systemLibrary(
@@ -61,6 +62,7 @@ let package = Package(
             dependencies: [
                 "Sessions", "GSL", "Transport", .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .target(
@@ -75,8 +77,8 @@ let package = Package(
         .target(
             name: "NearcatchCommand",
             dependencies: [
-                "Calibration", "Radio", "Geometry", "DiscoveryRun", "MulticastTransport", "Transport", "Simulation",
-                "World",
+                "Calibration", "Radio", "Geometry", "Discovery", "DiscoveryRun", "MulticastTransport", "Transport",
+                "Simulation", "World",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -22,11 +22,13 @@ public struct DiscoveryNode {
         /// How many peers the node expects to find: its tables are sized for them at start (up to
         /// `maximumSessions`) rather than grown, copied and rehashed as the group is found. 0 sizes nothing.
         public var expectedPeers: Int
+        /// The group's shared key: every datagram sent is sealed under it, every one received must be.
+        public var groupKey: GroupKey
 
         public init(
             serviceType: String, peer: PeerID, incarnation: Incarnation, displayName: String,
             discoveryInfo: [String: String] = [:], maximumSessions: Int = 1024, timing: DiscoveryTiming = DiscoveryTiming(),
-            expectedPeers: Int = 0
+            expectedPeers: Int = 0, groupKey: GroupKey = .development
         ) {
             self.serviceType = serviceType
             self.peer = peer
@@ -36,6 +38,7 @@ public struct DiscoveryNode {
             self.maximumSessions = maximumSessions
             self.timing = timing
             self.expectedPeers = expectedPeers
+            self.groupKey = groupKey
         }
     }
 
@@ -300,6 +303,15 @@ public struct DiscoveryNode {
 
     private mutating func handle(_ datagram: IncomingDatagram, now: Double) -> [NodeDirective] {
         counters.received += 1
+        // What is not a datagram of this format is refused for what it is; what is, but lacks the group's tag, is
+        // refused before anything in it is believed.
+        do {
+            try WireFormat.checkFrame(datagram.bytes)
+        } catch {
+            counters.refused[error.kind, default: 0] += 1
+            return []
+        }
+        guard Self.authenticate(datagram, key: configuration.groupKey) else { return refuse(.unauthenticated) }
         if let peer = WireFormat.announcedPeer(in: datagram.bytes) {
             if peer == me, WireFormat.sameAnnouncement(datagram.bytes, ownAnnouncement) {
                 counters.ownIgnored += 1
@@ -324,7 +336,7 @@ public struct DiscoveryNode {
         }
         let message: WireMessage
         do {
-            message = try Self.decode(datagram)
+            message = try Self.decode(datagram, key: configuration.groupKey)
         } catch {
             counters.refused[error.kind, default: 0] += 1
             return []
@@ -366,13 +378,27 @@ public struct DiscoveryNode {
         }
     }
 
+    /// Whether the datagram carries the group's tag; checked once per frame when the network shares a
+    /// ``FrameMemo`` among receivers holding the same key (the check is a function of the bytes and the key).
+    ///
+    /// Static, as ``cannotKnowUs(peerAnnouncing:now:lastAnnouncedAt:timing:)`` is: a method called from a mutating
+    /// one copied the node.
+    private static func authenticate(_ datagram: IncomingDatagram, key: GroupKey) -> Bool {
+        guard let memo = datagram.memo else { return WireFormat.isAuthentic(datagram.bytes, under: key) }
+        if let known = memo.value as? DecodedFrame, known.key == key.fingerprint { return known.authentic }
+        let authentic = WireFormat.isAuthentic(datagram.bytes, under: key)
+        memo.value = DecodedFrame(key: key.fingerprint, authentic: authentic)
+        return authentic
+    }
+
     /// The datagram's message, decoded once per frame when the network shares a ``FrameMemo``: decoding is a pure
     /// function of the bytes, so every receiver gets what it would have decoded itself.
-    private static func decode(_ datagram: IncomingDatagram) throws(WireError) -> WireMessage {
-        guard let memo = datagram.memo else { return try WireFormat.decode(datagram.bytes) }
-        if let known = memo.value as? DecodedFrame { return try known.result.get() }
+    private static func decode(_ datagram: IncomingDatagram, key: GroupKey) throws(WireError) -> WireMessage {
+        guard let memo = datagram.memo, let frame = memo.value as? DecodedFrame, frame.key == key.fingerprint
+        else { return try WireFormat.decode(datagram.bytes) }
+        if let known = frame.result { return try known.get() }
         let result = Result { () throws(WireError) in try WireFormat.decode(datagram.bytes) }
-        memo.value = DecodedFrame(result: result)
+        frame.result = result
         return try result.get()
     }
 
@@ -770,7 +796,7 @@ public struct DiscoveryNode {
 
     private mutating func send(_ message: WireMessage, to destination: Destination) -> NodeDirective {
         counters.sent[message.type, default: 0] += 1
-        return .send(WireFormat.encode(message), to: destination)
+        return .send(WireFormat.encode(message, key: configuration.groupKey), to: destination)
     }
 
     private mutating func refuse(_ reason: WireRefusal) -> [NodeDirective] {
@@ -791,11 +817,15 @@ public struct DiscoveryNode {
     }
 }
 
-/// A frame's decoding, as kept in its ``FrameMemo``.
+/// What the receivers of a frame holding one key made of it, as kept in its ``FrameMemo``.
 private final class DecodedFrame {
-    let result: Result<WireMessage, WireError>
+    /// The fingerprint of the key it was checked under: receivers with another key check for themselves.
+    let key: UInt64
+    let authentic: Bool
+    var result: Result<WireMessage, WireError>?
 
-    init(result: Result<WireMessage, WireError>) {
-        self.result = result
+    init(key: UInt64, authentic: Bool) {
+        self.key = key
+        self.authentic = authentic
     }
 }

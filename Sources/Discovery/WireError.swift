@@ -50,6 +50,8 @@ public enum WireRefusal: String, Sendable, CaseIterable, Codable, Comparable {
     case staleIncarnation
     /// A unicast datagram addressed to another peer or another life of this one.
     case misaddressed
+    /// Well formed, but its tag is not the one the group key gives: sent by someone without the key, or altered.
+    case unauthenticated
 
     public static func < (lhs: WireRefusal, rhs: WireRefusal) -> Bool {
         lhs.rawValue < rhs.rawValue

@@ -1,10 +1,11 @@
 import Sessions
 
-/// Encoding and decoding of ``WireMessage``: a fixed 8-byte header (magic "NCSM", version, type, payload length)
-/// and a big-endian payload. Every length is checked; the decoder refuses, it never traps.
+/// Encoding and decoding of ``WireMessage``: a fixed 8-byte header (magic "NCSM", version, type, payload length),
+/// a big-endian payload, and a 16-byte tag under the group key (``GroupKey``). Every length is checked; the decoder
+/// refuses, it never traps. Whether the tag is right is the receiver's first check (``isAuthentic(_:under:)``).
 public enum WireFormat {
     /// The version this build writes and reads.
-    public static let version: UInt8 = 2
+    public static let version: UInt8 = 3
     /// "NCSM".
     public static let magic: [UInt8] = [0x4E, 0x43, 0x53, 0x4D]
     /// Magic, version, type, payload length.
@@ -14,8 +15,8 @@ public enum WireFormat {
     /// Largest application payload of a session datagram.
     public static let maximumSessionPayload = 1024
 
-    /// The bytes of `message`.
-    public static func encode(_ message: WireMessage) -> [UInt8] {
+    /// The bytes of `message`, sealed under `key`.
+    public static func encode(_ message: WireMessage, key: GroupKey = .development) -> [UInt8] {
         var w = ByteWriter()
         switch message {
         case .announce(let ad, let sequence, let interval):
@@ -50,13 +51,38 @@ public enum WireFormat {
             w.bytes(payload)
         }
         var out = magic
-        out.reserveCapacity(headerSize + w.buffer.count)
+        out.reserveCapacity(headerSize + w.buffer.count + GroupKey.tagSize)
         out.append(version)
         out.append(message.type.rawValue)
         out.append(UInt8(truncatingIfNeeded: w.buffer.count >> 8))
         out.append(UInt8(truncatingIfNeeded: w.buffer.count))
         out += w.buffer
+        key.seal(&out)
         return out
+    }
+
+    /// Whether `bytes` end with their tag under `key`.
+    public static func isAuthentic(_ bytes: [UInt8], under key: GroupKey) -> Bool {
+        key.isAuthentic(bytes)
+    }
+
+    /// Checks what can be checked without the key or the payload: size, magic, version, type, and the declared
+    /// length against the datagram's (payload plus tag). A receiver checks this first, so that what is not a datagram
+    /// of this format is refused for what it is before its tag is computed.
+    public static func checkFrame(_ bytes: [UInt8]) throws(WireError) {
+        guard bytes.count <= maximumDatagramSize else { throw .oversized(bytes.count) }
+        guard bytes.count >= 4 else { throw .truncated(field: "magic") }
+        guard bytes[0] == magic[0], bytes[1] == magic[1], bytes[2] == magic[2], bytes[3] == magic[3] else {
+            throw .badMagic
+        }
+        guard bytes.count >= headerSize else { throw .truncated(field: "header") }
+        guard bytes[4] == version else { throw .unsupportedVersion(bytes[4]) }
+        guard WireType(rawValue: bytes[5]) != nil else { throw .unknownType(bytes[5]) }
+        let declared = Int(bytes[6]) << 8 | Int(bytes[7])
+        guard bytes.count >= headerSize + GroupKey.tagSize else { throw .truncated(field: "tag") }
+        guard declared == bytes.count - headerSize - GroupKey.tagSize else {
+            throw .lengthMismatch(declared: declared, actual: bytes.count - headerSize - GroupKey.tagSize)
+        }
     }
 
     /// Where an announcement's sequence number lies: after the header, the peer id and the incarnation.
@@ -69,7 +95,7 @@ public enum WireFormat {
         guard bytes.count >= announcementSequence.upperBound, bytes.count <= maximumDatagramSize,
               bytes[0] == magic[0], bytes[1] == magic[1], bytes[2] == magic[2], bytes[3] == magic[3],
               bytes[4] == version, bytes[5] == WireType.announce.rawValue,
-              Int(bytes[6]) << 8 | Int(bytes[7]) == bytes.count - headerSize
+              Int(bytes[6]) << 8 | Int(bytes[7]) == bytes.count - headerSize - GroupKey.tagSize
         else { return nil }
         var peer: UInt64 = 0
         for i in headerSize..<headerSize + 8 { peer = peer << 8 | UInt64(bytes[i]) }
@@ -83,17 +109,17 @@ public enum WireFormat {
         return value
     }
 
-    /// Whether two announcements are the same but for their sequence numbers: then the second decodes to what the
-    /// first did, and need not be decoded again.
+    /// Whether two announcements are the same but for their sequence numbers (and so their tags): then the second
+    /// decodes to what the first did, and need not be decoded again.
     ///
     /// - Complexity: O(n) in the datagram's size, without allocating.
     public static func sameAnnouncement(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count, a.count >= announcementSequence.upperBound else { return false }
+        guard a.count == b.count, a.count >= announcementSequence.upperBound + GroupKey.tagSize else { return false }
         return a.withUnsafeBufferPointer { x in
             b.withUnsafeBufferPointer { y in
                 var differ: UInt8 = 0
                 for i in 0..<announcementSequence.lowerBound { differ |= x[i] ^ y[i] }
-                for i in announcementSequence.upperBound..<x.count { differ |= x[i] ^ y[i] }
+                for i in announcementSequence.upperBound..<(x.count - GroupKey.tagSize) { differ |= x[i] ^ y[i] }
                 return differ == 0
             }
         }
@@ -103,20 +129,13 @@ public enum WireFormat {
     ///
     /// - Throws: ``WireError`` for anything that is not a well-formed datagram of this version, including an
     ///   announcement whose fields break the discovery rules.
+    ///
+    /// The tag is not checked here (``isAuthentic(_:under:)`` does): decoding needs no key.
     public static func decode(_ bytes: [UInt8]) throws(WireError) -> WireMessage {
-        guard bytes.count <= maximumDatagramSize else { throw .oversized(bytes.count) }
-        guard bytes.count >= 4 else { throw .truncated(field: "magic") }
-        guard bytes[0] == magic[0], bytes[1] == magic[1], bytes[2] == magic[2], bytes[3] == magic[3] else {
-            throw .badMagic
-        }
-        guard bytes.count >= headerSize else { throw .truncated(field: "header") }
-        guard bytes[4] == version else { throw .unsupportedVersion(bytes[4]) }
+        try checkFrame(bytes)
         guard let type = WireType(rawValue: bytes[5]) else { throw .unknownType(bytes[5]) }
         let declared = Int(bytes[6]) << 8 | Int(bytes[7])
-        guard declared == bytes.count - headerSize else {
-            throw .lengthMismatch(declared: declared, actual: bytes.count - headerSize)
-        }
-        var r = ByteReader(bytes, from: headerSize)
+        var r = ByteReader(bytes, from: headerSize, end: bytes.count - GroupKey.tagSize)
         let message: WireMessage
         switch type {
         case .announce:
@@ -209,16 +228,19 @@ struct ByteWriter {
 struct ByteReader {
     private let bytes: [UInt8]
     private(set) var offset: Int
+    /// Where the payload ends: the tag after it is not read.
+    private let end: Int
 
-    init(_ bytes: [UInt8], from offset: Int) {
+    init(_ bytes: [UInt8], from offset: Int, end: Int? = nil) {
         self.bytes = bytes
         self.offset = offset
+        self.end = min(end ?? bytes.count, bytes.count)
     }
 
-    var isAtEnd: Bool { offset == bytes.count }
+    var isAtEnd: Bool { offset == end }
 
     private mutating func take(_ n: Int, _ field: String) throws(WireError) -> ArraySlice<UInt8> {
-        guard n >= 0, bytes.count - offset >= n else { throw .truncated(field: field) }
+        guard n >= 0, end - offset >= n else { throw .truncated(field: field) }
         defer { offset += n }
         return bytes[offset..<offset + n]
     }
@@ -234,7 +256,7 @@ struct ByteReader {
     }
 
     mutating func u64(_ field: String) throws(WireError) -> UInt64 {
-        guard bytes.count - offset >= 8 else { throw .truncated(field: field) }
+        guard end - offset >= 8 else { throw .truncated(field: field) }
         var value: UInt64 = 0
         for i in offset..<offset + 8 { value = value << 8 | UInt64(bytes[i]) }
         offset += 8
@@ -244,7 +266,7 @@ struct ByteReader {
     mutating func bytes(_ n: Int, _ field: String) throws(WireError) -> [UInt8] { Array(try take(n, field)) }
 
     mutating func token(_ field: String) throws(WireError) -> DiscoveryToken {
-        guard bytes.count - offset >= 16 else { throw .truncated(field: field) }
+        guard end - offset >= 16 else { throw .truncated(field: field) }
         return DiscoveryToken(high: try u64(field), low: try u64(field))
     }
 

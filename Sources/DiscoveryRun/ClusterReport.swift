@@ -27,6 +27,9 @@ public struct ClusterReport: Sendable, Codable, Equatable {
     public var lostPeers: [String: Int]
     /// When a signal (SIGINT, SIGTERM) ended the run early, on the run's own clock; absent when it was not.
     public var interruptedAt: Double?
+    /// The key the datagrams were sealed under: `development` (the built-in key, loopback only) or the given key's
+    /// fingerprint (16 hexadecimal digits, which reveal nothing of the key).
+    public var groupKey: String
 
     /// Datagrams sent per pair of peers: the protocol's cost of bringing a group together (announcements and
     /// goodbyes included).

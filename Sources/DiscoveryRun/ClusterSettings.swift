@@ -13,6 +13,8 @@ public struct ClusterSettings: Sendable {
     public var timing = DiscoveryTiming()
     /// The active-sessions limit of each node.
     public var maximumSessions = 1024
+    /// The key the group's datagrams are sealed under; the development key unless one is given.
+    public var groupKey: GroupKey = .development
     /// Nodes start at times spread uniformly over this many seconds, as people arriving do.
     public var startSpread: Double = 0.5
     /// Seconds a run may last before it gives up converging.

@@ -48,7 +48,7 @@ public final class InMemoryCluster {
             serviceType: settings.serviceType, peer: peerIDs[i], incarnation: incarnations[i],
             displayName: "peer-\(i)", discoveryInfo: settings.discoveryInfo(i),
             maximumSessions: settings.maximumSessions, timing: settings.timing,
-            expectedPeers: settings.sessionsPerNode)
+            expectedPeers: settings.sessionsPerNode, groupKey: settings.groupKey)
         let streamKey = UInt64(i) << 16 | incarnations[i]
         let node = try DiscoveryNode(
             configuration: configuration, unicastPort: transport.unicastEndpoint.port,
@@ -103,6 +103,6 @@ public final class InMemoryCluster {
             datagrams: DatagramCounts(counters, droppedByNetwork: network.dropped,
                                       receiveQueueDrops: network.queueDrops),
             events: monitor.eventCount, eventDigest: monitor.recordsEvents ? monitor.logDigest : nil,
-            lostPeers: monitor.lostPeers, interruptedAt: interruptedAt)
+            lostPeers: monitor.lostPeers, interruptedAt: interruptedAt, groupKey: settings.groupKey.name)
     }
 }

@@ -71,7 +71,7 @@ public final class UDPCluster: Sendable {
                         serviceType: settings.serviceType, peer: peer, incarnation: incarnation,
                         displayName: "peer-\(i)", discoveryInfo: settings.discoveryInfo(i),
                         maximumSessions: settings.maximumSessions, timing: settings.timing,
-                        expectedPeers: settings.sessionsPerNode)
+                        expectedPeers: settings.sessionsPerNode, groupKey: settings.groupKey)
                     let node = try DiscoveryNode(
                         configuration: configuration, unicastPort: transport.value.unicastEndpoint.port,
                         tokens: SystemTokenSource(), random: RandomSource(seed: jitterSeed))
@@ -169,7 +169,7 @@ public final class UDPCluster: Sendable {
             expectedSessions: expected, simulatedSeconds: elapsed, wallSeconds: Date().timeIntervalSince(wallStart),
             datagrams: DatagramCounts(counters, droppedByNetwork: 0, receiveQueueDrops: kernelDrops),
             events: cluster.monitor.eventCount, eventDigest: nil, lostPeers: lost,
-            interruptedAt: interruptedAt)
+            interruptedAt: interruptedAt, groupKey: settings.groupKey.name)
     }
 
     /// Stops every node on its own loop and sums their counters.

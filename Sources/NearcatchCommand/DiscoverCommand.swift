@@ -1,4 +1,5 @@
 import ArgumentParser
+import Discovery
 import DiscoveryRun
 import Foundation
 import MulticastTransport
@@ -105,6 +106,7 @@ public struct DiscoverCommand: AsyncParsableCommand, Sendable {
         } catch {
             throw ValidationError("--group: \(error)")
         }
+        _ = try groupKey()
     }
 
     private func multicast() throws(MulticastSetupError) -> MulticastConfiguration {
@@ -114,7 +116,16 @@ public struct DiscoverCommand: AsyncParsableCommand, Sendable {
         return m
     }
 
-    /// The run the flags describe.
+    @OptionGroup var key: GroupKeyOptions
+
+    /// The group key the flags (or the environment) give.
+    ///
+    /// - Throws: `ValidationError` naming the option.
+    func groupKey() throws -> GroupKey {
+        try key.resolve(loopbackOnly: transport == .memory || interface == "lo", interface: interface)
+    }
+
+    /// The run the flags describe (with the development key: ``execute(progress:)`` puts in the resolved one).
     public var settings: ClusterSettings {
         var s = ClusterSettings()
         s.peers = peers
@@ -131,6 +142,8 @@ public struct DiscoverCommand: AsyncParsableCommand, Sendable {
     /// Runs the nodes; `progress` receives a line now and then.
     public func execute(progress: (@Sendable (String) -> Void)? = nil) async throws -> ClusterReport {
         let started = Date()
+        var settings = self.settings
+        settings.groupKey = try groupKey()
         switch transport {
         case .memory:
             var conditions = NetworkConditions(loss: loss)
@@ -170,7 +183,8 @@ public struct DiscoverCommand: AsyncParsableCommand, Sendable {
             return String(decoding: try encoder.encode(report), as: UTF8.self)
         case .text:
             let via = transport == .udp ? "udp, group \(group) on \(interface)" : "memory, loss \(loss)"
-            return report.text(heading: "discovery: \(peers) peers (\(via)), seed \(seed)")
+            let key = report.groupKey == "development" ? "development key (loopback only)" : "key \(report.groupKey)"
+            return report.text(heading: "discovery: \(peers) peers (\(via), \(key)), seed \(seed)")
         }
     }
 

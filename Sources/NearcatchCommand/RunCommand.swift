@@ -80,6 +80,8 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     @Option(help: "Summary format: text or json.")
     var format: OutputFormat = .text
 
+    @OptionGroup var key: GroupKeyOptions
+
     public init() {}
 
     /// Checks what the simulation settings cannot see (the flags' own ranges, the trace's folder); the settings
@@ -132,6 +134,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
         s.radio.antennaDelaySigma = antennaSigma
         s.radio.linkModel = link
         s.multicast.interface = interface
+        s.groupKey = try key.resolve(loopbackOnly: transport == .memory || interface == "lo", interface: interface)
         do {
             try s.multicast.setGroup(group)
         } catch {

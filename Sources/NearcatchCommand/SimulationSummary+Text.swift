@@ -10,7 +10,8 @@ extension SimulationSummary {
         func s(_ x: Double?) -> String { x.map { String(format: "%.2f s", $0) } ?? "-" }
         var lines: [String] = []
         lines.append("nearcatch-sim: \(run.peers) peers, \(run.scenario), \(run.transport) transport, \(run.clock) clock, "
-            + "\(run.workers) workers, seed \(run.seed), \(String(format: "%g", run.duration)) s at \(String(format: "%g", run.rate)) Hz")
+            + "\(run.workers) workers, seed \(run.seed), \(String(format: "%g", run.duration)) s at \(String(format: "%g", run.rate)) Hz, "
+            + (run.groupKey == "development" ? "development key (loopback only)" : "key \(run.groupKey)"))
         if let reached = run.interruptedAt {
             lines.append("interrupted at \(String(format: "%.1f", reached)) of \(String(format: "%g", run.duration)) s: "
                 + "the figures cover the time run (a trace is written only for a whole run)")

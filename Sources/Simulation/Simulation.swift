@@ -55,6 +55,7 @@ public final class Simulation {
         s.seed = settings.seed
         s.timing = settings.discoveryTiming
         s.maximumSessions = max(peers, 1)
+        s.groupKey = settings.groupKey
         s.duration = settings.duration
         let interests = world.interests
         s.discoveryInfo = { ["interests": interests[$0].joined(separator: ",")] }
@@ -309,7 +310,7 @@ public final class Simulation {
             run: .init(peers: peers, scenario: settings.scenario.name, transport: settings.transport.rawValue,
                        clock: settings.clock.rawValue, workers: engine.workers, seed: settings.seed,
                        duration: settings.duration, rate: settings.rate,
-                       interruptedAt: outcome.cancelled ? outcome.reached : nil),
+                       interruptedAt: outcome.cancelled ? outcome.reached : nil, groupKey: settings.groupKey.name),
             discovery: .init(convergenceSeconds: convergence, pairs: peers * (peers - 1) / 2,
                              sessions: sessions, expectedSessions: peers * (peers - 1)),
             ranging: .init(exchanges: stats.exchanges, received: stats.received, updatesDelivered: stats.updates),

@@ -13,6 +13,9 @@ public struct SimulationSummary: Sendable, Codable, Equatable {
         /// The simulated time reached when a signal (SIGINT, SIGTERM) ended the run early; absent when it ran to the
         /// end. The figures then cover the time run, and no trace is written.
         public var interruptedAt: Double?
+        /// The key the discovery group's datagrams were sealed under: `development` (built in, loopback only) or
+        /// the given key's fingerprint.
+        public var groupKey: String
     }
 
     public struct Discovery: Sendable, Codable, Equatable {

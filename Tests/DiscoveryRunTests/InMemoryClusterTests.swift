@@ -27,6 +27,19 @@ import Transport
         }
     }
 
+    /// A group with a key of its own converges as one with the development key does, sealing every datagram under
+    /// it, and says so by the key's fingerprint.
+    @Test func aGroupWithItsOwnKeyConverges() throws {
+        let key = try GroupKey(bytes: (0..<32).map { UInt8($0 * 7 & 0xFF) })
+        let c = try cluster(peers: 20, record: false) { $0.groupKey = key }
+        c.run(until: 30, stopWhenConverged: true)
+        let report = c.report(wallSeconds: 0)
+        #expect(report.converged)
+        #expect(report.groupKey == key.name && report.groupKey != "development")
+        #expect(report.datagrams.refused.values.reduce(0, +) == 0)
+        expectFullMesh(c, 20)
+    }
+
     /// Measured: 2.25 s of virtual time with seed 1 (nodes start over 0.5 s; the burst announces three times in
     /// 0.3 s). The bound leaves room for other seeds.
     @Test func hundredNodesConverge() throws {

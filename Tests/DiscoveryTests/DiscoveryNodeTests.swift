@@ -270,23 +270,24 @@ import Transport
         #expect(receivers.allSatisfy { $0.peers[high] != nil })
         #expect(receivers[2].table.session(with: high)?.state == nil)
 
-        // A receiver takes the memo's decoding instead of decoding again: given other bytes with the same memo (which
-        // the network never does), it still sees the first frame.
+        // A receiver takes the memo's decoding instead of decoding again: given another peer's announcement with the
+        // same memo (which the network never does), it still sees the first frame's peer.
         var late = try node(PeerID(4))
         _ = late.start(now: 0)
-        _ = late.receive(IncomingDatagram(bytes: [1, 2, 3, 4, 5, 6, 7, 8], source: there, viaGroup: true, memo: memo),
-                         now: 0.2)
-        #expect(late.peers[high] != nil && late.counters.refused.isEmpty)
+        _ = late.receive(IncomingDatagram(bytes: try announce(PeerID(7), sequence: 1), source: there, viaGroup: true,
+                                          memo: memo), now: 0.2)
+        #expect(late.peers[high] != nil && late.peers[PeerID(7)] == nil && late.counters.refused.isEmpty)
 
         // A refusal is shared as well, and counted by every receiver.
         let bad = FrameMemo()
+        var forged = frame
+        forged[forged.count - 1] ^= 1
         var refusers = [try node(low), try node(PeerID(3))]
         for i in refusers.indices {
             _ = refusers[i].start(now: 0)
-            _ = refusers[i].receive(IncomingDatagram(bytes: [1, 2, 3, 4, 5, 6, 7, 8], source: there, viaGroup: true,
-                                                     memo: bad), now: 0.1)
+            _ = refusers[i].receive(IncomingDatagram(bytes: forged, source: there, viaGroup: true, memo: bad), now: 0.1)
         }
-        #expect(refusers.allSatisfy { $0.counters.refused == [.badMagic: 1] })
+        #expect(refusers.allSatisfy { $0.counters.refused == [.unauthenticated: 1] && $0.peers.isEmpty })
     }
 
     @Test func lowerIdInvitesOnDiscoveryAndHigherIdWaits() throws {

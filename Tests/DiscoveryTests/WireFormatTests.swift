@@ -33,17 +33,20 @@ import Testing
     @Test func everyMessageRoundTrips() throws {
         for message in try Self.samples() {
             let bytes = WireFormat.encode(message)
-            #expect(Array(bytes.prefix(5)) == WireFormat.magic + [2])
-            #expect(Int(bytes[6]) << 8 | Int(bytes[7]) == bytes.count - 8)
+            #expect(Array(bytes.prefix(5)) == WireFormat.magic + [3])
+            // The declared length is the payload's; the 16-byte tag follows it.
+            #expect(Int(bytes[6]) << 8 | Int(bytes[7]) == bytes.count - 8 - 16)
             #expect(try WireFormat.decode(bytes) == message)
+            #expect(WireFormat.isAuthentic(bytes, under: .development))
         }
     }
 
     @Test func inviteLayoutIsAsDocumented() throws {
         let bytes = WireFormat.encode(.invite(Self.address, token: Self.token, advertisement: try Self.sender(),
                                               interval: Self.interval))
-        // Header 8 + four 8-byte ids + 16-byte token, then interval u32, port u16, "nearcatch", "a", one entry "k=v".
-        #expect(bytes.count == 8 + 32 + 16 + 4 + 2 + 10 + 2 + 1 + 4)
+        // Header 8 + four 8-byte ids + 16-byte token, then interval u32, port u16, "nearcatch", "a", one entry "k=v",
+        // then the 16-byte tag.
+        #expect(bytes.count == 8 + 32 + 16 + 4 + 2 + 10 + 2 + 1 + 4 + 16)
         #expect(bytes[5] == 3)
         #expect(Array(bytes[8..<16]) == [0, 0, 0, 0, 0, 0, 0, 1])
         #expect(Array(bytes[40..<56]) == Self.token.bytes)
@@ -80,13 +83,14 @@ import Testing
         var t9 = good; t9[5] = 9
         #expect(refusal(t9) == .unknownType(9))
         #expect(refusal(Array(good.dropLast())) == .lengthMismatch(declared: 16, actual: 15))
+        #expect(refusal(Array(good.prefix(20))) == .truncated(field: "tag"))
         #expect(refusal([UInt8](repeating: 0, count: 1201)) == .oversized(1201))
         var short = Array(good.dropLast(4)); short[7] = 12
         #expect(refusal(short) == .truncated(field: "incarnation"))
         var long = good + [0, 0]; long[7] = 18
         #expect(refusal(long)?.kind == .lengthMismatch)
         var badCode = WireFormat.encode(.decline(Self.address, echo: Self.token, code: .sessionFailed))
-        badCode[badCode.count - 1] = 77
+        badCode[badCode.count - 1 - 16] = 77
         #expect(refusal(badCode) == .invalidField(field: "decline code", reason: "77 is not a session error code"))
     }
 
@@ -106,7 +110,7 @@ import Testing
         let random = try RandomSource(seed: 2026)
         func int(_ n: Int) -> Int { Int(random.uniform() * Double(n)) }
         func byte() -> UInt8 { UInt8(int(256)) }
-        let seeds = try Self.samples().map(WireFormat.encode)
+        let seeds = try Self.samples().map { WireFormat.encode($0) }
         var decoded = 0
         var refused: [WireRefusal: Int] = [:]
         var mutatedDecoded = 0

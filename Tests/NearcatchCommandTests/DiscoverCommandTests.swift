@@ -36,19 +36,21 @@ import Testing
         #expect(decoded.eventDigest?.count == 16)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
         for key in ["transport", "peers", "expectedPeers", "seed", "converged", "convergenceSeconds", "sessions",
-                    "expectedSessions", "simulatedSeconds", "wallSeconds", "datagrams", "events", "eventDigest"] {
+                    "expectedSessions", "simulatedSeconds", "wallSeconds", "datagrams", "events", "eventDigest",
+                    "lostPeers"] {
             #expect(json[key] != nil, "missing \(key)")
         }
         let datagrams = try #require(json["datagrams"] as? [String: Any])
         let refused = try #require(datagrams["refused"] as? [String: Int])
         #expect(refused.keys.sorted() == ["badMagic", "invalidField", "lengthMismatch", "misaddressed", "oversized",
-                                          "staleIncarnation", "tokenMismatch", "truncated", "unknownType",
-                                          "unsupportedVersion"])
+                                          "staleIncarnation", "tokenMismatch", "truncated", "unauthenticated",
+                                          "unknownType", "unsupportedVersion"])
     }
 
     @Test func missingInterfaceNamesTheFlag() async throws {
         let command = try #require(
-            try NearcatchSim.parseAsRoot(["discover", "--peers", "2", "--interface", "nope0"]) as? DiscoverCommand)
+            try NearcatchSim.parseAsRoot(["discover", "--peers", "2", "--interface", "nope0",
+                                          "--group-key", String(repeating: "5a", count: 32)]) as? DiscoverCommand)
         do {
             _ = try await command.execute()
             Issue.record("ran on a missing interface")

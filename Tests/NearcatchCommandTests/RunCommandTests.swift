@@ -91,7 +91,8 @@ import Testing
         let output = try command.render(try await command.execute())
         let json = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
         let expected: [String: Set<String>] = [
-            "run": ["peers", "scenario", "transport", "clock", "workers", "seed", "duration", "rate"],
+            "run": ["peers", "scenario", "transport", "clock", "workers", "seed", "duration", "rate", "interruptedAt",
+                    "groupKey"],
             "discovery": ["convergenceSeconds", "pairs", "sessions", "expectedSessions"],
             "ranging": ["exchanges", "received", "updatesDelivered"],
             "distanceRaw": ["rmse", "p50", "p95", "count"],
@@ -105,7 +106,7 @@ import Testing
             let object = try #require(json[section] as? [String: Any], "missing \(section)")
             // Optional figures are left out of the JSON when there is nothing to report (no bumps in 10 s).
             let optional: Set<String> = ["convergenceSeconds", "rmse", "p50", "p95", "p50Degrees", "p95Degrees",
-                                         "precision", "recall", "latencyP50", "latencyP95"]
+                                         "precision", "recall", "latencyP50", "latencyP95", "interruptedAt"]
             #expect(Set(object.keys).isSubset(of: keys), "\(section) has unknown fields")
             #expect(keys.subtracting(optional).isSubset(of: Set(object.keys)), "\(section) misses fields")
         }
