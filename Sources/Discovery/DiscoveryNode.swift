@@ -54,6 +54,10 @@ public struct DiscoveryNode {
         public var lastHeard: Double
         /// The table's ``PeerSessionTableState/removals`` when a session with it was last seen held, or `.max`.
         var sessionSeenAt: UInt64 = .max
+        /// The highest sequence number of its announcements taken: a later one must be higher (a replay is not).
+        var announcedUpTo: UInt32 = 0
+        /// The highest sequence number on anything of it taken (``WireFormat/senderSequence(in:)``).
+        var heardUpTo: UInt32 = 0
         /// How often it announces, seconds: it is lost after missing a number of these.
         var announceInterval: Double
         /// The time of its entry in the silence queue; an entry with another time is stale.
@@ -75,14 +79,34 @@ public struct DiscoveryNode {
         }
 
         /// What an announcement of a known peer told, as ``hearUnchanged(_:at:removals:)`` found it.
-        enum Hearing { case changed, sessionHeld, sessionUnknown }
+        enum Hearing { case changed, replayed, sessionHeld, sessionUnknown }
 
-        /// Takes `bytes` as heard now when they are its latest announcement but for the sequence number, and says
-        /// whether its session is still held by the cache alone.
+        /// Takes `bytes` as heard now when they are its latest announcement but for a higher sequence number, and
+        /// says whether its session is still held by the cache alone.
         mutating func hearUnchanged(_ bytes: [UInt8], at now: Double, removals: UInt64) -> Hearing {
             guard WireFormat.sameAnnouncement(bytes, announcement) else { return .changed }
+            let sequence = WireFormat.senderSequence(in: bytes)
+            guard sequence > announcedUpTo else { return .replayed }
+            announcedUpTo = sequence
+            heardUpTo = max(heardUpTo, sequence)
             lastHeard = now
             return sessionSeenAt == removals ? .sessionHeld : .sessionUnknown
+        }
+
+        /// Takes `sequence` from anything but an announcement, unless it is older than the latest heard by more than
+        /// `window` (datagrams of one sender can pass each other; a replay is older than that).
+        mutating func hearSequence(_ sequence: UInt32, window: UInt32) -> Bool {
+            guard sequence &+ window >= heardUpTo else { return false }
+            heardUpTo = max(heardUpTo, sequence)
+            return true
+        }
+
+        /// Takes an announcement's `sequence` when it is higher than every one taken before.
+        mutating func hearAnnouncementSequence(_ sequence: UInt32) -> Bool {
+            guard sequence > announcedUpTo else { return false }
+            announcedUpTo = sequence
+            heardUpTo = max(heardUpTo, sequence)
+            return true
         }
     }
 
@@ -112,6 +136,15 @@ public struct DiscoveryNode {
     /// more. An invitation that merely went unanswered is tried again at the peer's next announcement instead: the
     /// peer is alive, only the datagrams were lost.
     private var declinedAt: [PeerID: Double] = [:]
+    /// What lost peers sent last (``isFresh(_:incarnation:sequence:_:)``), and the order they left in.
+    private var departures: [PeerID: Departure] = [:]
+    private var departureOrder = Deque<PeerID>()
+
+    private struct Departure {
+        let incarnation: Incarnation
+        let announcedUpTo: UInt32
+        let heardUpTo: UInt32
+    }
     /// Lazy timer queues: an entry may be stale (the peer heard from since, the invitation answered); it is checked
     /// against the state when it falls due. This keeps every datagram's handling free of scans over all peers.
     private var silenceQueue = Heap<PeerDeadline>()
@@ -322,6 +355,7 @@ public struct DiscoveryNode {
             // string of its advertisement, on the path every datagram of a steady group takes.
             if let index = peers.index(forKey: peer) {
                 let hearing = peers.values[index].hearUnchanged(datagram.bytes, at: now, removals: table.removals)
+                if hearing == .replayed { return refuse(.replayed) }
                 if hearing != .changed {
                     counters.unchangedAnnouncements += 1
                     // A peer with a session, by far the most common case, needs nothing more (as in `heardAgain`).
@@ -341,6 +375,11 @@ public struct DiscoveryNode {
             counters.refused[error.kind, default: 0] += 1
             return []
         }
+        if let (sender, incarnation) = message.sender, sender != me,
+           !isFresh(sender, incarnation: incarnation, sequence: WireFormat.senderSequence(in: datagram.bytes),
+                    message.type) {
+            return refuse(.replayed)
+        }
         switch message {
         case .announce(let ad, let sequence, let interval):
             if ad.peer == me { noteOwnEcho(sequence: sequence) }
@@ -355,7 +394,9 @@ public struct DiscoveryNode {
             guard incarnation >= known.advertisement.incarnation else { return refuse(.staleIncarnation) }
             return lose(peer, reason: .peerEnded)
         case .invite(let address, let token, let ad, let interval):
-            return receiveInvitation(address, token: token, from: (ad, interval, datagram.source), now: now)
+            return receiveInvitation(address, token: token,
+                                     from: (ad, interval, datagram.source, WireFormat.senderSequence(in: datagram.bytes)),
+                                     now: now)
         case .accept(let address, let token, let echo):
             return receiveAnswer(address, echo: echo, now: now) { node in
                 node.complete(address, token: token, now: now)
@@ -369,12 +410,52 @@ public struct DiscoveryNode {
                 return [.event(.session(address.from, .invalidated(error)))]
             }
         case .solicit(let address, let ad, let interval):
-            return receiveSolicit(address, from: (ad, interval, datagram.source), now: now)
+            return receiveSolicit(address, from: (ad, interval, datagram.source, WireFormat.senderSequence(in: datagram.bytes)),
+                                  now: now)
         case .sessionData(let from, let to, let token, let kind, let payload):
             guard to == me else { return refuse(.misaddressed) }
             guard table.matches(peer: from, remoteToken: token) else { return refuse(.tokenMismatch) }
             peers[from]?.lastHeard = now
             return [.event(.data(from, kind: kind, payload: payload))]
+        }
+    }
+
+    /// How far behind the latest sequence number heard from a peer one of its unicast datagrams may be: it may have
+    /// been overtaken by a later announcement (one a second; 10 s apart in a group of 1,000), not by three.
+    static let replayWindow: UInt32 = 2
+    /// Peers lost (by goodbye or silence) whose last sequence numbers are kept, so that replaying what they sent
+    /// does not bring them back: the oldest is forgotten past this many.
+    static let departuresKept = 4096
+
+    /// Whether a datagram from `sender` stamped `sequence` is new enough to believe, and takes its sequence if so.
+    /// An announcement must be newer than every announcement taken from that life of the peer; a goodbye too (its
+    /// sender stamps it one past its last announcement); anything else may trail the latest heard by the window.
+    /// A departed peer is held to what it sent last, so that a replay does not bring it back.
+    private mutating func isFresh(
+        _ sender: PeerID, incarnation: Incarnation?, sequence: UInt32, _ type: WireType
+    ) -> Bool {
+        let strict = type == .announce || type == .goodbye
+        if let index = peers.index(forKey: sender) {
+            // Another life is judged by the incarnation rules, and starts its own count.
+            guard incarnation == nil || peers.values[index].life().incarnation == incarnation else { return true }
+            if strict { return peers.values[index].hearAnnouncementSequence(sequence) }
+            return peers.values[index].hearSequence(sequence, window: Self.replayWindow)
+        }
+        guard let departed = departures[sender], let incarnation else { return true }
+        if incarnation < departed.incarnation { return false }
+        guard incarnation == departed.incarnation else { return true }
+        return strict ? sequence > departed.announcedUpTo : sequence &+ Self.replayWindow >= departed.heardUpTo
+    }
+
+    /// Keeps what a lost peer sent last (``isFresh(_:incarnation:sequence:_:)``).
+    private mutating func rememberDeparture(of peer: PeerID, _ known: KnownPeer) {
+        if departures.updateValue(Departure(incarnation: known.advertisement.incarnation,
+                                            announcedUpTo: known.announcedUpTo, heardUpTo: known.heardUpTo),
+                                  forKey: peer) == nil {
+            departureOrder.append(peer)
+        }
+        while departureOrder.count > Self.departuresKept, let oldest = departureOrder.popFirst() {
+            departures[oldest] = nil
         }
     }
 
@@ -426,7 +507,7 @@ public struct DiscoveryNode {
                 return heardAgain(ad.peer, at: index, now: now)
             }
         }
-        var out = discover(ad, interval: interval, announcement: bytes, from: source, now: now)
+        var out = discover(ad, interval: interval, announcement: bytes, sequence: sequence, from: source, now: now)
         if me.initiates(with: ad.peer) {
             out += beginInvitation(to: ad.peer, incarnation: ad.incarnation, now: now)
         } else if Self.cannotKnowUs(peerAnnouncing: sequence, now: now, lastAnnouncedAt: lastAnnouncedAt, timing: timing),
@@ -465,7 +546,8 @@ public struct DiscoveryNode {
     /// A peer, or a new life of one, heard for the first time, by its announcement or by its invitation: a new life
     /// ends the old one's session; the peer is found.
     private mutating func discover(
-        _ ad: Advertisement, interval: AnnounceInterval, announcement: [UInt8], from source: Endpoint, now: Double
+        _ ad: Advertisement, interval: AnnounceInterval, announcement: [UInt8], sequence: UInt32, from source: Endpoint,
+        now: Double
     ) -> [NodeDirective] {
         var out: [NodeDirective] = []
         if peers[ad.peer] != nil {
@@ -478,10 +560,11 @@ public struct DiscoveryNode {
             }
         }
         let silenceCheckAt = now + timing.silence(after: interval.seconds)
+        departures[ad.peer] = nil
         peers[ad.peer] = KnownPeer(
-            announcement: announcement, lastHeard: now, announceInterval: interval.seconds,
-            silenceCheckAt: silenceCheckAt, advertisement: ad, endpoint: source.with(port: ad.unicastPort),
-            discoveredAt: now)
+            announcement: announcement, lastHeard: now, announcedUpTo: announcement.isEmpty ? 0 : sequence,
+            heardUpTo: sequence, announceInterval: interval.seconds, silenceCheckAt: silenceCheckAt,
+            advertisement: ad, endpoint: source.with(port: ad.unicastPort), discoveredAt: now)
         silenceQueue.insert(PeerDeadline(time: silenceCheckAt, peer: ad.peer))
         out.append(.event(.found(ad)))
         return out
@@ -606,7 +689,9 @@ public struct DiscoveryNode {
     }
 
     /// Who sent an invitation or a solicit, as the datagram says: its advertisement, its interval, its address.
-    private typealias Introduction = (advertisement: Advertisement, interval: AnnounceInterval, source: Endpoint)
+    private typealias Introduction = (
+        advertisement: Advertisement, interval: AnnounceInterval, source: Endpoint, sequence: UInt32
+    )
 
     /// Discovers the sender of an invitation or a solicit from the datagram when it, or this life of it, is not
     /// known yet (found first, then whatever the datagram asks).
@@ -624,7 +709,8 @@ public struct DiscoveryNode {
             return nil
         }
         if senderInitiates { counters.discoveredByInvitation += 1 } else { counters.discoveredBySolicit += 1 }
-        return discover(sender.advertisement, interval: sender.interval, announcement: [], from: sender.source, now: now)
+        return discover(sender.advertisement, interval: sender.interval, announcement: [], sequence: sender.sequence,
+                        from: sender.source, now: now)
     }
 
     private func isAddressed(_ address: SessionAddress, senderInitiates: Bool) -> Bool {
@@ -783,7 +869,7 @@ public struct DiscoveryNode {
     }
 
     private mutating func lose(_ peer: PeerID, reason: SessionRemovalReason) -> [NodeDirective] {
-        peers[peer] = nil
+        if let known = peers.removeValue(forKey: peer) { rememberDeparture(of: peer, known) }
         endInvitation(peer)
         declinedAt[peer] = nil
         pendingSolicits[peer] = nil
@@ -796,7 +882,9 @@ public struct DiscoveryNode {
 
     private mutating func send(_ message: WireMessage, to destination: Destination) -> NodeDirective {
         counters.sent[message.type, default: 0] += 1
-        return .send(WireFormat.encode(message, key: configuration.groupKey), to: destination)
+        // A goodbye is stamped one past the last announcement: receivers take it only as newer than all of them.
+        let stamp = message.type == .goodbye ? sequence &+ 1 : sequence
+        return .send(WireFormat.encode(message, key: configuration.groupKey, sequence: stamp), to: destination)
     }
 
     private mutating func refuse(_ reason: WireRefusal) -> [NodeDirective] {

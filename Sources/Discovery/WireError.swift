@@ -52,6 +52,8 @@ public enum WireRefusal: String, Sendable, CaseIterable, Codable, Comparable {
     case misaddressed
     /// Well formed, but its tag is not the one the group key gives: sent by someone without the key, or altered.
     case unauthenticated
+    /// Authentic, but older than what its sender sent since (or than what a departed peer sent last): a replay.
+    case replayed
 
     public static func < (lhs: WireRefusal, rhs: WireRefusal) -> Bool {
         lhs.rawValue < rhs.rawValue

@@ -1,11 +1,14 @@
 import Sessions
 
 /// Encoding and decoding of ``WireMessage``: a fixed 8-byte header (magic "NCSM", version, type, payload length),
-/// a big-endian payload, and a 16-byte tag under the group key (``GroupKey``). Every length is checked; the decoder
-/// refuses, it never traps. Whether the tag is right is the receiver's first check (``isAuthentic(_:under:)``).
+/// a big-endian payload, the sender's sequence number, and a 16-byte tag under the group key (``GroupKey``). Every
+/// length is checked; the decoder refuses, it never traps. Whether the tag is right is the receiver's first check
+/// (``isAuthentic(_:under:)``); the sequence number is what makes a replay detectable (docs/security.md).
 public enum WireFormat {
     /// The version this build writes and reads.
-    public static let version: UInt8 = 3
+    public static let version: UInt8 = 4
+    /// What follows the payload: the sender's sequence number (u32) and the tag.
+    public static let trailerSize = 4 + GroupKey.tagSize
     /// "NCSM".
     public static let magic: [UInt8] = [0x4E, 0x43, 0x53, 0x4D]
     /// Magic, version, type, payload length.
@@ -15,14 +18,16 @@ public enum WireFormat {
     /// Largest application payload of a session datagram.
     public static let maximumSessionPayload = 1024
 
-    /// The bytes of `message`, sealed under `key`.
-    public static func encode(_ message: WireMessage, key: GroupKey = .development) -> [UInt8] {
+    /// The bytes of `message`, stamped with the sender's `sequence` (an announcement's own, whatever is given) and
+    /// sealed under `key`.
+    public static func encode(_ message: WireMessage, key: GroupKey = .development, sequence: UInt32 = 0) -> [UInt8] {
         var w = ByteWriter()
+        var stamp = sequence
         switch message {
         case .announce(let ad, let sequence, let interval):
+            stamp = sequence
             w.u64(ad.peer.rawValue)
             w.u64(ad.incarnation)
-            w.u32(sequence)
             w.advertised(ad, interval: interval)
         case .goodbye(let peer, let incarnation):
             w.u64(peer.rawValue)
@@ -51,14 +56,23 @@ public enum WireFormat {
             w.bytes(payload)
         }
         var out = magic
-        out.reserveCapacity(headerSize + w.buffer.count + GroupKey.tagSize)
+        out.reserveCapacity(headerSize + w.buffer.count + trailerSize)
         out.append(version)
         out.append(message.type.rawValue)
         out.append(UInt8(truncatingIfNeeded: w.buffer.count >> 8))
         out.append(UInt8(truncatingIfNeeded: w.buffer.count))
         out += w.buffer
+        for shift in stride(from: 24, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: stamp >> UInt32(shift))) }
         key.seal(&out)
         return out
+    }
+
+    /// The sender's sequence number of a datagram that ``checkFrame(_:)`` accepted: for an announcement, its own;
+    /// for anything else, the sender's latest announcement's when it was sent (a goodbye's is one more).
+    public static func senderSequence(in bytes: [UInt8]) -> UInt32 {
+        var value: UInt32 = 0
+        for i in (bytes.count - trailerSize)..<(bytes.count - GroupKey.tagSize) { value = value << 8 | UInt32(bytes[i]) }
+        return value
     }
 
     /// Whether `bytes` end with their tag under `key`.
@@ -79,23 +93,20 @@ public enum WireFormat {
         guard bytes[4] == version else { throw .unsupportedVersion(bytes[4]) }
         guard WireType(rawValue: bytes[5]) != nil else { throw .unknownType(bytes[5]) }
         let declared = Int(bytes[6]) << 8 | Int(bytes[7])
-        guard bytes.count >= headerSize + GroupKey.tagSize else { throw .truncated(field: "tag") }
-        guard declared == bytes.count - headerSize - GroupKey.tagSize else {
-            throw .lengthMismatch(declared: declared, actual: bytes.count - headerSize - GroupKey.tagSize)
+        guard bytes.count >= headerSize + trailerSize else { throw .truncated(field: "sequence and tag") }
+        guard declared == bytes.count - headerSize - trailerSize else {
+            throw .lengthMismatch(declared: declared, actual: bytes.count - headerSize - trailerSize)
         }
     }
-
-    /// Where an announcement's sequence number lies: after the header, the peer id and the incarnation.
-    static let announcementSequence = 24..<28
 
     /// The peer id of what looks like an announcement (a whole header of this version, its declared length right),
     /// read at its fixed offset without decoding the rest: the first step of the fast path for announcements heard
     /// before. The rest is only trusted once ``sameAnnouncement(_:_:)`` matches it against one that decoded in full.
     public static func announcedPeer(in bytes: [UInt8]) -> PeerID? {
-        guard bytes.count >= announcementSequence.upperBound, bytes.count <= maximumDatagramSize,
+        guard bytes.count >= headerSize + 8 + trailerSize, bytes.count <= maximumDatagramSize,
               bytes[0] == magic[0], bytes[1] == magic[1], bytes[2] == magic[2], bytes[3] == magic[3],
               bytes[4] == version, bytes[5] == WireType.announce.rawValue,
-              Int(bytes[6]) << 8 | Int(bytes[7]) == bytes.count - headerSize - GroupKey.tagSize
+              Int(bytes[6]) << 8 | Int(bytes[7]) == bytes.count - headerSize - trailerSize
         else { return nil }
         var peer: UInt64 = 0
         for i in headerSize..<headerSize + 8 { peer = peer << 8 | UInt64(bytes[i]) }
@@ -103,23 +114,18 @@ public enum WireFormat {
     }
 
     /// The sequence number of an announcement that ``announcedPeer(in:)`` accepted.
-    public static func announcementSequence(in bytes: [UInt8]) -> UInt32 {
-        var value: UInt32 = 0
-        for i in announcementSequence { value = value << 8 | UInt32(bytes[i]) }
-        return value
-    }
+    public static func announcementSequence(in bytes: [UInt8]) -> UInt32 { senderSequence(in: bytes) }
 
     /// Whether two announcements are the same but for their sequence numbers (and so their tags): then the second
     /// decodes to what the first did, and need not be decoded again.
     ///
     /// - Complexity: O(n) in the datagram's size, without allocating.
     public static func sameAnnouncement(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count, a.count >= announcementSequence.upperBound + GroupKey.tagSize else { return false }
+        guard a.count == b.count, a.count >= headerSize + trailerSize else { return false }
         return a.withUnsafeBufferPointer { x in
             b.withUnsafeBufferPointer { y in
                 var differ: UInt8 = 0
-                for i in 0..<announcementSequence.lowerBound { differ |= x[i] ^ y[i] }
-                for i in announcementSequence.upperBound..<(x.count - GroupKey.tagSize) { differ |= x[i] ^ y[i] }
+                for i in 0..<(x.count - trailerSize) { differ |= x[i] ^ y[i] }
                 return differ == 0
             }
         }
@@ -135,15 +141,14 @@ public enum WireFormat {
         try checkFrame(bytes)
         guard let type = WireType(rawValue: bytes[5]) else { throw .unknownType(bytes[5]) }
         let declared = Int(bytes[6]) << 8 | Int(bytes[7])
-        var r = ByteReader(bytes, from: headerSize, end: bytes.count - GroupKey.tagSize)
+        var r = ByteReader(bytes, from: headerSize, end: bytes.count - trailerSize)
         let message: WireMessage
         switch type {
         case .announce:
             let peer = PeerID(try r.u64("peer id"))
             let incarnation = try r.u64("incarnation")
-            let sequence = try r.u32("sequence")
             let (ad, interval) = try r.advertised(peer: peer, incarnation: incarnation)
-            message = .announce(ad, sequence: sequence, interval: interval)
+            message = .announce(ad, sequence: senderSequence(in: bytes), interval: interval)
         case .goodbye:
             message = .goodbye(peer: PeerID(try r.u64("peer id")), incarnation: try r.u64("incarnation"))
         case .invite:

@@ -21,6 +21,18 @@ public enum WireMessage: Sendable, Equatable {
     case sessionData(from: PeerID, to: PeerID, token: DiscoveryToken, kind: UInt8, payload: [UInt8])
 
     /// The wire type byte of each message.
+    /// Who sent it, and which life of it when the message says (a session datagram does not): what replays are
+    /// judged by.
+    public var sender: (peer: PeerID, incarnation: Incarnation?)? {
+        switch self {
+        case .announce(let ad, _, _): (ad.peer, ad.incarnation)
+        case .goodbye(let peer, let incarnation): (peer, incarnation)
+        case .invite(let a, _, _, _), .accept(let a, _, _), .decline(let a, _, _), .solicit(let a, _, _):
+            (a.from, a.fromIncarnation)
+        case .sessionData(let from, _, _, _, _): (from, nil)
+        }
+    }
+
     public var type: WireType {
         switch self {
         case .announce: .announce
@@ -71,7 +83,7 @@ public struct AnnounceInterval: Sendable, Hashable {
     public var seconds: Double { Double(milliseconds) / 1000 }
 }
 
-/// The message types of wire version 2.
+/// The message types of the wire format (versions 2 to 4).
 public enum WireType: UInt8, Sendable, CaseIterable {
     case announce = 1
     case goodbye = 2

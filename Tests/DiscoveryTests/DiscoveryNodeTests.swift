@@ -33,10 +33,11 @@ import Transport
         IncomingDatagram(bytes: bytes, source: source, viaGroup: false)
     }
 
-    private func sent(_ directives: [NodeDirective]) -> [(WireMessage, Destination)] {
+    /// What the directives send, decoded, with the bytes as sent (to pass on: their sequence stamps and tags).
+    private func sent(_ directives: [NodeDirective]) -> [(WireMessage, Destination, [UInt8])] {
         directives.compactMap {
             guard case .send(let bytes, let destination) = $0, let m = try? WireFormat.decode(bytes) else { return nil }
-            return (m, destination)
+            return (m, destination, bytes)
         }
     }
 
@@ -58,9 +59,10 @@ import Transport
         var b = try node(high)
         _ = a.start(now: 0)
         _ = b.start(now: 0)
-        let invite = try #require(sent(a.receive(datagram(try announce(high), from: there), now: 0.1)).first)
+        // B announced once since it started (sequence 1): what A then sends carries A's own sequence number.
+        let invite = try #require(sent(a.receive(datagram(try announce(high, sequence: 1), from: there), now: 0.1)).first)
         // B has not heard A's announcement: the invitation itself introduces A.
-        let answered = b.receive(datagram(WireFormat.encode(invite.0), from: here), now: 0.11)
+        let answered = b.receive(datagram(invite.2, from: here), now: 0.11)
         #expect(b.counters.discoveredByInvitation == 1)
         let events = answered.compactMap { if case .event(let e) = $0 { e } else { nil } }
         guard case .found(let ad)? = events.first else { Issue.record("found is not first: \(events)"); return }
@@ -69,7 +71,7 @@ import Transport
         let answers = sent(answered)
         #expect(answers.count == 1 && answers.first?.1 == .unicast(here))
         guard case .accept? = answers.first?.0 else { Issue.record("no accept: \(answers)"); return }
-        _ = a.receive(datagram(WireFormat.encode(answers[0].0), from: there), now: 0.12)
+        _ = a.receive(datagram(answers[0].2, from: there), now: 0.12)
         #expect(a.table.establishedCount == 1 && b.table.establishedCount == 1)
         // A's announcement afterwards is of a known peer: no second found event.
         #expect(b.receive(datagram(try announce(low), from: here), now: 0.3).isEmpty)
@@ -98,7 +100,7 @@ import Transport
         // A discovers B from the solicit and invites it.
         var a = try node(low)
         _ = a.start(now: 0.5)
-        let invited = a.receive(datagram(WireFormat.encode(heard[0].0), from: there), now: 0.51)
+        let invited = a.receive(datagram(heard[0].2, from: there), now: 0.51)
         #expect(a.counters.discoveredBySolicit == 1)
         guard case .invite? = sent(invited).first?.0 else { Issue.record("no invitation: \(invited)"); return }
     }
@@ -182,7 +184,7 @@ import Transport
             now = min(try #require(a.nextDeadline), nextAnnouncement)
             var out = a.tick(now: now)
             if now == nextAnnouncement {
-                out += a.receive(datagram(try announce(high), from: there), now: now)
+                out += a.receive(datagram(try announce(high, sequence: 9 + UInt32(now)), from: there), now: now)
                 nextAnnouncement += 1
             }
             sends += sent(out).filter { if case .invite = $0.0 { true } else { false } }.map { _ in now }
@@ -213,7 +215,7 @@ import Transport
         var now = 0.5
         while now < 4 {
             now = try #require(a.nextDeadline)
-            for (message, _) in sent(a.tick(now: now)) {
+            for (message, _, _) in sent(a.tick(now: now)) {
                 guard case .invite(let address, _, _, _) = message else { continue }
                 times.append(now)
                 invited.insert(address.to)
@@ -290,12 +292,67 @@ import Transport
         #expect(refusers.allSatisfy { $0.counters.refused == [.unauthenticated: 1] && $0.peers.isEmpty })
     }
 
+    /// Issue 9's replays: a captured announcement sent again neither keeps a silent peer alive nor, once it is lost,
+    /// brings it back; nor does an older life's, a stale goodbye, or a unicast datagram from far behind.
+    @Test func replaysAreRefusedAndDoNotBringAPeerBack() throws {
+        var a = try node(high)
+        _ = a.start(now: 0)
+        let captured = try announce(low, sequence: 9)
+        _ = a.receive(datagram(captured, from: here), now: 0.1)
+        #expect(a.peers[low] != nil)
+        // The same bytes again, and an older announcement: refused, and the peer is not heard by them.
+        _ = a.receive(datagram(captured, from: here), now: 1)
+        _ = a.receive(datagram(try announce(low, sequence: 8), from: here), now: 1.1)
+        #expect(a.counters.refused == [.replayed: 2])
+        #expect(a.peers[low]?.lastHeard == 0.1)
+        // A goodbye stamped at or under the last announcement is a replay too: the peer stays.
+        _ = a.receive(datagram(WireFormat.encode(.goodbye(peer: low, incarnation: 1), sequence: 9), from: here), now: 1.2)
+        #expect(a.peers[low] != nil && a.counters.refused[.replayed] == 3)
+        // Unicast datagrams may trail the latest announcement by 2, not by 3.
+        let address = SessionAddress(from: low, fromIncarnation: 1, to: high, toIncarnation: 1)
+        let ad = try Advertisement(serviceType: "nearcatch", peer: low, incarnation: 1, displayName: "x", unicastPort: 5000)
+        let solicit = WireMessage.solicit(address, advertisement: ad, interval: AnnounceInterval(seconds: 1))
+        _ = a.receive(datagram(WireFormat.encode(solicit, sequence: 6), from: here), now: 1.3)
+        #expect(a.counters.refused[.replayed] == 4)
+        _ = a.receive(datagram(WireFormat.encode(solicit, sequence: 7), from: here), now: 1.4)
+        #expect(a.counters.refused[.replayed] == 4)
+
+        // Replayed while the peer is silent, its announcement does not keep it: it is lost on time.
+        let lastHeard = try #require(a.peers[low]?.lastHeard)
+        #expect(lastHeard == 0.1)
+        var t = 1.4
+        var lostAt: Double?
+        while lostAt == nil, t < 20 {
+            t += 0.1
+            _ = a.receive(datagram(captured, from: here), now: t)
+            for directive in a.tick(now: t) {
+                if case .event(.lost(low, .timeout)) = directive { lostAt = t }
+            }
+        }
+        // Five missed announcements of 1 s (6 s with their 20% jitter) after it was last heard; this node hears none
+        // of its own announcements back here, so it counts itself current only one silence later (DiscoveryNode's
+        // read-through rule): lost between 6 and 12 s after.
+        let lost = try #require(lostAt)
+        #expect(lost >= lastHeard + 6 - 1e-9 && lost <= lastHeard + 12 + 0.3)
+        // Lost, it is not brought back by what it sent before, nor by an older life; what it sends next brings it
+        // back (it was only silent, and speaks again).
+        let before = a.counters.refused
+        _ = a.receive(datagram(captured, from: here), now: t + 1)
+        _ = a.receive(datagram(WireFormat.encode(solicit, sequence: 5), from: here), now: t + 1)
+        _ = a.receive(datagram(try announce(low, incarnation: 0, sequence: 50), from: here), now: t + 1)
+        #expect(a.peers[low] == nil)
+        #expect(a.counters.refused[.replayed, default: 0] - before[.replayed, default: 0] == 3)
+        _ = a.receive(datagram(try announce(low, sequence: 10), from: here), now: t + 2)
+        #expect(a.peers[low] != nil)
+    }
+
     @Test func lowerIdInvitesOnDiscoveryAndHigherIdWaits() throws {
         var a = try node(low)
         var b = try node(high)
         _ = a.start(now: 0)
         _ = b.start(now: 0)
-        let fromA = a.receive(datagram(try announce(high), from: there), now: 0.1)
+        // Each has announced once (sequence 1), as the real nodes have.
+        let fromA = a.receive(datagram(try announce(high, sequence: 1), from: there), now: 0.1)
         #expect(fromA.contains(.event(.found(try Advertisement(serviceType: "nearcatch", peer: high, incarnation: 1,
                                                               displayName: "x", unicastPort: 5000)))))
         let invite = try #require(sent(fromA).first)
@@ -304,12 +361,12 @@ import Transport
         #expect(address.from == low && address.to == high)
         #expect(a.table.session(with: high)?.state == .inviting)
 
-        let fromB = b.receive(datagram(try announce(low), from: here), now: 0.1)
+        let fromB = b.receive(datagram(try announce(low, sequence: 1), from: here), now: 0.1)
         #expect(sent(fromB).isEmpty)
-        let answer = b.receive(datagram(WireFormat.encode(invite.0), from: here), now: 0.2)
+        let answer = b.receive(datagram(invite.2, from: here), now: 0.2)
         #expect(answer.contains(.event(.session(low, .began(remoteToken: token)))))
         let accept = try #require(sent(answer).first)
-        let done = a.receive(datagram(WireFormat.encode(accept.0), from: there), now: 0.3)
+        let done = a.receive(datagram(accept.2, from: there), now: 0.3)
         #expect(a.table.session(with: high)?.state == .running)
         #expect(done.count == 1)
         #expect(a.table.session(with: high)?.remoteToken == b.table.session(with: low)?.localToken)
@@ -332,7 +389,8 @@ import Transport
                                from: there), now: 0.3)
         let wrongEcho = SessionAddress(from: high, fromIncarnation: 3, to: low, toIncarnation: 5)
         _ = a.receive(datagram(WireFormat.encode(.accept(wrongEcho, token: DiscoveryToken(high: 2, low: 2),
-                                                         echo: DiscoveryToken(high: 3, low: 3))), from: there), now: 0.4)
+                                                         echo: DiscoveryToken(high: 3, low: 3)), sequence: 9),
+                               from: there), now: 0.4)
         #expect(a.counters.refused == [.badMagic: 1, .staleIncarnation: 1, .misaddressed: 1, .tokenMismatch: 1])
         #expect(a.counters.ownIgnored == 1)
         #expect(a.counters.otherServiceIgnored == 1)
@@ -356,9 +414,10 @@ import Transport
                 }
                 if case .event(.session(_, .invalidated(let error))) = directive { invalidated = error }
             }
-            // Keep the peer alive: it announces every second but never answers.
+            // Keep the peer alive: it announces every second (each announcement with the next sequence number) but
+            // never answers.
             if invalidated == nil, t.truncatingRemainder(dividingBy: 1) < 0.05 {
-                _ = a.receive(datagram(try announce(high), from: there), now: t)
+                _ = a.receive(datagram(try announce(high, sequence: 9 + UInt32(t.rounded())), from: there), now: t)
             }
         }
         #expect(invalidated?.code == .invitationTimedOut)
@@ -368,7 +427,7 @@ import Transport
         #expect(a.counters.retransmissions == invites - 1)
         #expect(a.table.session(with: high) == nil)
         // The peer is alive (it announces): its next announcement starts a fresh invitation with a new token.
-        let again = sent(a.receive(datagram(try announce(high), from: there), now: t + 0.5))
+        let again = sent(a.receive(datagram(try announce(high, sequence: 50), from: there), now: t + 0.5))
         guard case .invite(_, let token, _, _)? = again.first?.0 else { Issue.record("no new invitation"); return }
         #expect(token != firstToken)
         #expect(a.table.session(with: high)?.localToken == token)

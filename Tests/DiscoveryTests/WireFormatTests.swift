@@ -33,9 +33,9 @@ import Testing
     @Test func everyMessageRoundTrips() throws {
         for message in try Self.samples() {
             let bytes = WireFormat.encode(message)
-            #expect(Array(bytes.prefix(5)) == WireFormat.magic + [3])
-            // The declared length is the payload's; the 16-byte tag follows it.
-            #expect(Int(bytes[6]) << 8 | Int(bytes[7]) == bytes.count - 8 - 16)
+            #expect(Array(bytes.prefix(5)) == WireFormat.magic + [4])
+            // The declared length is the payload's; the 4-byte sequence number and the 16-byte tag follow it.
+            #expect(Int(bytes[6]) << 8 | Int(bytes[7]) == bytes.count - 8 - 4 - 16)
             #expect(try WireFormat.decode(bytes) == message)
             #expect(WireFormat.isAuthentic(bytes, under: .development))
         }
@@ -45,8 +45,8 @@ import Testing
         let bytes = WireFormat.encode(.invite(Self.address, token: Self.token, advertisement: try Self.sender(),
                                               interval: Self.interval))
         // Header 8 + four 8-byte ids + 16-byte token, then interval u32, port u16, "nearcatch", "a", one entry "k=v",
-        // then the 16-byte tag.
-        #expect(bytes.count == 8 + 32 + 16 + 4 + 2 + 10 + 2 + 1 + 4 + 16)
+        // then the sender's sequence number and the 16-byte tag.
+        #expect(bytes.count == 8 + 32 + 16 + 4 + 2 + 10 + 2 + 1 + 4 + 4 + 16)
         #expect(bytes[5] == 3)
         #expect(Array(bytes[8..<16]) == [0, 0, 0, 0, 0, 0, 0, 1])
         #expect(Array(bytes[40..<56]) == Self.token.bytes)
@@ -56,15 +56,17 @@ import Testing
 
     @Test func announcementLayoutIsAsDocumented() throws {
         let bytes = WireFormat.encode(try Self.samples()[0])
-        // Sequence at 24 (what the fast path skips), then the interval at 28 and the port at 32.
-        #expect(Array(bytes[24..<28]) == [0, 0, 0, 42])
-        #expect(Array(bytes[28..<32]) == [0, 0, 0x10, 0x9A])
-        #expect(Array(bytes[32..<34]) == [0xC3, 0xCB])
+        // The interval at 24 and the port at 28; the sequence number in the 4 bytes before the tag (what the fast path
+        // skips, with the tag).
+        #expect(Array(bytes[24..<28]) == [0, 0, 0x10, 0x9A])
+        #expect(Array(bytes[28..<30]) == [0xC3, 0xCB])
+        #expect(Array(bytes[(bytes.count - 20)..<(bytes.count - 16)]) == [0, 0, 0, 42])
+        #expect(WireFormat.senderSequence(in: bytes) == 42)
     }
 
     @Test func announceIntervalOutsideItsRangeIsRefused() throws {
         var bytes = WireFormat.encode(try Self.samples()[0])
-        bytes.replaceSubrange(28..<32, with: [0, 0, 0, 9])
+        bytes.replaceSubrange(24..<28, with: [0, 0, 0, 9])
         #expect(throws: WireError.invalidField(field: "announce interval", reason: "9 ms is outside 10 ms to 1 hour")) {
             try WireFormat.decode(bytes)
         }
@@ -83,21 +85,21 @@ import Testing
         var t9 = good; t9[5] = 9
         #expect(refusal(t9) == .unknownType(9))
         #expect(refusal(Array(good.dropLast())) == .lengthMismatch(declared: 16, actual: 15))
-        #expect(refusal(Array(good.prefix(20))) == .truncated(field: "tag"))
+        #expect(refusal(Array(good.prefix(20))) == .truncated(field: "sequence and tag"))
         #expect(refusal([UInt8](repeating: 0, count: 1201)) == .oversized(1201))
         var short = Array(good.dropLast(4)); short[7] = 12
         #expect(refusal(short) == .truncated(field: "incarnation"))
         var long = good + [0, 0]; long[7] = 18
         #expect(refusal(long)?.kind == .lengthMismatch)
         var badCode = WireFormat.encode(.decline(Self.address, echo: Self.token, code: .sessionFailed))
-        badCode[badCode.count - 1 - 16] = 77
+        badCode[badCode.count - 1 - 4 - 16] = 77
         #expect(refusal(badCode) == .invalidField(field: "decline code", reason: "77 is not a session error code"))
     }
 
     @Test func announcementBreakingTheRulesIsRefused() throws {
         var bytes = WireFormat.encode(try Self.samples()[0])
-        // The service type starts after 8 (header) + 8 + 8 + 4 + 4 + 2 bytes and its length byte: make it uppercase.
-        bytes[8 + 26 + 1] = UInt8(ascii: "N")
+        // The service type starts after 8 (header) + 8 + 8 + 4 + 2 bytes and its length byte: make it uppercase.
+        bytes[8 + 22 + 1] = UInt8(ascii: "N")
         let error = #expect(throws: WireError.self) { try WireFormat.decode(bytes) }
         #expect(error?.kind == .invalidField)
         #expect(error?.description.contains("service type") == true)

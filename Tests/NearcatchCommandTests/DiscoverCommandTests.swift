@@ -43,7 +43,7 @@ import Testing
         let datagrams = try #require(json["datagrams"] as? [String: Any])
         let refused = try #require(datagrams["refused"] as? [String: Int])
         #expect(refused.keys.sorted() == ["badMagic", "invalidField", "lengthMismatch", "misaddressed", "oversized",
-                                          "staleIncarnation", "tokenMismatch", "truncated", "unauthenticated",
+                                          "replayed", "staleIncarnation", "tokenMismatch", "truncated", "unauthenticated",
                                           "unknownType", "unsupportedVersion"])
     }
 
