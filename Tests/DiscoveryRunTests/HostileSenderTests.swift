@@ -1,0 +1,94 @@
+import Discovery
+import DiscoveryRun
+import Sessions
+import Testing
+import Transport
+
+/// Issue 9's attacks, against a live group in one process: an attacker without the group's key sits on the same
+/// network, hears every group datagram, and sends spoofed, forged, replayed and flooding datagrams. Each is refused
+/// or harmless: the group keeps every session, loses nobody it should not, and sends nothing to what is not there.
+@Suite struct HostileSenderTests {
+    @Test func everyAttackIsRefusedOrHarmless() throws {
+        let key = try GroupKey(bytes: (0..<32).map { UInt8(($0 * 37 + 11) & 0xFF) })
+        var settings = ClusterSettings()
+        settings.peers = 12
+        settings.groupKey = key
+        let n = settings.peers
+        let c = try InMemoryCluster(settings: settings, conditions: NetworkConditions(), recordEvents: true)
+        // The attacker hears the group, as anyone on the link does, and keeps what it hears.
+        let mallory = c.network.attach()
+        var captured: [[UInt8]] = []
+        mallory.onReceive = { captured.append($0.bytes) }
+        c.run(until: 10, stopWhenConverged: false)
+        #expect(c.monitor.convergedAt != nil)
+
+        let ids = (0..<n).map(c.peerID(of:))
+        let victim = ids[0]
+        let other = ids[1]
+        let otherEndpoint = c.drivers[1].transport.unicastEndpoint
+        let ad = try Advertisement(serviceType: settings.serviceType, peer: victim, incarnation: 1, displayName: "peer-0",
+                                   unicastPort: 5000)
+        let address = SessionAddress(from: victim, fromIncarnation: 1, to: other, toIncarnation: 1)
+        // The token the other node holds for the victim's session, as a sniffer of session data would have it.
+        let sniffed = try #require(c.drivers[1].node.table.session(with: victim)?.remoteToken)
+        // Without the key, the attacker seals with the one every copy of the program knows.
+        let forgeries: [([UInt8], Destination)] = [
+            (WireFormat.encode(.goodbye(peer: victim, incarnation: 1), key: .development, sequence: 1_000), .group),
+            (WireFormat.encode(.invite(address, token: DiscoveryToken(high: 7, low: 7), advertisement: ad,
+                                       interval: AnnounceInterval(seconds: 1)), key: .development, sequence: 1_000),
+             .unicast(otherEndpoint)),
+            (WireFormat.encode(.sessionData(from: victim, to: other, token: sniffed, kind: 1, payload: [1, 2, 3]),
+                               key: .development, sequence: 1_000), .unicast(otherEndpoint)),
+            (WireFormat.encode(.announce(try Advertisement(serviceType: settings.serviceType, peer: victim,
+                                                           incarnation: 2, displayName: "peer-0", unicastPort: 6000),
+                                         sequence: 1, interval: AnnounceInterval(seconds: 1)), key: .development),
+             .group),
+        ]
+        // Altered: a real announcement with one bit flipped (the display name's length).
+        let real = try #require(captured.first { WireFormat.announcedPeer(in: $0) == victim })
+        var altered = real
+        altered[40] ^= 0x01
+        let sentBefore = c.drivers.reduce(0) { $0 + $1.node.counters.sentTotal }
+        let foundBefore = c.monitor.log.filter { if case .found = $0.event { true } else { false } }.count
+        var when = 10.5
+        for (bytes, destination) in forgeries + [(altered, .group)] {
+            c.scheduler.schedule(at: when) { mallory.send(bytes, to: destination) }
+            when += 0.1
+        }
+        // 1,500 fake peers, announcing once a second for 10 s.
+        for second in 0..<10 {
+            for k in 0..<1_500 {
+                let fake = try Advertisement(serviceType: settings.serviceType, peer: PeerID(UInt64(9_000_000 + k)),
+                                             incarnation: 1, displayName: "fake", unicastPort: 5000)
+                let bytes = WireFormat.encode(.announce(fake, sequence: UInt32(second + 1),
+                                                        interval: AnnounceInterval(seconds: 1)), key: .development)
+                c.scheduler.schedule(at: 11 + Double(second) + Double(k) / 1_500) { mallory.send(bytes, to: .group) }
+            }
+        }
+        // Replayed: the victim's announcements heard so far, sent again with their valid tags.
+        let replays = captured.filter { WireFormat.announcedPeer(in: $0) == victim }
+        for bytes in replays { c.scheduler.schedule(at: 12) { mallory.send(bytes, to: .group) } }
+        c.run(until: 25)
+
+        let refused = c.drivers.reduce(into: [WireRefusal: Int]()) { total, driver in
+            for (reason, count) in driver.node.counters.refused { total[reason, default: 0] += count }
+        }
+        // Every forged or altered group frame reached the n nodes; each unicast forgery the one it was sent to.
+        #expect(refused[.unauthenticated, default: 0] == (3 + 15_000) * n + 2)
+        // Each node but the victim refused each replay (the victim ignores its own).
+        #expect(refused[.replayed, default: 0] == replays.count * (n - 1))
+        // Nothing else was refused: no forgery got as far as the session checks.
+        #expect(refused.keys.allSatisfy { $0 == .unauthenticated || $0 == .replayed })
+        // The group is whole: every session running, nobody lost, nobody found again, no fake found.
+        #expect(c.monitor.establishedSessions == n * (n - 1))
+        #expect(c.monitor.lostPeers == ["peerEnded": 0, "timeout": 0])
+        let foundAfter = c.monitor.log.filter { if case .found = $0.event { true } else { false } }.count
+        #expect(foundAfter == foundBefore)
+        #expect(c.drivers.allSatisfy { $0.node.peers.count == n - 1 })
+        // No reflection: in 15 s the nodes sent only their own announcements (about one a second each), nothing to
+        // the 1,500 fakes.
+        let sentAfter = c.drivers.reduce(0) { $0 + $1.node.counters.sentTotal }
+        #expect(sentAfter - sentBefore <= n * 16)
+        #expect(c.drivers.allSatisfy { $0.node.counters.sent[.invite, default: 0] <= n })
+    }
+}
