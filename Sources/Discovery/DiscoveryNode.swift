@@ -111,6 +111,8 @@ public struct DiscoveryNode {
     }
 
     private struct Invitation {
+        /// The life of the peer it invites.
+        let incarnation: Incarnation
         /// When it was begun, or when it took its place in the window after waiting: the timeout counts from here.
         var startedAt: Double
         var nextSendAt: Double
@@ -159,6 +161,9 @@ public struct DiscoveryNode {
     private var waiting = Deque<PeerID>()
     private var roundTrip = RoundTripEstimator()
     private var budget: SendBudget
+    /// Invitations in flight at most: the timing's window, and never more than half the session table, so that
+    /// pending invitations always leave room for sessions that peers open with this node.
+    private let windowLimit: Int
     private var tokens: any TokenSource
     private let random: RandomSource
     private var sequence: UInt32 = 0
@@ -197,6 +202,7 @@ public struct DiscoveryNode {
         self.tokens = tokens
         self.random = random
         self.budget = SendBudget(rate: configuration.timing.sendBudget)
+        self.windowLimit = max(1, min(configuration.timing.invitationWindow, configuration.maximumSessions / 2))
     }
 
     private var me: PeerID { configuration.peer }
@@ -331,7 +337,7 @@ public struct DiscoveryNode {
         defer { refreshDeadline() }
         guard running else { return [] }
         let out = handle(datagram, now: now)
-        return inFlight < timing.invitationWindow && !waiting.isEmpty ? out + admitWaiting(now: now) : out
+        return inFlight < windowLimit && !waiting.isEmpty ? out + admitWaiting(now: now) : out
     }
 
     private mutating func handle(_ datagram: IncomingDatagram, now: Double) -> [NodeDirective] {
@@ -789,24 +795,37 @@ public struct DiscoveryNode {
 
     private mutating func beginInvitation(to peer: PeerID, incarnation: Incarnation, now: Double) -> [NodeDirective] {
         declinedAt[peer] = nil
-        do {
-            var tokens = self.tokens
-            defer { self.tokens = tokens }
-            _ = try table.open(peer: peer, incarnation: incarnation, remoteToken: nil, time: now) { tokens.nextToken() }
-        } catch {
-            // This device is full: wait as for a decline rather than failing again at every announcement.
-            declinedAt[peer] = now
-            return [.event(.session(peer, .invalidated(error)))]
-        }
         let first = roundTrip.timeout(initial: timing.initialRetransmitInterval, floor: timing.retransmitInterval,
                                       cap: timing.maximumRetransmitInterval, limit: DiscoveryTiming.retransmitLimit)
-        invitations[peer] = Invitation(startedAt: now, nextSendAt: now, interval: first, queuedAt: now)
-        guard inFlight < timing.invitationWindow else {
+        invitations[peer] = Invitation(incarnation: incarnation, startedAt: now, nextSendAt: now, interval: first,
+                                       queuedAt: now)
+        guard inFlight < windowLimit else {
             counters.heldForWindow += 1
             waiting.append(peer)
             return []
         }
+        return admit(peer, now: now)
+    }
+
+    /// Gives an invitation its place in the window, and only then its pending session in the table: waiting
+    /// invitations hold no session, so however many peers a node hears of (a thousand ids announced by one member of
+    /// the group, say), pending invitations hold at most the window, and the window at most half the table.
+    private mutating func admit(_ peer: PeerID, now: Double) -> [NodeDirective] {
+        guard let invitation = invitations[peer] else { return [] }
+        do {
+            var tokens = self.tokens
+            defer { self.tokens = tokens }
+            _ = try table.open(peer: peer, incarnation: invitation.incarnation, remoteToken: nil, time: now) {
+                tokens.nextToken()
+            }
+        } catch {
+            // This device is full: wait as for a decline rather than failing again at every announcement.
+            endInvitation(peer)
+            declinedAt[peer] = now
+            return [.event(.session(peer, .invalidated(error)))]
+        }
         invitations[peer]?.inWindow = true
+        invitations[peer]?.startedAt = now
         inFlight += 1
         return sendInvitation(to: peer, now: now)
     }
@@ -822,13 +841,10 @@ public struct DiscoveryNode {
     /// Sends the waiting invitations that the window now has places for, oldest first.
     private mutating func admitWaiting(now: Double) -> [NodeDirective] {
         var out: [NodeDirective] = []
-        while inFlight < timing.invitationWindow, let peer = waiting.popFirst() {
+        while inFlight < windowLimit, let peer = waiting.popFirst() {
             // Ended while it waited (answered by a new life, the peer lost): nothing to send.
             guard let invitation = invitations[peer], !invitation.inWindow else { continue }
-            invitations[peer]?.inWindow = true
-            invitations[peer]?.startedAt = now
-            inFlight += 1
-            out += sendInvitation(to: peer, now: now)
+            out += admit(peer, now: now)
         }
         return out
     }

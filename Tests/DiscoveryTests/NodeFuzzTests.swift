@@ -87,6 +87,8 @@ import Transport
         // State stays bounded by the senders there are, whatever arrived: at most the 40 seeds' peers (plus the ids
         // a resealed mutation forged), and the session table within its capacity.
         #expect(node.table.count <= 64)
+        // Pending invitations hold at most half the table, whatever a member forged: room stays for real sessions.
+        #expect(node.table.count - node.table.establishedCount <= 32)
         #expect(node.table.invariantViolations().isEmpty)
         #expect(node.peers.count <= 40 + resealed / 10)
     }
