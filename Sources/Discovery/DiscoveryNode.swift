@@ -138,6 +138,8 @@ public struct DiscoveryNode {
     /// more. An invitation that merely went unanswered is tried again at the peer's next announcement instead: the
     /// peer is alive, only the datagrams were lost.
     private var declinedAt: [PeerID: Double] = [:]
+    /// Peers that did not answer an invitation or a solicit: not tried again before `until` (``holdOff(_:now:)``).
+    private var heldOff: [PeerID: (until: Double, failures: Int)] = [:]
     /// What lost peers sent last (``isFresh(_:incarnation:sequence:_:)``), and the order they left in.
     private var departures: [PeerID: Departure] = [:]
     private var departureOrder = Deque<PeerID>()
@@ -320,6 +322,17 @@ public struct DiscoveryNode {
                 if let entry = table.remove(peer: peer) {
                     let error = SessionError(.invitationTimedOut, peer: peer,
                                              detail: "no answer within \(timing.invitationTimeout) s")
+                    out.append(.event(.session(entry.peer, .invalidated(error))))
+                }
+            } else if invitation.sends >= Self.sendsBeforeGivingWay, !waiting.isEmpty {
+                // Unanswered while others wait: its place goes to the next, and the peer is tried again later, each
+                // time later (an id that never answers costs a few invitations a minute, not one a second).
+                endInvitation(peer)
+                let wait = holdOff(peer, now: now)
+                if let entry = table.remove(peer: peer) {
+                    let error = SessionError(.invitationTimedOut, peer: peer,
+                                             detail: "no answer to \(invitation.sends) invitations while others waited; "
+                                                 + "tried again in \(Int(wait)) s")
                     out.append(.event(.session(entry.peer, .invalidated(error))))
                 }
             } else {
@@ -584,8 +597,12 @@ public struct DiscoveryNode {
             guard shouldInvite(peer, now: now) else { return [] }
             return beginInvitation(to: peer, incarnation: incarnation, now: now)
         }
+        // A solicit that went unanswered holds the next off, longer each time (``holdOff(_:now:)``): an id that
+        // announces and never invites costs a few solicits a minute, not one per announcement.
+        if let until = heldOff[peer]?.until, now < until { return [] }
         guard !table.hasSession(with: peer), now - discoveredAt >= timing.solicitAfter, budget.take(now: now)
         else { return [] }
+        holdOff(peer, now: now)
         return [solicit(peer, incarnation: incarnation, at: peers.values[index].endpoint)]
     }
 
@@ -652,6 +669,7 @@ public struct DiscoveryNode {
         }
         var out: [NodeDirective] = []
         let entry: SessionEntry
+        heldOff[address.from] = nil
         switch outcome {
         case .opened(let new), .completed(let new):
             entry = new
@@ -733,8 +751,16 @@ public struct DiscoveryNode {
         guard var out = introduce(address, senderInitiates: false, sender, now: now) else { return [] }
         guard let known = knownSender(of: address, senderInitiates: false, now: now) else { return out }
         let incarnation = known.advertisement.incarnation
-        // An invitation already under way answers the solicit by itself.
-        guard invitations[address.from] == nil else { return out }
+        // An invitation already under way answers the solicit by itself; one still waiting goes to the front: a peer
+        // that asks for its session is there, which is more than the ids ahead of it have shown.
+        heldOff[address.from] = nil
+        if let invitation = invitations[address.from] {
+            if !invitation.inWindow, let position = waiting.firstIndex(of: address.from) {
+                waiting.remove(at: position)
+                waiting.prepend(address.from)
+            }
+            return out
+        }
         if let old = table.remove(peer: address.from), old.remoteToken != nil {
             let error = SessionError(.sessionFailed, peer: address.from, detail: "the peer no longer holds the session")
             out.append(.event(.session(address.from, .invalidated(error))))
@@ -768,6 +794,7 @@ public struct DiscoveryNode {
             roundTrip.add(now - invitation.lastSentAt)
         }
         if case .completed = outcome {
+            heldOff[address.from] = nil
             return [.event(.session(address.from, .began(remoteToken: token)))]
         }
         counters.duplicates += 1
@@ -789,8 +816,25 @@ public struct DiscoveryNode {
 
     private func shouldInvite(_ peer: PeerID, now: Double) -> Bool {
         guard !table.hasSession(with: peer), invitations[peer] == nil else { return false }
+        if let until = heldOff[peer]?.until, now < until { return false }
         guard let declined = declinedAt[peer] else { return true }
         return now - declined >= timing.invitationTimeout
+    }
+
+    /// Invitations sent to a peer before it gives its place in the window to a waiting one.
+    static let sendsBeforeGivingWay = 4
+    /// The first wait before a peer that let its invitation or solicit go unanswered is tried again; it doubles with
+    /// each further failure, up to ``longestHoldOff``.
+    static let firstHoldOff = 2.0
+    static let longestHoldOff = 120.0
+
+    /// Holds off inviting or soliciting `peer`, longer each time it did not answer; returns the wait.
+    @discardableResult
+    private mutating func holdOff(_ peer: PeerID, now: Double) -> Double {
+        let failures = (heldOff[peer]?.failures ?? 0) + 1
+        let wait = min(Self.firstHoldOff * Double(1 << min(failures - 1, 10)), Self.longestHoldOff)
+        heldOff[peer] = (now + wait, failures)
+        return wait
     }
 
     private mutating func beginInvitation(to peer: PeerID, incarnation: Incarnation, now: Double) -> [NodeDirective] {
@@ -886,6 +930,7 @@ public struct DiscoveryNode {
 
     private mutating func lose(_ peer: PeerID, reason: SessionRemovalReason) -> [NodeDirective] {
         if let known = peers.removeValue(forKey: peer) { rememberDeparture(of: peer, known) }
+        heldOff[peer] = nil
         endInvitation(peer)
         declinedAt[peer] = nil
         pendingSolicits[peer] = nil

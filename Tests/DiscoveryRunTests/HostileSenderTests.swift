@@ -91,4 +91,47 @@ import Transport
         #expect(sentAfter - sentBefore <= n * 16)
         #expect(c.drivers.allSatisfy { $0.node.counters.sent[.invite, default: 0] <= n })
     }
+
+    /// A member of the group (it holds the key) announces 1,500 ids that never answer, once a second, from before
+    /// the real group starts. The real peers still converge, pending invitations never fill a table, and what the
+    /// nodes send to the fake ids stays under what the fakes sent them.
+    @Test func realPeersConvergeWhileAMemberFloodsFakeIds() throws {
+        let key = try GroupKey(bytes: (0..<32).map { UInt8(truncatingIfNeeded: $0 * 29 + 3) })
+        var settings = ClusterSettings()
+        settings.peers = 20
+        settings.groupKey = key
+        settings.maximumSessions = 64
+        let c = try InMemoryCluster(settings: settings, conditions: NetworkConditions(), recordEvents: false)
+        let insider = c.network.attach()
+        var toFakes = 0
+        insider.onReceive = { datagram in if !datagram.viaGroup { toFakes += 1 } }
+        let fakes = 1_500
+        let seconds = 60
+        for second in 0..<seconds {
+            for k in 0..<fakes {
+                // Half of them above every real id (the real nodes invite those), half below (they solicit those).
+                let id = k % 2 == 0 ? UInt64.max - UInt64(k) * 7_919 : UInt64(500_000 + k * 7_919)
+                let fake = try Advertisement(serviceType: settings.serviceType, peer: PeerID(id),
+                                             incarnation: 1, displayName: "fake", unicastPort: 5000)
+                let bytes = WireFormat.encode(.announce(fake, sequence: UInt32(second + 1),
+                                                        interval: AnnounceInterval(seconds: 1)), key: key)
+                c.scheduler.schedule(at: Double(second) + Double(k) / Double(fakes)) { insider.send(bytes, to: .group) }
+            }
+        }
+        c.run(until: Double(seconds), stopWhenConverged: true)
+        let converged = try #require(c.monitor.convergedAt)
+        print("flood: converged at \(converged) s")
+        #expect(converged < 30)
+        c.run(until: Double(seconds))
+        for driver in c.drivers {
+            let table = driver.node.table
+            #expect(table.count - table.establishedCount <= 32)
+            #expect(table.establishedCount >= settings.peers - 1)
+        }
+        // Every node heard every fake announcement; what they sent to the fakes (invitations and solicits) is a
+        // small part of it.
+        let received = fakes * seconds * settings.peers
+        print("flood: \(toFakes) datagrams to the fakes for \(received) fake announcements heard")
+        #expect(Double(toFakes) < 0.1 * Double(received))
+    }
 }
