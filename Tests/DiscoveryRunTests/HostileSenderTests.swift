@@ -134,4 +134,45 @@ import Transport
         print("flood: \(toFakes) datagrams to the fakes for \(received) fake announcements heard")
         #expect(Double(toFakes) < 0.1 * Double(received))
     }
+
+    /// A token lifted from the wire is bound to its session: even a member (with the key, fresh sequence numbers)
+    /// cannot use the token of one session in another: another receiver, another sender, or a later session of the
+    /// same pair.
+    @Test func aLiftedTokenCannotBeReplayedIntoAnotherSession() throws {
+        let key = try GroupKey(bytes: (0..<32).map { UInt8(truncatingIfNeeded: $0 * 17 + 1) })
+        var settings = ClusterSettings()
+        settings.peers = 4
+        settings.groupKey = key
+        let c = try InMemoryCluster(settings: settings, conditions: NetworkConditions(), recordEvents: false)
+        c.run(until: 10, stopWhenConverged: true)
+        #expect(c.monitor.convergedAt != nil)
+        let ids = (0..<4).map(c.peerID(of:))
+        let member = c.network.attach()
+        // The token node 0 gave node 1 for their session, as it travels in node 0's session datagrams to node 1.
+        let lifted = try #require(c.drivers[1].node.table.session(with: ids[0])?.remoteToken)
+        func data(from: Int, to: Int) -> [UInt8] {
+            WireFormat.encode(.sessionData(from: ids[from], to: ids[to], token: lifted, kind: 1, payload: [9]), key: key,
+                              sequence: 1_000_000)
+        }
+        let before = c.drivers.map { $0.node.counters.refused[.tokenMismatch, default: 0] }
+        var at = 10.5
+        // Into node 0 -> node 2's session, and into node 3 -> node 1's.
+        for (from, to) in [(0, 2), (3, 1)] {
+            let bytes = data(from: from, to: to)
+            let endpoint = c.drivers[to].transport.unicastEndpoint
+            c.scheduler.schedule(at: at) { member.send(bytes, to: .unicast(endpoint)) }
+            at += 0.1
+        }
+        c.run(until: 11)
+        // Into the next session of the same pair: node 0 comes back as a new life, with new tokens.
+        try c.restart(0)
+        c.run(until: 20)
+        #expect(c.drivers[1].node.table.session(with: ids[0])?.remoteToken != lifted)
+        let again = data(from: 0, to: 1)
+        let endpoint = c.drivers[1].transport.unicastEndpoint
+        c.scheduler.schedule(at: 20.5) { member.send(again, to: .unicast(endpoint)) }
+        c.run(until: 21)
+        let after = c.drivers.map { $0.node.counters.refused[.tokenMismatch, default: 0] }
+        #expect(after[2] - before[2] == 1 && after[1] - before[1] == 2)
+    }
 }
