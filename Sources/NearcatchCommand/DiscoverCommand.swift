@@ -14,8 +14,11 @@ public struct DiscoverCommand: AsyncParsableCommand, Sendable {
         discussion: """
             Over UDP (the default) the nodes announce on a multicast group on the loopback interface, so nothing \
             leaves the machine; start several processes with the same --group and --expect-peers to make them \
-            discover each other. In memory the run is deterministic: virtual time, seeded loss. The exit status is \
-            0 when the group converged, 1 when it did not within --duration. Output fields: docs/discover.md.
+            discover each other. In memory the run is deterministic: virtual time, seeded loss. Datagrams are \
+            sealed under the group key (--group-key, --group-key-file or NEARCATCH_GROUP_KEY; the built-in \
+            development key on loopback only: docs/security.md). The exit status is 0 when the group converged, 1 \
+            when it did not within --duration, 130 or 143 when Ctrl-C or SIGTERM ended it (the nodes say goodbye \
+            and the report so far is printed). Output fields: docs/discover.md.
             """
     )
 

@@ -16,7 +16,9 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
             loopback, open one session per peer (9,900 for 100 peers), range every pair at 10 Hz in real time, \
             and touch phones with the peers that share their interests. With --transport memory the run uses a \
             virtual clock (as fast as the machine goes) and the same seed gives a byte-identical trace whatever \
-            --workers is. Summary fields and the trace format: docs/simulation.md.
+            --workers is. Ctrl-C or SIGTERM ends a run early: the nodes say goodbye, the summary of the time run \
+            is printed, no trace is written, and the exit status is 130 or 143. Summary fields and the trace \
+            format: docs/simulation.md; the group key: docs/security.md.
             """
     )
 
