@@ -41,7 +41,7 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark(
         "setup-100-peers-memory",
         // About 1.3 million allocations (datagrams and dictionaries of discovery); 1% of slack.
-        configuration: .init(maxIterations: 10, thresholds: [.mallocCountTotal: .init(absolute: [.p90: 13_000])])
+        configuration: .init(maxIterations: 10, thresholds: [.mallocCountTotal: .init(absolute: [.p90: 3_200])])
     ) { benchmark in
         for _ in benchmark.scaledIterations { blackHole(try setUpSessions(peers: 100)) }
     }
