@@ -27,22 +27,22 @@ public struct DiscoverCommand: AsyncParsableCommand, Sendable {
         case memory
     }
 
-    @Option(help: "Nodes to run in this process (1 to 1000; at most 400 over UDP, where start bursts of larger groups keep two cores behind).")
+    @Option(parsing: .unconditional, help: "Nodes to run in this process (1 to 1000; at most 400 over UDP, where start bursts of larger groups keep two cores behind).")
     var peers: Int = 10
 
     @Option(help: "udp (real sockets, real time) or memory (deterministic, virtual time).")
     var transport: TransportChoice = .udp
 
-    @Option(help: "Seconds to wait for convergence before giving up (0.1 to 3600).")
+    @Option(parsing: .unconditional, help: "Seconds to wait for convergence before giving up (0.1 to 3600).")
     var duration: Double = 60
 
-    @Option(help: "Run seed: peer ids, tokens and jitter in memory; start times over UDP.")
+    @Option(parsing: .unconditional, help: "Run seed: peer ids, tokens and jitter in memory; start times over UDP.")
     var seed: UInt64 = 1
 
-    @Option(help: "Share of datagrams lost, memory transport only (0 to 0.9).")
+    @Option(parsing: .unconditional, help: "Share of datagrams lost, memory transport only (0 to 0.9).")
     var loss: Double = 0
 
-    @Option(name: .customLong("expect-peers"),
+    @Option(name: .customLong("expect-peers"), parsing: .unconditional,
             help: "Peers in the whole group, counting other processes' (default: --peers).")
     var expectPeers: Int?
 
@@ -52,25 +52,25 @@ public struct DiscoverCommand: AsyncParsableCommand, Sendable {
     @Option(help: "Interface for the group and the unicast endpoints; loopback unless you name another.")
     var interface: String = "lo"
 
-    @Option(help: "Seconds to keep running after convergence, so that other processes converge too (0 to 3600).")
+    @Option(parsing: .unconditional, help: "Seconds to keep running after convergence, so that other processes converge too (0 to 3600).")
     var linger: Double = 0
 
-    @Option(name: .customLong("missed-announcements"),
+    @Option(name: .customLong("missed-announcements"), parsing: .unconditional,
             help: "A silent peer is lost after this many announcement periods (1 to 100).")
     var missedAnnouncements: Int = 5
 
-    @Option(name: .customLong("max-sessions"), help: "Active-sessions limit of each node (1 to 100000).")
+    @Option(name: .customLong("max-sessions"), parsing: .unconditional, help: "Active-sessions limit of each node (1 to 100000).")
     var maxSessions: Int = 1024
 
-    @Option(name: .customLong("receive-cost"),
+    @Option(name: .customLong("receive-cost"), parsing: .unconditional,
             help: "Seconds each node spends on every datagram it receives, as a slow host would (0 to 0.01): over UDP a busy wait on the node's event loop, in memory a modelled receive queue of --receive-queue datagrams.")
     var receiveCost: Double = 0
 
-    @Option(name: .customLong("receive-queue"),
+    @Option(name: .customLong("receive-queue"), parsing: .unconditional,
             help: "Datagrams a node's receive queue holds in memory with --receive-cost (1 to 1000000).")
     var receiveQueue: Int = 1000
 
-    @Option(name: .customLong("send-budget"),
+    @Option(name: .customLong("send-budget"), parsing: .unconditional,
             help: "Invitations and solicits a node may send per second, a second's worth at once (1 to 1000000).")
     var sendBudget: Double = 500
 

@@ -10,9 +10,13 @@ public struct NearcatchSim: AsyncParsableCommand {
             each other, range every pair and bump, scored against the truth. `discover` runs discovery alone; \
             `radio` samples the radio model of one pair.
             """,
+        version: NearcatchSim.version,
         subcommands: [RunCommand.self, DiscoverCommand.self, RadioCommand.self],
         defaultSubcommand: RunCommand.self
     )
+
+    /// The program's version, as `--version` prints it.
+    public static let version = "0.5.0"
 
     public init() {}
 }

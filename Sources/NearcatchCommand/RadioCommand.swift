@@ -28,37 +28,37 @@ public struct RadioCommand: ParsableCommand {
     @Option(help: "Line-of-sight state: los, nlos, or markov (obstructions come and go).")
     var link: RadioConfiguration.LinkModel = .lineOfSight
 
-    @Option(help: "Number of exchanges to sample (1 to 10000000).")
+    @Option(parsing: .unconditional, help: "Number of exchanges to sample (1 to 10000000).")
     var samples: Int = 10_000
 
-    @Option(help: "Exchanges per second, the time step seen by the filter and the link state (0.1 to 1000).")
+    @Option(parsing: .unconditional, help: "Exchanges per second, the time step seen by the filter and the link state (0.1 to 1000).")
     var rate: Double = 10
 
     @Option(help: "Ranging scheme: ds (asymmetric double-sided) or ss (single-sided).")
     var ranging: RadioConfiguration.RangingScheme = .doubleSided
 
-    @Option(name: .customLong("clock-ppm"), help: "Clock offsets are drawn within +- this many ppm (0 to 1000).")
+    @Option(name: .customLong("clock-ppm"), parsing: .unconditional, help: "Clock offsets are drawn within +- this many ppm (0 to 1000).")
     var clockPPM: Double = 20
 
-    @Option(name: .customLong("reply-delay"), help: "Responder's reply delay, milliseconds (0 to 100, not 0).")
+    @Option(name: .customLong("reply-delay"), parsing: .unconditional, help: "Responder's reply delay, milliseconds (0 to 100, not 0).")
     var replyDelay: Double = 1
 
-    @Option(name: .customLong("los-sigma"), help: "Line-of-sight distance noise, metres (0 to 10).")
+    @Option(name: .customLong("los-sigma"), parsing: .unconditional, help: "Line-of-sight distance noise, metres (0 to 10).")
     var losSigma: Double = 0.09
 
-    @Option(name: .customLong("angle-sigma"), help: "Angle-of-arrival noise at boresight, degrees (0 to 90).")
+    @Option(name: .customLong("angle-sigma"), parsing: .unconditional, help: "Angle-of-arrival noise at boresight, degrees (0 to 90).")
     var angleSigma: Double = 6
 
-    @Option(name: .customLong("fov"), help: "Field-of-view half-angle, degrees (0 to 90).")
+    @Option(name: .customLong("fov"), parsing: .unconditional, help: "Field-of-view half-angle, degrees (0 to 90).")
     var fieldOfView: Double = 60
 
-    @Option(name: .customLong("max-range"), help: "Maximum range, metres (above 0).")
+    @Option(name: .customLong("max-range"), parsing: .unconditional, help: "Maximum range, metres (above 0).")
     var maximumRange: Double = 9
 
     @Option(help: "Antenna layout: l-shaped, horizontal-pair or triangle.")
     var antennas: AntennaChoice = .lShaped
 
-    @Option(help: "Run seed; the same seed gives the same figures.")
+    @Option(parsing: .unconditional, help: "Run seed; the same seed gives the same figures.")
     var seed: UInt64 = 1
 
     @Option(help: "Output format: text or json.")

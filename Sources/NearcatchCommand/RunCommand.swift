@@ -24,16 +24,16 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
 
     public enum ClockChoice: String, ExpressibleByArgument, CaseIterable, Sendable { case real, virtual }
 
-    @Option(help: "Peers in the room (2 to 1000; at most 400 over UDP). A scenario file brings its own.")
+    @Option(parsing: .unconditional, help: "Peers in the room (2 to 1000; at most 400 over UDP). A scenario file brings its own.")
     var peers: Int?
 
-    @Option(help: "Simulated seconds (default 60).")
+    @Option(parsing: .unconditional, help: "Simulated seconds (default 60).")
     var duration: Double = 60
 
-    @Option(help: "Ranging rounds per second; every pair of running sessions ranges once per round (0.5 to 100).")
+    @Option(parsing: .unconditional, help: "Ranging rounds per second; every pair of running sessions ranges once per round (0.5 to 100).")
     var rate: Double = 10
 
-    @Option(help: "Run seed: the same seed gives the same run (byte for byte with the virtual clock).")
+    @Option(parsing: .unconditional, help: "Run seed: the same seed gives the same run (byte for byte with the virtual clock).")
     var seed: UInt64 = 1
 
     @Option(help: "mingle, random-waypoint, or the path of a scenario file (docs/scenario-format.md).")
@@ -45,7 +45,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     @Option(help: "real (paced) or virtual (as fast as possible; memory transport only). Default: real over UDP, virtual in memory.")
     var clock: ClockChoice?
 
-    @Option(help: "Threads that share each round's pairs (default: the number of cores).")
+    @Option(parsing: .unconditional, help: "Threads that share each round's pairs (default: the number of cores).")
     var workers: Int = ProcessInfo.processInfo.activeProcessorCount
 
     @Option(help: "Write a JSON Lines trace to this file (written only if the run succeeds; an existing file only with --force).")
@@ -54,20 +54,20 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     @Flag(help: "Replace an existing file at the --trace path (a folder there is always refused).")
     var force = false
 
-    @Option(name: .customLong("trace-update-interval"),
+    @Option(name: .customLong("trace-update-interval"), parsing: .unconditional,
             help: "Each session's updates go into the trace at most once per this many seconds (default 1).")
     var traceUpdateInterval: Double = 1
 
-    @Option(help: "Share of datagrams lost, memory transport only (0 to 0.9).")
+    @Option(parsing: .unconditional, help: "Share of datagrams lost, memory transport only (0 to 0.9).")
     var loss: Double = 0
 
-    @Option(name: .customLong("bump-distance"), help: "A bump fires at or under this estimated distance, metres.")
+    @Option(name: .customLong("bump-distance"), parsing: .unconditional, help: "A bump fires at or under this estimated distance, metres.")
     var bumpDistance: Float = 0.08
 
-    @Option(name: .customLong("los-sigma"), help: "Line-of-sight distance noise, metres (default 0.09).")
+    @Option(name: .customLong("los-sigma"), parsing: .unconditional, help: "Line-of-sight distance noise, metres (default 0.09).")
     var losSigma: Double = 0.09
 
-    @Option(name: .customLong("antenna-sigma"), help: "Spread of each device's antenna-delay bias, metres (default 0.06).")
+    @Option(name: .customLong("antenna-sigma"), parsing: .unconditional, help: "Spread of each device's antenna-delay bias, metres (default 0.06).")
     var antennaSigma: Double = 0.06
 
     @Option(help: "Line-of-sight model of every pair: markov (obstructions come and go), los, or nlos.")

@@ -8,6 +8,7 @@ extension SimulationSummary {
         func deg(_ x: Double?) -> String { x.map { String(format: "%.1f", $0) } ?? "-" }
         func pct(_ x: Double?) -> String { x.map { String(format: "%.1f%%", $0 * 100) } ?? "-" }
         func s(_ x: Double?) -> String { x.map { String(format: "%.2f s", $0) } ?? "-" }
+        func count(_ n: Int, _ one: String, _ many: String? = nil) -> String { "\(n) " + (n == 1 ? one : many ?? one + "s") }
         var lines: [String] = []
         lines.append("nearcatch-sim: \(run.peers) peers, \(run.scenario), \(run.transport) transport, \(run.clock) clock, "
             + "\(run.workers) workers, seed \(run.seed), \(String(format: "%g", run.duration)) s at \(String(format: "%g", run.rate)) Hz, "
@@ -17,7 +18,8 @@ extension SimulationSummary {
                 + "the figures cover the time run (a trace is written only for a whole run)")
         }
         lines.append("")
-        lines.append("discovery   converged in \(s(discovery.convergenceSeconds)); \(discovery.pairs) pairs, "
+        let converged = discovery.convergenceSeconds.map { "converged in \(s($0))" } ?? "did not converge"
+        lines.append("discovery   \(converged); \(discovery.pairs) pairs, "
             + "\(discovery.sessions) of \(discovery.expectedSessions) sessions running at the end")
         lines.append("ranging     \(ranging.exchanges) exchanges, \(ranging.received) received, "
             + "\(ranging.updatesDelivered) updates delivered")
@@ -28,8 +30,9 @@ extension SimulationSummary {
         lines.append("bumps       \(bumps.fired) fired, \(bumps.detected) of \(bumps.trueContacts) true contacts detected "
             + "(precision \(pct(bumps.precision)), recall \(pct(bumps.recall))); latency p50 \(s(bumps.latencyP50)), "
             + "p95 \(s(bumps.latencyP95))")
-        lines.append("            \(bumps.falseBumps) false bumps, \(bumps.falseOnNearMisses) of them on near misses "
-            + "(\(bumps.nearMisses) near misses, \(bumps.brushes) brushes); \(bumps.profilesDelivered) profiles delivered")
+        lines.append("            \(count(bumps.falseBumps, "false bump")) (\(bumps.falseOnNearMisses) fired with the phones truly "
+            + "within 30 cm); \(count(bumps.nearMisses, "near miss", "near misses")), \(count(bumps.brushes, "brush", "brushes")); "
+            + "\(count(bumps.profilesDelivered, "profile")) delivered")
         lines.append("performance \(String(format: "%.2f", performance.wallSeconds)) s wall, "
             + "\(String(format: "%.0f", performance.updatesPerSecond)) updates/s, real-time factor "
             + "\(String(format: "%.1f", performance.realTimeFactor)), peak memory \(String(format: "%.0f", performance.peakMemoryMB)) MB"

@@ -18,6 +18,10 @@ import Testing
         (["--scenario", "/tmp"], "--scenario: scenario file /tmp is a folder"),
         (["--workers", "0"], "--workers must be between 1 and 256, got 0"),
         (["--trace", "/nonexistent/dir/t.jsonl"], "--trace: the folder /nonexistent/dir does not exist"),
+        // Negative numbers are values, not flags: the message names the flag and its range.
+        (["--duration", "-1"], "--duration must be above 0 and at most 86400 seconds, got -1.0"),
+        (["--peers", "-5"], "--peers must be between 2 and 1000, got -5"),
+        (["discover", "--duration", "-1"], "--duration must be between 0.1 and 3600 seconds, got -1.0"),
     ])
     func errorsNameTheFlag(_ arguments: [String], _ expected: String) {
         #expect(parseError(arguments) == expected)
@@ -67,6 +71,38 @@ import Testing
             let message = NearcatchSim.message(for: error)
             #expect(message.contains(path) && message.contains("peers[0].interests"))
         }
+    }
+
+    @Test func versionIsPrinted() throws {
+        let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("nearcatch-sim")
+        process.arguments = ["--version"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(output == NearcatchSim.version + "\n")
+    }
+
+    @Test func summaryWordsCountsAndAMissingConvergence() async throws {
+        let command = try #require(try NearcatchSim.parseAsRoot(["--peers", "4", "--transport", "memory", "--duration", "3"])
+            as? RunCommand)
+        var summary = try await command.execute()
+        summary.discovery.convergenceSeconds = nil
+        summary.bumps.falseBumps = 1
+        summary.bumps.falseOnNearMisses = 1
+        summary.bumps.nearMisses = 1
+        summary.bumps.brushes = 1
+        summary.bumps.profilesDelivered = 1
+        let text = try command.render(summary)
+        #expect(text.contains("discovery   did not converge; 6 pairs"))
+        #expect(text.contains("1 false bump (1 fired with the phones truly within 30 cm); 1 near miss, 1 brush; 1 profile delivered"))
+        summary.bumps.nearMisses = 0
+        summary.bumps.brushes = 2
+        #expect(try command.render(summary).contains("0 near misses, 2 brushes"))
     }
 
     @Test func badRunWritesNoTraceFile() throws {
