@@ -136,6 +136,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
         s.radio.antennaDelaySigma = antennaSigma
         s.radio.linkModel = link
         s.multicast.interface = interface
+        s.version = NearcatchSim.version
         s.groupKey = try key.resolve(loopbackOnly: transport == .memory || interface == "lo", interface: interface)
         do {
             try s.multicast.setGroup(group)
@@ -150,14 +151,18 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
         return s
     }
 
-    /// Runs the simulation; `progress` receives a line now and then.
-    public func execute(progress: (@Sendable (String) -> Void)? = nil) async throws -> SimulationSummary {
+    /// Runs the simulation; `starting` receives what the run is just before it starts, `progress` a line now and
+    /// then.
+    public func execute(
+        starting: (@Sendable (SimulationSummary.Run) -> Void)? = nil, progress: (@Sendable (String) -> Void)? = nil
+    ) async throws -> SimulationSummary {
         let simulation: Simulation
         do {
             simulation = try Simulation(settings: try simulationSettings())
         } catch let error as SimulationSettingsError {
             throw ValidationError(error.description)
         }
+        starting?(simulation.runInfo)
         do {
             return try await simulation.run { p in
                 progress?(String(format: "%6.1f of %.0f s: %d of %d sessions running, %d bumps", p.simulated,
@@ -187,11 +192,16 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
             FileHandle.standardError.write(Data("\r\(line)\u{1B}[K".utf8))
         }
         let command = self
+        // The text summary's first line goes out as the run starts, so that a long run says at once what it is.
+        let headerFirst = format == .text
         let (summary, signal) = try await InterruptSignals.run {
-            try await command.execute(progress: showProgress ? writeProgress : nil)
+            try await command.execute(starting: { run in
+                guard headerFirst else { return }
+                FileHandle.standardOutput.write(Data((SimulationSummary.headerLine(run) + "\n").utf8))
+            }, progress: showProgress ? writeProgress : nil)
         }
         if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-        print(try render(summary))
+        print(headerFirst ? summary.text(header: false) : try render(summary))
         if let signal {
             FileHandle.standardError.write(Data(
                 "interrupted by \(InterruptSignals.name(signal)) at \(String(format: "%.1f", summary.run.interruptedAt ?? 0)) simulated seconds; the nodes said goodbye\n".utf8))

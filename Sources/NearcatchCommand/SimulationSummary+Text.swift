@@ -2,17 +2,24 @@ import Foundation
 import Simulation
 
 extension SimulationSummary {
-    /// The summary as lines for a terminal.
-    var text: String {
+    /// The first line of the summary: what the run is, printed as the run starts.
+    static func headerLine(_ run: Run) -> String {
+        "nearcatch-sim \(run.version): \(run.peers) peers, \(run.scenario), \(run.transport) transport, \(run.clock) clock, "
+            + "\(run.workers) workers, seed \(run.seed), \(String(format: "%g", run.duration)) s at \(String(format: "%g", run.rate)) Hz, "
+            + (run.groupKey == "development" ? "development key (loopback only)" : "key \(run.groupKey)")
+    }
+
+    /// The summary as lines for a terminal (all but the header line when that was printed at the start).
+    var text: String { text(header: true) }
+
+    func text(header: Bool) -> String {
         func cm(_ x: Double?) -> String { x.map { String(format: "%.1f", $0 * 100) } ?? "-" }
         func deg(_ x: Double?) -> String { x.map { String(format: "%.1f", $0) } ?? "-" }
         func pct(_ x: Double?) -> String { x.map { String(format: "%.1f%%", $0 * 100) } ?? "-" }
         func s(_ x: Double?) -> String { x.map { String(format: "%.2f s", $0) } ?? "-" }
         func count(_ n: Int, _ one: String, _ many: String? = nil) -> String { "\(n) " + (n == 1 ? one : many ?? one + "s") }
         var lines: [String] = []
-        lines.append("nearcatch-sim: \(run.peers) peers, \(run.scenario), \(run.transport) transport, \(run.clock) clock, "
-            + "\(run.workers) workers, seed \(run.seed), \(String(format: "%g", run.duration)) s at \(String(format: "%g", run.rate)) Hz, "
-            + (run.groupKey == "development" ? "development key (loopback only)" : "key \(run.groupKey)"))
+        if header { lines.append(Self.headerLine(run)) }
         if let reached = run.interruptedAt {
             lines.append("interrupted at \(String(format: "%.1f", reached)) of \(String(format: "%g", run.duration)) s: "
                 + "the figures cover the time run (a trace is written only for a whole run)")

@@ -26,6 +26,8 @@ public final class Simulation {
     }
 
     public let settings: SimulationSettings
+    /// What the run is and the settings it uses, as the summary's `run` section and the trace's first line say.
+    public let runInfo: SimulationSummary.Run
     private let world: World
     private let engine: RangingEngine
     private let matrix: SessionMatrix
@@ -47,6 +49,14 @@ public final class Simulation {
         let slots = try PairSlot.all(peers: peers, settings: settings)
         engine = RangingEngine(slots: slots, workers: settings.workers)
         trace = try settings.traceFile.map { file throws(SimulationSettingsError) in try TraceWriter(file: file) }
+        runInfo = SimulationSummary.Run(
+            peers: peers, scenario: settings.scenario.name, transport: settings.transport.rawValue,
+            clock: settings.clock.rawValue, workers: engine.workers, seed: settings.seed, duration: settings.duration,
+            rate: settings.rate, interruptedAt: nil, groupKey: settings.groupKey.name, version: settings.version,
+            // The Float's decimal value, not its binary one (0.08, not 0.0799999982).
+            loss: settings.loss, bumpDistance: Double(String(settings.bump.distance)) ?? Double(settings.bump.distance),
+            lineOfSightSigma: settings.radio.lineOfSightSigma, antennaDelaySigma: settings.radio.antennaDelaySigma,
+            link: settings.radio.linkModel.rawValue, traceUpdateInterval: settings.traceUpdateInterval)
     }
 
     private var clusterSettings: ClusterSettings {
@@ -230,12 +240,19 @@ public final class Simulation {
         }
     }
 
+    /// The trace's first line: what the run is, every setting it used but the worker count (the trace is the same
+    /// whatever it is), and the peer id of every index. Encoded, not assembled, so that a scenario name with a quote
+    /// in it still gives valid JSON.
     private func writeHeader(_ ids: [PeerID]) {
-        let names = ids.map { "\"\($0)\"" }.joined(separator: ",")
-        trace?.write([
-            #"{"type":"run","peers":\#(peers),"seed":\#(settings.seed),"scenario":"\#(settings.scenario.name)","#
-                + #""rate":\#(settings.rate),"duration":\#(settings.duration),"peerIDs":[\#(names)]}"#,
-        ])
+        guard let trace,
+              let encoded = try? JSONEncoder().encode(runInfo),
+              var run = try? JSONSerialization.jsonObject(with: encoded) as? [String: Any]
+        else { return }
+        run["workers"] = nil
+        let header: [String: Any] = ["type": "run", "run": run, "peerIDs": ids.map(\.description)]
+        guard let data = try? JSONSerialization.data(withJSONObject: header, options: [.sortedKeys, .withoutEscapingSlashes])
+        else { return }
+        trace.write([String(decoding: data, as: UTF8.self)])
     }
 
     // MARK: - One round
@@ -307,10 +324,11 @@ public final class Simulation {
         let directionTotal = Double(stats.updates)
         let memory = Self.peakMemoryMB()
         return SimulationSummary(
-            run: .init(peers: peers, scenario: settings.scenario.name, transport: settings.transport.rawValue,
-                       clock: settings.clock.rawValue, workers: engine.workers, seed: settings.seed,
-                       duration: settings.duration, rate: settings.rate,
-                       interruptedAt: outcome.cancelled ? outcome.reached : nil, groupKey: settings.groupKey.name),
+            run: {
+                var run = runInfo
+                run.interruptedAt = outcome.cancelled ? outcome.reached : nil
+                return run
+            }(),
             discovery: .init(convergenceSeconds: convergence, pairs: peers * (peers - 1) / 2,
                              sessions: sessions, expectedSessions: peers * (peers - 1)),
             ranging: .init(exchanges: stats.exchanges, received: stats.received, updatesDelivered: stats.updates),

@@ -39,6 +39,8 @@ public struct SimulationSettings: Sendable {
     public var loss = 0.0
     /// Where to write the JSON Lines trace; `nil` for none.
     public var tracePath: String?
+    /// The program's version, recorded in the summary and the trace.
+    public var version = ""
     /// The key the discovery group's datagrams are sealed under.
     public var groupKey: GroupKey = .development
     /// Whether an existing file at ``tracePath`` may be replaced (`--force`); a folder there is refused regardless.

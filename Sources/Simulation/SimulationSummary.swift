@@ -16,6 +16,14 @@ public struct SimulationSummary: Sendable, Codable, Equatable {
         /// The key the discovery group's datagrams were sealed under: `development` (built in, loopback only) or
         /// the given key's fingerprint.
         public var groupKey: String
+        /// The program's version, and the settings of the radio, the network and the detector the run used.
+        public var version: String
+        public var loss: Double
+        public var bumpDistance: Double
+        public var lineOfSightSigma: Double
+        public var antennaDelaySigma: Double
+        public var link: String
+        public var traceUpdateInterval: Double
     }
 
     public struct Discovery: Sendable, Codable, Equatable {

@@ -128,7 +128,8 @@ import Testing
         let json = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
         let expected: [String: Set<String>] = [
             "run": ["peers", "scenario", "transport", "clock", "workers", "seed", "duration", "rate", "interruptedAt",
-                    "groupKey"],
+                    "groupKey", "version", "loss", "bumpDistance", "lineOfSightSigma", "antennaDelaySigma", "link",
+                    "traceUpdateInterval"],
             "discovery": ["convergenceSeconds", "pairs", "sessions", "expectedSessions"],
             "ranging": ["exchanges", "received", "updatesDelivered"],
             "distanceRaw": ["rmse", "p50", "p95", "count"],

@@ -117,6 +117,28 @@ import World
         #expect(try #require(summary.direction.p50Degrees) < 10)
     }
 
+    /// The trace's first line is encoded, not assembled: a scenario name with a quote and a backslash still gives one
+    /// valid JSON object, and it records every setting of the run.
+    @Test func traceHeaderIsValidJSONWhateverTheScenarioName() async throws {
+        let name = #"the "quoted" room \ west"#
+        let scenario = #"{"version": 1, "name": "the \"quoted\" room \\ west", "peers": ["#
+            + #"{"name": "A", "waypoints": [{"t": 0, "x": 0, "y": 0}]}, {"name": "B", "waypoints": [{"t": 0, "x": 1, "y": 0}]}]}"#
+        let file = try ScenarioFile.parse(Data(scenario.utf8), file: "q.json")
+        #expect(file.name == name)
+        let path = temporaryPath("q.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        _ = try await Simulation(settings: settings {
+            $0.scenario = .scripted(file); $0.duration = 3; $0.tracePath = path; $0.version = "9.9.9"; $0.loss = 0.1
+        }).run()
+        let first = try #require(try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").first)
+        let header = try #require(try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any])
+        #expect(header["type"] as? String == "run")
+        let run = try #require(header["run"] as? [String: Any])
+        #expect(run["scenario"] as? String == name)
+        #expect(run["version"] as? String == "9.9.9" && run["loss"] as? Double == 0.1 && run["bumpDistance"] as? Double == 0.08)
+        #expect((header["peerIDs"] as? [String])?.count == 2)
+    }
+
     @Test func failedRunLeavesNoTrace() async throws {
         let path = temporaryPath("failed.jsonl")
         var s = SimulationSettings()
