@@ -85,10 +85,7 @@ public struct DiscoveryNode {
         /// says whether its session is still held by the cache alone.
         mutating func hearUnchanged(_ bytes: [UInt8], at now: Double, removals: UInt64) -> Hearing {
             guard WireFormat.sameAnnouncement(bytes, announcement) else { return .changed }
-            let sequence = WireFormat.senderSequence(in: bytes)
-            guard sequence > announcedUpTo else { return .replayed }
-            announcedUpTo = sequence
-            heardUpTo = max(heardUpTo, sequence)
+            guard hearAnnouncementSequence(WireFormat.senderSequence(in: bytes)) else { return .replayed }
             lastHeard = now
             return sessionSeenAt == removals ? .sessionHeld : .sessionUnknown
         }
@@ -253,6 +250,9 @@ public struct DiscoveryNode {
         inFlight = 0
         waiting = []
         pendingSolicits = [:]
+        heldOff = [:]
+        departures = [:]
+        departureOrder = []
         silenceQueue = Heap()
         exchangeQueue = Heap()
         for peer in table.peers { table.remove(peer: peer) }
@@ -318,23 +318,13 @@ public struct DiscoveryNode {
             }
             guard let invitation = invitations[peer], invitation.queuedAt == due.time else { continue }
             if now >= invitation.startedAt + timing.invitationTimeout {
-                endInvitation(peer)
-                if let entry = table.remove(peer: peer) {
-                    let error = SessionError(.invitationTimedOut, peer: peer,
-                                             detail: "no answer within \(timing.invitationTimeout) s")
-                    out.append(.event(.session(entry.peer, .invalidated(error))))
-                }
+                out += abandonInvitation(peer, detail: "no answer within \(timing.invitationTimeout) s")
             } else if invitation.sends >= Self.sendsBeforeGivingWay, !waiting.isEmpty {
                 // Unanswered while others wait: its place goes to the next, and the peer is tried again later, each
                 // time later (an id that never answers costs a few invitations a minute, not one a second).
-                endInvitation(peer)
                 let wait = holdOff(peer, now: now)
-                if let entry = table.remove(peer: peer) {
-                    let error = SessionError(.invitationTimedOut, peer: peer,
-                                             detail: "no answer to \(invitation.sends) invitations while others waited; "
-                                                 + "tried again in \(Int(wait)) s")
-                    out.append(.event(.session(entry.peer, .invalidated(error))))
-                }
+                out += abandonInvitation(peer, detail: "no answer to \(invitation.sends) invitations while others "
+                                             + "waited; tried again in \(Int(wait)) s")
             } else {
                 if invitation.sends > 0 { counters.retransmissions += 1 }
                 out += sendInvitation(to: peer, now: now)
@@ -599,8 +589,8 @@ public struct DiscoveryNode {
         }
         // A solicit that went unanswered holds the next off, longer each time (``holdOff(_:now:)``): an id that
         // announces and never invites costs a few solicits a minute, not one per announcement.
-        if let until = heldOff[peer]?.until, now < until { return [] }
-        guard !table.hasSession(with: peer), now - discoveredAt >= timing.solicitAfter, budget.take(now: now)
+        guard !isHeldOff(peer, now: now), !table.hasSession(with: peer), now - discoveredAt >= timing.solicitAfter,
+              budget.take(now: now)
         else { return [] }
         holdOff(peer, now: now)
         return [solicit(peer, incarnation: incarnation, at: peers.values[index].endpoint)]
@@ -815,8 +805,7 @@ public struct DiscoveryNode {
     }
 
     private func shouldInvite(_ peer: PeerID, now: Double) -> Bool {
-        guard !table.hasSession(with: peer), invitations[peer] == nil else { return false }
-        if let until = heldOff[peer]?.until, now < until { return false }
+        guard !table.hasSession(with: peer), invitations[peer] == nil, !isHeldOff(peer, now: now) else { return false }
         guard let declined = declinedAt[peer] else { return true }
         return now - declined >= timing.invitationTimeout
     }
@@ -827,6 +816,10 @@ public struct DiscoveryNode {
     /// each further failure, up to ``longestHoldOff``.
     static let firstHoldOff = 2.0
     static let longestHoldOff = 120.0
+
+    private func isHeldOff(_ peer: PeerID, now: Double) -> Bool {
+        heldOff[peer].map { now < $0.until } ?? false
+    }
 
     /// Holds off inviting or soliciting `peer`, longer each time it did not answer; returns the wait.
     @discardableResult
@@ -872,6 +865,13 @@ public struct DiscoveryNode {
         invitations[peer]?.startedAt = now
         inFlight += 1
         return sendInvitation(to: peer, now: now)
+    }
+
+    /// Ends an unanswered invitation and its pending session, which the app learns was not made.
+    private mutating func abandonInvitation(_ peer: PeerID, detail: String) -> [NodeDirective] {
+        endInvitation(peer)
+        guard let entry = table.remove(peer: peer) else { return [] }
+        return [.event(.session(entry.peer, .invalidated(SessionError(.invitationTimedOut, peer: peer, detail: detail))))]
     }
 
     /// Ends the invitation to `peer`, if any, freeing its place in the window.

@@ -202,11 +202,8 @@ public struct DiscoverCommand: AsyncParsableCommand, Sendable {
         }
         if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
         print(try render(report))
-        if let signal {
-            FileHandle.standardError.write(Data(
-                "interrupted by \(InterruptSignals.name(signal)) after \(String(format: "%.1f", report.interruptedAt ?? report.simulatedSeconds)) s; the nodes said goodbye\n".utf8))
-            throw ExitCode(128 + signal)
-        }
+        try InterruptSignals.exit(after: signal, at: report.interruptedAt ?? report.simulatedSeconds,
+                                  clock: transport == .memory ? "virtual" : "real")
         if !report.converged {
             FileHandle.standardError.write(Data(
                 "error: the group did not converge within \(duration) s (\(report.sessions) of \(report.expectedSessions) sessions)\n".utf8))

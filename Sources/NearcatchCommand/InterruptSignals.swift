@@ -1,3 +1,4 @@
+import ArgumentParser
 import Dispatch
 import Foundation
 import Synchronization
@@ -59,9 +60,14 @@ final class InterruptSignals: @unchecked Sendable {
         return (value, signals.received)
     }
 
-    /// The name of a caught signal, for messages.
-    static func name(_ number: Int32) -> String {
-        number == SIGINT ? "SIGINT" : number == SIGTERM ? "SIGTERM" : "signal \(number)"
+    /// Ends the command as the signal it caught asks, after its output: a line on standard error saying when, and
+    /// the shell's status for a signal (128 plus its number). Nothing when no signal came.
+    static func exit(after signal: Int32?, at seconds: Double, clock: String) throws {
+        guard let signal else { return }
+        let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "signal \(signal)"
+        FileHandle.standardError.write(Data(
+            "interrupted by \(name) at \(String(format: "%.1f", seconds)) \(clock) seconds; the nodes said goodbye\n".utf8))
+        throw ExitCode(128 + signal)
     }
 }
 

@@ -202,10 +202,6 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
         }
         if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
         print(headerFirst ? summary.text(header: false) : try render(summary))
-        if let signal {
-            FileHandle.standardError.write(Data(
-                "interrupted by \(InterruptSignals.name(signal)) at \(String(format: "%.1f", summary.run.interruptedAt ?? 0)) simulated seconds; the nodes said goodbye\n".utf8))
-            throw ExitCode(128 + signal)
-        }
+        try InterruptSignals.exit(after: signal, at: summary.run.interruptedAt ?? 0, clock: "simulated")
     }
 }

@@ -195,9 +195,18 @@ public final class Simulation {
         let profiles = self.profiles
         monitor.observe { entry in
             let node = entry.node
-            // The matrix and the tally are kept in every run; lines are made only for a trace (formatting the time
+            // The matrix and the tally are kept in every run; a line is made only for a trace (formatting the time
             // alone was a tenth of a 1,000-peer start).
+            func write(_ line: (_ t: String) -> String) {
+                trace?.write([line(TraceFormat.time(entry.time))])
+            }
             switch entry.event {
+            case .found(let ad):
+                guard let peer = index[ad.peer] else { return }
+                write { #"{"t":\#($0),"type":"found","node":\#(node),"peer":\#(peer)}"# }
+            case .lost(let id, let reason):
+                guard let peer = index[id] else { return }
+                write { #"{"t":\#($0),"type":"lost","node":\#(node),"peer":\#(peer),"reason":"\#(reason.rawValue)"}"# }
             case .session(let id, let event):
                 guard let peer = index[id] else { return }
                 switch event {
@@ -205,38 +214,22 @@ public final class Simulation {
                 case .suspended, .didRemove, .invalidated: matrix.set(node, peer, running: false)
                 case .didUpdate: return
                 }
-            case .data(let id, let kind, _):
-                guard index[id] != nil, kind == 1 else { return }
-                profiles.increment()
-            case .found, .lost: break
-            }
-            guard let trace else { return }
-            let t = TraceFormat.time(entry.time)
-            var line: String?
-            switch entry.event {
-            case .found(let ad):
-                guard let peer = index[ad.peer] else { return }
-                line = #"{"t":\#(t),"type":"found","node":\#(node),"peer":\#(peer)}"#
-            case .lost(let id, let reason):
-                guard let peer = index[id] else { return }
-                line = #"{"t":\#(t),"type":"lost","node":\#(node),"peer":\#(peer),"reason":"\#(reason.rawValue)"}"#
-            case .session(let id, let event):
-                guard let peer = index[id] else { return }
-                let name: String
-                switch event {
-                case .began: name = "began"
-                case .suspensionEnded: name = "suspensionEnded"
-                case .suspended: name = "suspended"
-                case .didRemove(let reason): name = "removed:\(reason.rawValue)"
-                case .invalidated(let error): name = "invalidated:\(error.code)"
-                case .didUpdate: return
+                write { t in
+                    let name = switch event {
+                    case .began: "began"
+                    case .suspensionEnded: "suspensionEnded"
+                    case .suspended: "suspended"
+                    case .didRemove(let reason): "removed:\(reason.rawValue)"
+                    case .invalidated(let error): "invalidated:\(error.code)"
+                    case .didUpdate: "didUpdate"
+                    }
+                    return #"{"t":\#(t),"type":"session","node":\#(node),"peer":\#(peer),"event":"\#(name)"}"#
                 }
-                line = #"{"t":\#(t),"type":"session","node":\#(node),"peer":\#(peer),"event":"\#(name)"}"#
             case .data(let id, let kind, let payload):
                 guard let peer = index[id], kind == 1 else { return }
-                line = #"{"t":\#(t),"type":"profile","node":\#(node),"from":\#(peer),"bytes":\#(payload.count)}"#
+                profiles.increment()
+                write { #"{"t":\#($0),"type":"profile","node":\#(node),"from":\#(peer),"bytes":\#(payload.count)}"# }
             }
-            if let line { trace.write([line]) }
         }
     }
 
