@@ -1,15 +1,15 @@
 import Sessions
 import Transport
 
-/// Runs one ``DiscoveryNode`` on a transport and a scheduler: feeds it datagrams and timer wake-ups, performs its
+/// Runs one ``DiscoveryNode`` on a transport and a clock: feeds it datagrams and timer wake-ups, performs its
 /// directives, and reports its events.
 ///
-/// Confined to the scheduler's execution context (the virtual scheduler's loop, or one event loop): the node, the
+/// Confined to the clock's execution context (the virtual clock's loop, or one event loop): the node, the
 /// transport and the timers are touched from there alone, so nothing needs a lock.
 public final class NodeDriver {
     public private(set) var node: DiscoveryNode
     public let transport: any DatagramTransport
-    public let scheduler: any NodeScheduler
+    public let clock: any NodeClock
     /// Called for every event, with the time it happened.
     public var onEvent: ((NodeEvent, Double) -> Void)?
     private var wakeAt: Double?
@@ -21,10 +21,10 @@ public final class NodeDriver {
     /// The node's sessions whose two tokens are known, read in place (``node`` would copy the whole node).
     public var establishedSessions: Int { withUnsafeMutablePointer(to: &node) { $0.pointee.table.establishedCount } }
 
-    public init(node: DiscoveryNode, transport: any DatagramTransport, scheduler: any NodeScheduler) {
+    public init(node: DiscoveryNode, transport: any DatagramTransport, clock: any NodeClock) {
         self.node = node
         self.transport = transport
-        self.scheduler = scheduler
+        self.clock = clock
     }
 
     /// The node's events as an asynchronous sequence, for apps that prefer `for await` to a callback.
@@ -50,9 +50,9 @@ public final class NodeDriver {
         transport.onReceive = { [weak self] datagram in
             guard let self, self.isRunning else { return }
             if self.receiveCost > 0 { Self.spin(for: self.receiveCost) }
-            self.perform(self.node.receive(datagram, now: self.scheduler.now))
+            self.perform(self.node.receive(datagram, now: self.clock.now))
         }
-        perform(node.start(now: scheduler.now))
+        perform(node.start(now: clock.now))
     }
 
     /// Keeps the thread busy, as work would: a sleep would let the event loop serve other nodes meanwhile.
@@ -65,7 +65,7 @@ public final class NodeDriver {
     /// Stops the node: with `goodbye`, its peers hear it at once; without, they find out by its silence.
     public func stop(goodbye: Bool) {
         guard isRunning else { return }
-        let directives = node.stop(now: scheduler.now)
+        let directives = node.stop(now: clock.now)
         if goodbye { perform(directives) }
         isRunning = false
         transport.close()
@@ -87,7 +87,7 @@ public final class NodeDriver {
     }
 
     private func perform(_ directives: [NodeDirective]) {
-        let now = scheduler.now
+        let now = clock.now
         for directive in directives {
             switch directive {
             case .send(let bytes, let destination):
@@ -101,12 +101,12 @@ public final class NodeDriver {
 
     private func armTimer() {
         guard isRunning, let deadline = node.nextDeadline else { return }
-        if let pending = wakeAt, pending <= deadline, pending > scheduler.now { return }
+        if let pending = wakeAt, pending <= deadline, pending > clock.now { return }
         wakeAt = deadline
-        scheduler.schedule(at: deadline) { [weak self] in
+        clock.schedule(at: deadline) { [weak self] in
             guard let self, self.isRunning else { return }
             if self.wakeAt == deadline { self.wakeAt = nil }
-            self.perform(self.node.tick(now: self.scheduler.now))
+            self.perform(self.node.tick(now: self.clock.now))
         }
     }
 }

@@ -4,11 +4,11 @@ import GSL
 import Sessions
 import Transport
 
-/// N discovery nodes on an ``InMemoryNetwork`` under a ``VirtualScheduler``: a whole run in one thread, as fast as
+/// N discovery nodes on an ``InMemoryNetwork`` under a ``VirtualClock``: a whole run in one thread, as fast as
 /// the machine goes, and the same for the same seed.
 public final class InMemoryCluster {
     public let settings: ClusterSettings
-    public let scheduler = VirtualScheduler()
+    public let clock = VirtualClock()
     public let network: InMemoryNetwork
     public let monitor: ClusterMonitor
     public private(set) var drivers: [NodeDriver] = []
@@ -21,7 +21,7 @@ public final class InMemoryCluster {
     /// - Parameter recordEvents: keep the ordered event log (for determinism checks and traces).
     public init(settings: ClusterSettings, conditions: NetworkConditions, recordEvents: Bool = false) throws {
         self.settings = settings
-        network = try InMemoryNetwork(scheduler: scheduler, conditions: conditions, seed: settings.seed)
+        network = try InMemoryNetwork(clock: clock, conditions: conditions, seed: settings.seed)
         monitor = ClusterMonitor(nodes: settings.peers, sessionsPerNode: settings.sessionsPerNode,
                                  recordsEvents: recordEvents)
         random = try RandomSource(runSeed: settings.seed, stream: StreamIdentity(kind: .scenario, first: 0, second: 0))
@@ -38,7 +38,7 @@ public final class InMemoryCluster {
         for i in 0..<settings.peers {
             drivers.append(try makeDriver(i))
             let startAt = random.uniform() * settings.startSpread
-            scheduler.schedule(at: startAt) { [unowned self] in self.drivers[i].start() }
+            clock.schedule(at: startAt) { [unowned self] in self.drivers[i].start() }
         }
     }
 
@@ -55,7 +55,7 @@ public final class InMemoryCluster {
             tokens: SeededTokenSource(random: RandomSource(
                 runSeed: settings.seed, stream: StreamIdentity(kind: .token, first: streamKey, second: 0))),
             random: RandomSource(runSeed: settings.seed, stream: StreamIdentity(kind: .discovery, first: streamKey, second: 0)))
-        let driver = NodeDriver(node: node, transport: transport, scheduler: scheduler)
+        let driver = NodeDriver(node: node, transport: transport, clock: clock)
         let monitor = self.monitor
         driver.onEvent = { [unowned driver] event, time in
             monitor.record(event, node: i, established: driver.establishedSessions, time: time)
@@ -72,7 +72,7 @@ public final class InMemoryCluster {
     /// - Parameter stop: asked after every action; `true` ends the run there (a signal to stop, for example).
     @discardableResult
     public func run(until deadline: Double, stopWhenConverged: Bool = false, stop: () -> Bool = { false }) -> Double {
-        scheduler.run(until: deadline) { (stopWhenConverged && monitor.convergedAt != nil) || stop() }
+        clock.run(until: deadline) { (stopWhenConverged && monitor.convergedAt != nil) || stop() }
     }
 
     /// Stops node `index` now: with a goodbye, or silently (as a crash or a dead battery would).
@@ -99,7 +99,7 @@ public final class InMemoryCluster {
             transport: "memory", peers: settings.peers, expectedPeers: settings.expectedPeers ?? settings.peers,
             seed: settings.seed, converged: converged != nil, convergenceSeconds: converged,
             sessions: monitor.establishedSessions, expectedSessions: settings.peers * settings.sessionsPerNode,
-            simulatedSeconds: scheduler.now, wallSeconds: wallSeconds,
+            simulatedSeconds: clock.now, wallSeconds: wallSeconds,
             datagrams: DatagramCounts(counters, droppedByNetwork: network.dropped,
                                       receiveQueueDrops: network.queueDrops),
             events: monitor.eventCount, eventDigest: monitor.recordsEvents ? monitor.logDigest : nil,

@@ -76,7 +76,7 @@ public final class UDPCluster: Sendable {
                         configuration: configuration, unicastPort: transport.value.unicastEndpoint.port,
                         tokens: SystemTokenSource(), random: RandomSource(seed: jitterSeed))
                     let driver = NodeDriver(
-                        node: node, transport: transport.value, scheduler: EventLoopScheduler(loop: loop, origin: origin))
+                        node: node, transport: transport.value, clock: EventLoopClock(loop: loop, origin: origin))
                     driver.receiveCost = settings.receiveCost
                     driver.onEvent = { [unowned driver] event, time in
                         monitor.record(event, node: i, established: driver.establishedSessions, time: time)

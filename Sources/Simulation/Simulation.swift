@@ -110,11 +110,11 @@ public final class Simulation {
         let ids = (0..<peers).map(cluster.peerID(of:))
         watch(cluster.monitor, ids: ids)
         writeHeader(ids)
-        let scheduler = cluster.scheduler
+        let clock = cluster.clock
         let rounds = Int((settings.duration * settings.rate).rounded(.down))
         func schedule(_ k: Int) {
             guard k <= rounds else { return }
-            scheduler.schedule(at: Double(k) / settings.rate) { [unowned self] in
+            clock.schedule(at: Double(k) / settings.rate) { [unowned self] in
                 self.round(at: Double(k) / self.settings.rate) { a, b, payload in
                     cluster.drivers[a].sendData(to: ids[b], kind: 1, payload: payload)
                 }

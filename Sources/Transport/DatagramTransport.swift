@@ -3,7 +3,7 @@
 /// demand).
 ///
 /// A transport belongs to one node and is used from that node's single execution context (an event loop, or the
-/// virtual scheduler); `onReceive` is called in that context.
+/// virtual clock); `onReceive` is called in that context.
 public protocol DatagramTransport: AnyObject {
     /// Where this node's unicast datagrams arrive; announced to the group.
     var unicastEndpoint: Endpoint { get }
@@ -16,7 +16,7 @@ public protocol DatagramTransport: AnyObject {
 }
 
 /// A clock and a timer for one node's execution context: virtual (as fast as possible) or real (paced).
-public protocol NodeScheduler: AnyObject {
+public protocol NodeClock: AnyObject {
     /// Seconds since the run's origin.
     var now: Double { get }
     /// Runs `action` in this context at `time` (at once if it has passed).

@@ -2,12 +2,12 @@ import GSL
 
 /// A simulated network in one process: a discovery group and unicast endpoints, with seeded loss, delay,
 /// duplication and reordering, and optionally receivers that read slowly, delivering through the shared
-/// ``VirtualScheduler``.
+/// ``VirtualClock``.
 ///
-/// Deterministic: every draw comes from one seeded stream in the order datagrams are sent, and the scheduler orders
+/// Deterministic: every draw comes from one seeded stream in the order datagrams are sent, and the clock orders
 /// deliveries by time and then by sending order.
 public final class InMemoryNetwork {
-    public let scheduler: VirtualScheduler
+    public let clock: VirtualClock
     public let conditions: NetworkConditions
     private let random: RandomSource
     private var members: [Endpoint: InMemoryTransport] = [:]
@@ -26,9 +26,9 @@ public final class InMemoryNetwork {
     /// A network with the given conditions, drawing from `seed`.
     ///
     /// - Throws: ``NetworkConditionsError`` for a condition out of range; a GSL allocation failure as ``GSLError``.
-    public init(scheduler: VirtualScheduler, conditions: NetworkConditions, seed: UInt64) throws {
+    public init(clock: VirtualClock, conditions: NetworkConditions, seed: UInt64) throws {
         try conditions.validate()
-        self.scheduler = scheduler
+        self.clock = clock
         self.conditions = conditions
         self.random = try RandomSource(runSeed: seed, stream: StreamIdentity(kind: .network, first: 0, second: 0))
     }
@@ -75,7 +75,7 @@ public final class InMemoryNetwork {
     /// order. Receivers that read instantly get the frame in one scheduled delivery.
     private func sendToGroup(_ bytes: [UInt8], from source: Endpoint, receivers: [InMemoryTransport]) {
         let c = conditions
-        var arrival = scheduler.now + c.delay + c.jitter * random.uniform()
+        var arrival = clock.now + c.delay + c.jitter * random.uniform()
         if random.bernoulli(c.reordering) { arrival += c.reorderDelay }
         var together: [InMemoryTransport] = []
         together.reserveCapacity(receivers.count)
@@ -98,7 +98,7 @@ public final class InMemoryNetwork {
         guard !together.isEmpty else { return }
         delivered += together.count
         let datagram = IncomingDatagram(bytes: bytes, source: source, viaGroup: true, memo: FrameMemo())
-        scheduler.schedule(at: arrival) {
+        clock.schedule(at: arrival) {
             for receiver in together where receiver.isAttached { receiver.onReceive?(datagram) }
         }
     }
@@ -115,7 +115,7 @@ public final class InMemoryNetwork {
             }
             var delay = c.delay + c.jitter * random.uniform()
             if random.bernoulli(c.reordering) { delay += c.reorderDelay }
-            arrivals.append(scheduler.now + delay)
+            arrivals.append(clock.now + delay)
         }
         return arrivals
     }
@@ -136,7 +136,7 @@ public final class InMemoryNetwork {
         }
         delivered += 1
         let datagram = IncomingDatagram(bytes: bytes, source: source, viaGroup: viaGroup)
-        scheduler.schedule(at: handledAt) {
+        clock.schedule(at: handledAt) {
             if receiver.isAttached { receiver.onReceive?(datagram) }
         }
     }

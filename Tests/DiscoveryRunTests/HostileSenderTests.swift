@@ -52,7 +52,7 @@ import Transport
         let foundBefore = c.monitor.log.filter { if case .found = $0.event { true } else { false } }.count
         var when = 10.5
         for (bytes, destination) in forgeries + [(altered, .group)] {
-            c.scheduler.schedule(at: when) { mallory.send(bytes, to: destination) }
+            c.clock.schedule(at: when) { mallory.send(bytes, to: destination) }
             when += 0.1
         }
         // 1,500 fake peers, announcing once a second for 10 s.
@@ -62,12 +62,12 @@ import Transport
                                              incarnation: 1, displayName: "fake", unicastPort: 5000)
                 let bytes = WireFormat.encode(.announce(fake, sequence: UInt32(second + 1),
                                                         interval: AnnounceInterval(seconds: 1)), key: .development)
-                c.scheduler.schedule(at: 11 + Double(second) + Double(k) / 1_500) { mallory.send(bytes, to: .group) }
+                c.clock.schedule(at: 11 + Double(second) + Double(k) / 1_500) { mallory.send(bytes, to: .group) }
             }
         }
         // Replayed: the victim's announcements heard so far, sent again with their valid tags.
         let replays = captured.filter { WireFormat.announcedPeer(in: $0) == victim }
-        for bytes in replays { c.scheduler.schedule(at: 12) { mallory.send(bytes, to: .group) } }
+        for bytes in replays { c.clock.schedule(at: 12) { mallory.send(bytes, to: .group) } }
         c.run(until: 25)
 
         let refused = c.drivers.reduce(into: [WireRefusal: Int]()) { total, driver in
@@ -115,7 +115,7 @@ import Transport
                                              incarnation: 1, displayName: "fake", unicastPort: 5000)
                 let bytes = WireFormat.encode(.announce(fake, sequence: UInt32(second + 1),
                                                         interval: AnnounceInterval(seconds: 1)), key: key)
-                c.scheduler.schedule(at: Double(second) + Double(k) / Double(fakes)) { insider.send(bytes, to: .group) }
+                c.clock.schedule(at: Double(second) + Double(k) / Double(fakes)) { insider.send(bytes, to: .group) }
             }
         }
         c.run(until: Double(seconds), stopWhenConverged: true)
@@ -160,7 +160,7 @@ import Transport
         for (from, to) in [(0, 2), (3, 1)] {
             let bytes = data(from: from, to: to)
             let endpoint = c.drivers[to].transport.unicastEndpoint
-            c.scheduler.schedule(at: at) { member.send(bytes, to: .unicast(endpoint)) }
+            c.clock.schedule(at: at) { member.send(bytes, to: .unicast(endpoint)) }
             at += 0.1
         }
         c.run(until: 11)
@@ -170,7 +170,7 @@ import Transport
         #expect(c.drivers[1].node.table.session(with: ids[0])?.remoteToken != lifted)
         let again = data(from: 0, to: 1)
         let endpoint = c.drivers[1].transport.unicastEndpoint
-        c.scheduler.schedule(at: 20.5) { member.send(again, to: .unicast(endpoint)) }
+        c.clock.schedule(at: 20.5) { member.send(again, to: .unicast(endpoint)) }
         c.run(until: 21)
         let after = c.drivers.map { $0.node.counters.refused[.tokenMismatch, default: 0] }
         #expect(after[2] - before[2] == 1 && after[1] - before[1] == 2)

@@ -121,7 +121,7 @@ import Transport
     @Test func silentStopIsRemovedWithReasonTimeout() throws {
         let c = try cluster(peers: 20)
         c.run(until: 30, stopWhenConverged: true)
-        let stoppedAt = c.scheduler.now
+        let stoppedAt = c.clock.now
         let gone = c.peerID(of: 3)
         c.stop(3, goodbye: false)
         let timing = DiscoveryTiming()
@@ -139,7 +139,7 @@ import Transport
     @Test func goodbyeIsRemovedWithReasonPeerEnded() throws {
         let c = try cluster(peers: 20)
         c.run(until: 30, stopWhenConverged: true)
-        let stoppedAt = c.scheduler.now
+        let stoppedAt = c.clock.now
         let gone = c.peerID(of: 3)
         c.stop(3, goodbye: true)
         c.run(until: stoppedAt + 0.01)
@@ -152,7 +152,7 @@ import Transport
     @Test func restartedPeerReplacesItsOldSessions() throws {
         let c = try cluster(peers: 20)
         c.run(until: 30, stopWhenConverged: true)
-        let restartedAt = c.scheduler.now
+        let restartedAt = c.clock.now
         let peer = c.peerID(of: 5)
         try c.restart(5)
         c.run(until: restartedAt + 10)
@@ -212,7 +212,7 @@ import Transport
         let forged = WireMessage.sessionData(
             from: alice, to: bob, token: DiscoveryToken(high: 1, low: 2), kind: 1, payload: [1, 2, 3])
         rogue.send(WireFormat.encode(forged), to: .unicast(c.drivers[1].transport.unicastEndpoint))
-        let sentAt = c.scheduler.now
+        let sentAt = c.clock.now
         c.run(until: sentAt + 0.1)
         #expect(c.drivers[1].node.counters.refused[.tokenMismatch] == 1)
         #expect(!c.monitor.log.contains { $0.time >= sentAt && $0.event.isData })

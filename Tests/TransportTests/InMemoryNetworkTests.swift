@@ -3,7 +3,7 @@ import Transport
 
 @Suite struct InMemoryNetworkTests {
     private func network(_ conditions: NetworkConditions, seed: UInt64 = 1) throws -> InMemoryNetwork {
-        try InMemoryNetwork(scheduler: VirtualScheduler(), conditions: conditions, seed: seed)
+        try InMemoryNetwork(clock: VirtualClock(), conditions: conditions, seed: seed)
     }
 
     @Test func groupReachesEveryoneTheSenderIncludedAndUnicastOnlyItsTarget() throws {
@@ -13,7 +13,7 @@ import Transport
         for (i, node) in nodes.enumerated() { node.onReceive = { heard[i, default: []].append($0) } }
         nodes[0].send([7], to: .group)
         nodes[0].send([8], to: .unicast(nodes[2].unicastEndpoint))
-        net.scheduler.run(until: 1)
+        net.clock.run(until: 1)
         #expect(heard[0]?.map(\.bytes) == [[7]])
         #expect(heard[1]?.map(\.bytes) == [[7]])
         #expect(heard[2]?.map(\.bytes).sorted { $0[0] < $1[0] } == [[7], [8]])
@@ -30,7 +30,7 @@ import Transport
         var received = 0
         b.onReceive = { _ in received += 1 }
         for _ in 0..<20_000 { a.send([1], to: .unicast(b.unicastEndpoint)) }
-        net.scheduler.run(until: 1)
+        net.clock.run(until: 1)
         // Each send makes 1.1 copies on average, 70% of which arrive: 0.77 per send.
         #expect(abs(Double(received) / 20_000 - 0.77) < 0.015)
         #expect(net.dropped + received > 20_000)
@@ -45,9 +45,9 @@ import Transport
         var order: [UInt8] = []
         b.onReceive = { order.append($0.bytes[0]) }
         for i in 0..<100 {
-            net.scheduler.schedule(at: Double(i) * 0.001) { a.send([UInt8(i)], to: .unicast(b.unicastEndpoint)) }
+            net.clock.schedule(at: Double(i) * 0.001) { a.send([UInt8(i)], to: .unicast(b.unicastEndpoint)) }
         }
-        net.scheduler.run(until: 1)
+        net.clock.run(until: 1)
         #expect(order.count == 100)
         #expect(order != order.sorted())
     }
@@ -60,7 +60,7 @@ import Transport
         b.onReceive = { _ in heard += 1 }
         a.send([1], to: .group)
         b.close()
-        net.scheduler.run(until: 1)
+        net.clock.run(until: 1)
         #expect(heard == 0)
     }
 

@@ -3,7 +3,7 @@ import HeapModule
 /// A discrete-event clock: actions run in time order, ties in the order they were scheduled, as fast as the machine
 /// goes. The whole in-memory world (every node and the network) shares one, which makes a run a pure function of
 /// its seed.
-public final class VirtualScheduler: NodeScheduler {
+public final class VirtualClock: NodeClock {
     private struct Item: Comparable {
         let time: Double
         let sequence: UInt64

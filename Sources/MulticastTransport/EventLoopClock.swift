@@ -2,11 +2,11 @@ import NIOCore
 import Transport
 
 /// Real time for the nodes of one event loop: seconds since a shared origin, and timers on the loop.
-public final class EventLoopScheduler: NodeScheduler {
+public final class EventLoopClock: NodeClock {
     private let loop: EventLoop
     private let origin: NIODeadline
 
-    /// A scheduler on `loop` measuring from `origin` (the run's start, shared by all loops).
+    /// A clock on `loop` measuring from `origin` (the run's start, shared by all loops).
     public init(loop: EventLoop, origin: NIODeadline) {
         self.loop = loop
         self.origin = origin
