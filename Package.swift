@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "Sessions", targets: ["Sessions"]),
         .library(name: "Transport", targets: ["Transport"]),
         .library(name: "DiscoveryRun", targets: ["DiscoveryRun"]),
+        .library(name: "Ranging", targets: ["Ranging"]),
         .library(name: "Simulation", targets: ["Simulation"]),
     ],
     dependencies: [
@@ -38,11 +39,13 @@ let package = Package(
         .target(name: "Sessions"),
         .target(name: "World", dependencies: ["GSL", "Geometry"]),
         .target(name: "Bump"),
+        // The pure ranging core: pair slots, the round engine, the planner seam, the running-session view.
+        .target(name: "Ranging", dependencies: ["Bump", "Estimation", "GSL", "Geometry", "Radio"]),
         .target(
             name: "Simulation",
             dependencies: [
                 "Bump", "Discovery", "DiscoveryRun", "Estimation", "GSL", "Geometry", "MulticastTransport", "Radio",
-                "Sessions", "Transport", "World", .product(name: "NIOCore", package: "swift-nio"),
+                "Ranging", "Sessions", "Transport", "World", .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         .target(
@@ -93,6 +96,7 @@ let package = Package(
         .testTarget(name: "WorldTests", dependencies: ["World", "Geometry", "GSL"]),
         .testTarget(name: "BumpTests", dependencies: ["Bump"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "World", "Radio"]),
+        .testTarget(name: "RangingTests", dependencies: ["Ranging", "Radio", "Geometry", "Estimation", "Bump"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport"]),
         .testTarget(
             name: "MulticastTransportTests",

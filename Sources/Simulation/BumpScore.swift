@@ -1,3 +1,4 @@
+import Ranging
 import World
 
 /// Bumps matched against the true contacts of the same pair.
@@ -13,7 +14,7 @@ struct BumpScore {
     var brushes = 0
     var latency = Histogram(binWidth: 0.01, bins: 1_000)
 
-    init(bumps: [BumpRecord], tracker: ContactTracker, end: Double) {
+    init(bumps: [RangingBump], tracker: ContactTracker, end: Double) {
         var used = Set<Int>()
         for contact in tracker.contacts {
             let duration = (contact.end ?? end) - contact.start
@@ -25,7 +26,7 @@ struct BumpScore {
             contacts += 1
             let until = (contact.end ?? end) + 1
             if let k = bumps.indices.first(where: { k in
-                !used.contains(k) && bumps[k].a == contact.a && bumps[k].b == contact.b
+                !used.contains(k) && Self.samePair(bumps[k], contact)
                     && bumps[k].time >= contact.start - 0.5 && bumps[k].time <= until
             }) {
                 used.insert(k)
@@ -35,5 +36,10 @@ struct BumpScore {
         }
         matchedBumps = used.count
         falseOnNearMisses = bumps.indices.filter { !used.contains($0) && bumps[$0].trueDistance <= 0.30 }.count
+    }
+
+    /// A contact names its pair lower index first; a bump, initiator first.
+    static func samePair(_ bump: RangingBump, _ contact: TrueContact) -> Bool {
+        min(bump.initiator, bump.responder) == contact.a && max(bump.initiator, bump.responder) == contact.b
     }
 }

@@ -2,14 +2,19 @@ import Bump
 import Estimation
 import Geometry
 import Radio
+import Ranging
 import World
 
 /// A room of peers with every session running and everyone standing still, ranged round after round: the ranging
 /// pipeline (radio draws, both sides' estimators, the bump detector, scoring) without discovery or movement. It is
 /// what the benchmarks measure, and what a run spends its rounds on.
 public final class RangingRoom {
-    private let engine: RangingEngine
-    private let input: (Double) -> RoundInput
+    private let engine: RoundEngine
+    private var planner = EveryRunningPair()
+    private var plan = RangingPlan()
+    private let sessions: RunningSessions.Snapshot
+    private let poses: [Pose]
+    private let interval: Double
     /// Pairs ranged each round.
     public let pairs: Int
 
@@ -28,19 +33,16 @@ public final class RangingRoom {
         try s.validate()
         let world = try World(scenario: .mingle, peers: peers, seed: s.seed, mingle: s.mingle)
         // (A denser hall, through `settings.mingle.areaPerPeer`, puts more pairs within range.)
-        let slots = try PairSlot.all(peers: peers, settings: s)
-        pairs = slots.count
-        engine = RangingEngine(slots: slots, workers: workers)
-        let matrix = SessionMatrix(peers: peers)
-        for a in 0..<peers { for b in 0..<peers where a != b { matrix.set(a, b, running: true) } }
-        let sessions = matrix.snapshot()
-        let poses = world.poses
-        let targets = [Int?](repeating: nil, count: peers)
-        let haptics = s.haptics
-        input = { time in
-            RoundInput(time: time, poses: poses, sessions: sessions, targets: targets, haptics: haptics, trace: false,
-                       traceInterval: 1)
-        }
+        engine = try RoundEngine(
+            peerIDs: (0..<peers).map(UInt64.init),
+            settings: PairSettings(seed: s.seed, radio: s.radio, estimator: s.tunedEstimator, bump: s.bump),
+            workers: workers)
+        pairs = engine.pairs.count
+        let running = RunningSessions(peers: peers)
+        for a in 0..<peers { for b in 0..<peers where a != b { running.began(a, b) } }
+        sessions = running.snapshot()
+        poses = world.poses
+        interval = 1 / s.rate
     }
 
     /// Where the mingle scenario starts `peers` peers: the room's standing positions, for references that must
@@ -54,12 +56,15 @@ public final class RangingRoom {
     /// - Returns: the bumps fired in the round.
     @discardableResult
     public func round(at time: Double) -> Int {
-        engine.round(input(time)).bumps.count
+        plan.exchanges.removeAll(keepingCapacity: true)
+        planner.plan(PlanningContext(time: time, interval: interval, sessions: sessions, pairs: engine.pairs,
+                                     poses: poses), into: &plan)
+        return engine.round(plan, poses: poses, sessions: sessions, record: false).bumps.count
     }
 
     /// Updates delivered so far (two per received exchange).
-    public var updatesDelivered: Int { engine.merged.updates }
+    public var updatesDelivered: Int { engine.statistics.updates }
 
     /// Exchanges received so far (not lost).
-    public var exchangesReceived: Int { engine.merged.received }
+    public var exchangesReceived: Int { engine.statistics.received }
 }

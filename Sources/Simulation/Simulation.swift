@@ -8,6 +8,7 @@ import Geometry
 import MulticastTransport
 import NIOCore
 import Radio
+import Ranging
 import Sessions
 import Synchronization
 import Transport
@@ -29,11 +30,15 @@ public final class Simulation {
     /// What the run is and the settings it uses, as the summary's `run` section and the trace's first line say.
     public let runInfo: SimulationSummary.Run
     private let world: World
-    private let engine: RangingEngine
-    private let matrix: SessionMatrix
+    private let engine: RoundEngine
+    private var planner: any RangingPlanner = EveryRunningPair()
+    private var plan = RangingPlan()
+    private let matrix: RunningSessions
+    /// When each pair's updates last went into the trace.
+    private var lastTraced: [Double] = []
     private let trace: TraceWriter?
     private let profiles = Tally()
-    private var bumps: [BumpRecord] = []
+    private var bumps: [RangingBump] = []
     private let peers: Int
 
     /// Prepares a run: checks the settings, builds the world and one slot per pair, and opens the trace.
@@ -45,9 +50,13 @@ public final class Simulation {
         peers = settings.peerCount
         world = try World(scenario: settings.scenario, peers: settings.peers, seed: settings.seed,
                           mingle: settings.mingle)
-        matrix = SessionMatrix(peers: peers)
-        let slots = try PairSlot.all(peers: peers, settings: settings)
-        engine = RangingEngine(slots: slots, workers: settings.workers)
+        matrix = RunningSessions(peers: peers)
+        engine = try RoundEngine(
+            peerIDs: (0..<peers).map(UInt64.init),
+            settings: PairSettings(seed: settings.seed, radio: settings.radio, estimator: settings.tunedEstimator,
+                                   bump: settings.bump),
+            workers: settings.workers)
+        lastTraced = Array(repeating: -.infinity, count: engine.pairs.count)
         trace = try settings.traceFile.map { file throws(SimulationSettingsError) in try TraceWriter(file: file) }
         runInfo = SimulationSummary.Run(
             peers: peers, scenario: settings.scenario.name, transport: settings.transport.rawValue,
@@ -210,7 +219,8 @@ public final class Simulation {
             case .session(let id, let event):
                 guard let peer = index[id] else { return }
                 switch event {
-                case .began, .suspensionEnded: matrix.set(node, peer, running: true)
+                case .began: matrix.began(node, peer)
+                case .suspensionEnded: matrix.set(node, peer, running: true)
                 case .suspended, .didRemove, .invalidated: matrix.set(node, peer, running: false)
                 case .didUpdate: return
                 }
@@ -270,20 +280,48 @@ public final class Simulation {
                 }
             }
         }
-        let input = RoundInput(
-            time: time, poses: world.poses, sessions: sessions,
-            targets: (0..<peers).map(world.partner(of:)), haptics: settings.haptics, trace: trace != nil,
-            traceInterval: settings.traceUpdateInterval)
-        let result = engine.round(input)
-        lines += result.lines
+        let context = PlanningContext(time: time, interval: 1 / settings.rate, sessions: sessions, pairs: engine.pairs,
+                                      poses: world.poses)
+        plan.exchanges.removeAll(keepingCapacity: true)
+        planner.plan(context, into: &plan)
+        let result = engine.round(plan, poses: context.poses, sessions: sessions, record: trace != nil)
+        if trace != nil {
+            for x in result.exchanges {
+                lines += exchangeLines(x, targets: world.partner(of:))
+            }
+        }
         for bump in result.bumps {
             bumps.append(bump)
-            lines.append(#"{"t":\#(TraceFormat.time(time)),"type":"bump","a":\#(bump.a),"b":\#(bump.b),"#
+            lines.append(#"{"t":\#(TraceFormat.time(time)),"type":"bump","a":\#(bump.initiator),"b":\#(bump.responder),"#
                 + #""estimate":\#(TraceFormat.metres(bump.estimate)),"trueDistance":\#(TraceFormat.metres(bump.trueDistance))}"#)
-            sendProfile(bump.a, bump.b, profile(of: bump.a))
-            sendProfile(bump.b, bump.a, profile(of: bump.b))
+            sendProfile(bump.initiator, bump.responder, profile(of: bump.initiator))
+            sendProfile(bump.responder, bump.initiator, profile(of: bump.responder))
         }
         trace?.write(lines)
+    }
+
+    private func exchangeLines(_ x: RangingExchange, targets: (Int) -> Int?) -> [String] {
+        var out: [String] = []
+        let t = TraceFormat.time(x.time)
+        let a = x.initiator, b = x.responder
+        if targets(a) == b {
+            out.append(#"{"t":\#(t),"type":"haptic","node":\#(a),"target":\#(b),"intensity":\#(String(format: "%.3f", settings.haptics.intensity(at: x.atInitiator.distance)))}"#)
+        }
+        if targets(b) == a {
+            out.append(#"{"t":\#(t),"type":"haptic","node":\#(b),"target":\#(a),"intensity":\#(String(format: "%.3f", settings.haptics.intensity(at: x.atResponder.distance)))}"#)
+        }
+        if x.time - lastTraced[x.pair] >= settings.traceUpdateInterval - 1e-9 {
+            lastTraced[x.pair] = x.time
+            out.append(Self.updateLine(t, node: a, peer: b, x.atInitiator, truth: x.truth.distance))
+            out.append(Self.updateLine(t, node: b, peer: a, x.atResponder, truth: x.truth.distance))
+        }
+        return out
+    }
+
+    private static func updateLine(_ t: String, node: Int, peer: Int, _ u: NearbyUpdate, truth: Double) -> String {
+        #"{"t":\#(t),"type":"update","node":\#(node),"peer":\#(peer),"distance":\#(TraceFormat.metres(u.distance)),"#
+            + #""direction":\#(TraceFormat.vector(u.direction)),"horizontalAngle":\#(TraceFormat.angle(u.horizontalAngle)),"#
+            + #""vertical":"\#(u.verticalEstimate.rawValue)","trueDistance":\#(TraceFormat.metres(truth))}"#
     }
 
     private func profile(of peer: Int) -> [UInt8] {
@@ -296,18 +334,7 @@ public final class Simulation {
         let convergence = outcome.convergence
         let sessions = outcome.sessions
         let end = outcome.cancelled ? outcome.reached : settings.duration
-        let stats = engine.merged
-        var rawSquares = 0.0
-        var rawCount = 0
-        var filteredSquares = 0.0
-        var filteredCount = 0
-        // Summed in pair order, so that the figures do not depend on how the pairs were split between workers.
-        for slot in engine.slots {
-            rawSquares += slot.rawSquares
-            rawCount += slot.rawCount
-            filteredSquares += slot.filteredSquares
-            filteredCount += slot.filteredCount
-        }
+        let stats = engine.statistics
         func figures(_ squares: Double, _ count: Int, _ h: Histogram) -> SimulationSummary.ErrorFigures {
             SimulationSummary.ErrorFigures(
                 rmse: count > 0 ? (squares / Double(count)).squareRoot() : nil, p50: h.quantile(0.5),
@@ -325,8 +352,8 @@ public final class Simulation {
             discovery: .init(convergenceSeconds: convergence, pairs: peers * (peers - 1) / 2,
                              sessions: sessions, expectedSessions: peers * (peers - 1)),
             ranging: .init(exchanges: stats.exchanges, received: stats.received, updatesDelivered: stats.updates),
-            distanceRaw: figures(rawSquares, rawCount, stats.raw),
-            distanceFiltered: figures(filteredSquares, filteredCount, stats.filtered),
+            distanceRaw: figures(stats.rawSquares, stats.rawCount, stats.raw),
+            distanceFiltered: figures(stats.filteredSquares, stats.filteredCount, stats.filtered),
             direction: .init(p50Degrees: stats.direction.quantile(0.5).map(Self.degrees(fromHalfChord:)),
                              p95Degrees: stats.direction.quantile(0.95).map(Self.degrees(fromHalfChord:)),
                              nilShare: directionTotal > 0 ? Double(stats.directionMissing) / directionTotal : 0),

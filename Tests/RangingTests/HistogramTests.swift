@@ -1,4 +1,4 @@
-import Simulation
+import Ranging
 import Testing
 
 @Suite struct HistogramTests {

@@ -1,0 +1,52 @@
+import Bump
+import Estimation
+import GSL
+import Radio
+
+/// The state of one pair: its radio link (with its own random stream), each side's estimator, the bump detector,
+/// its share of the error sums, and the identity of the sessions it last ranged under.
+///
+/// The initiator is the side with the lower peer id: it runs the exchange and filters the pair's distance once for
+/// both sides. The radio's stream belongs to the pair (its two device indices), whichever side initiates.
+struct PairSlot {
+    let initiator: Int
+    let responder: Int
+    var radio: PairRadio
+    var estimatorI: SessionEstimator
+    var estimatorR: SessionEstimator
+    var bump: BumpDetector
+    var sessions: UInt64 = 0
+    var rawSquares = 0.0
+    var rawCount = 0
+    var filteredSquares = 0.0
+    var filteredCount = 0
+}
+
+/// How every pair's slot is made: the settings the radio, the estimators and the detector start from.
+public struct PairSettings: Sendable {
+    public var seed: UInt64
+    public var radio: RadioConfiguration
+    public var estimator: EstimatorConfiguration
+    public var bump: BumpConfiguration
+
+    public init(seed: UInt64, radio: RadioConfiguration, estimator: EstimatorConfiguration, bump: BumpConfiguration) {
+        self.seed = seed
+        self.radio = radio
+        self.estimator = estimator
+        self.bump = bump
+    }
+}
+
+extension PairSlot {
+    /// The slot of devices `low` < `high`; `lowInitiates` when `low` has the lower peer id.
+    init(low: Int, high: Int, lowInitiates: Bool, devices: [DeviceRadio], settings: PairSettings) throws {
+        initiator = lowInitiates ? low : high
+        responder = lowInitiates ? high : low
+        let random = try RandomSource(runSeed: settings.seed, stream: .pair(UInt64(low), UInt64(high)))
+        radio = try PairRadio(initiator: devices[initiator], responder: devices[responder],
+                              configuration: settings.radio, random: random)
+        estimatorI = SessionEstimator(configuration: settings.estimator)
+        estimatorR = SessionEstimator(configuration: settings.estimator)
+        bump = BumpDetector(configuration: settings.bump)
+    }
+}

@@ -1,0 +1,61 @@
+import Geometry
+
+/// One exchange a planner chose: the pair (its index in ``RoundEngine/pairs``) and the instant it ranges at.
+public struct PlannedExchange: Sendable, Equatable {
+    public var pair: Int32
+    public var time: Double
+
+    public init(pair: Int, time: Double) {
+        self.pair = Int32(pair)
+        self.time = time
+    }
+}
+
+/// The exchanges of one round, in the order the engine reports them.
+public struct RangingPlan: Sendable {
+    public var exchanges: [PlannedExchange] = []
+
+    public init() {}
+}
+
+/// What a planner may know when it plans a round: the round's span, who holds running sessions with whom, the
+/// pairs, and the true poses (for policies that model the air, where distance decides who may share a slot).
+public struct PlanningContext {
+    /// The round's start, seconds, and its length (1 / the rate).
+    public let time: Double
+    public let interval: Double
+    public let sessions: RunningSessions.Snapshot
+    /// Every pair, by index: the lower and the higher device index.
+    public let pairs: [RoundEngine.Pair]
+    public let poses: [Pose]
+
+    public init(time: Double, interval: Double, sessions: RunningSessions.Snapshot, pairs: [RoundEngine.Pair],
+                poses: [Pose]) {
+        self.time = time
+        self.interval = interval
+        self.sessions = sessions
+        self.pairs = pairs
+        self.poses = poses
+    }
+}
+
+/// Decides, each round, which pairs range and at which instant: the seam where the air's limits (channels, slots,
+/// per-device session limits) and a policy come in. The engine ranges exactly what the plan says.
+public protocol RangingPlanner {
+    /// Fills `plan` (handed over empty) with the round's exchanges.
+    mutating func plan(_ context: PlanningContext, into plan: inout RangingPlan)
+}
+
+/// Every pair of running sessions at the start of every round, in pair order: the ideal world, with no limit of
+/// air. At 100 peers that is 4,950 exchanges a round, which no real channel carries.
+public struct EveryRunningPair: RangingPlanner {
+    public init() {}
+
+    public mutating func plan(_ context: PlanningContext, into plan: inout RangingPlan) {
+        plan.exchanges.reserveCapacity(context.pairs.count)
+        let sessions = context.sessions
+        for (p, pair) in context.pairs.enumerated() where sessions.ranges(Int(pair.low), Int(pair.high)) {
+            plan.exchanges.append(PlannedExchange(pair: p, time: context.time))
+        }
+    }
+}

@@ -1,0 +1,253 @@
+import Bump
+import Dispatch
+import Estimation
+import Geometry
+import Radio
+
+/// A bump as the pair's initiator fired it.
+public struct RangingBump: Sendable, Equatable {
+    /// The initiator (lower peer id), who fired, and the responder.
+    public let initiator: Int
+    public let responder: Int
+    public let time: Double
+    public let estimate: Float
+    public let trueDistance: Double
+}
+
+/// One received exchange: the truth, the raw measurement, and the update each side's app received.
+public struct RangingExchange: Sendable {
+    /// The pair's index in ``RoundEngine/pairs``.
+    public let pair: Int
+    public let initiator: Int
+    public let responder: Int
+    public let time: Double
+    /// The true geometry, A the initiator.
+    public let truth: PairGeometry
+    public let measurement: RangingMeasurement
+    public let atInitiator: NearbyUpdate
+    public let atResponder: NearbyUpdate
+}
+
+/// What one round produced, in plan order.
+public struct RoundResult: Sendable {
+    public var bumps: [RangingBump] = []
+    /// Every received exchange, when the round was asked to record them (for a trace or an observer).
+    public var exchanges: [RangingExchange] = []
+}
+
+/// The run-long statistics of the updates, folded in the workers as they range (millions of values a run: the
+/// summary reads these instead of a stream of update events).
+public struct RangingStatistics: Sendable {
+    public internal(set) var raw = Histogram(binWidth: 0.001, bins: 10_000)
+    public internal(set) var filtered = Histogram(binWidth: 0.001, bins: 10_000)
+    /// Direction errors as half the chord between the estimated and the true unit vectors, sin(angle / 2): a
+    /// square root instead of an arc cosine per update; turned back into degrees when quantiles are read.
+    public internal(set) var direction = Histogram(binWidth: 0.0002, bins: 5_001)
+    public internal(set) var directionMissing = 0
+    public internal(set) var updates = 0
+    public internal(set) var exchanges = 0
+    public internal(set) var received = 0
+    /// Sums of squared errors and their counts, for the root mean square (added in pair order by ``RoundEngine``).
+    public internal(set) var rawSquares = 0.0
+    public internal(set) var rawCount = 0
+    public internal(set) var filteredSquares = 0.0
+    public internal(set) var filteredCount = 0
+    /// Pairs whose sessions were replaced, and whose estimators and detector started afresh.
+    public internal(set) var sessionsRenewed = 0
+
+    mutating func merge(_ o: RangingStatistics) {
+        raw.merge(o.raw)
+        filtered.merge(o.filtered)
+        direction.merge(o.direction)
+        directionMissing += o.directionMissing
+        updates += o.updates
+        exchanges += o.exchanges
+        received += o.received
+        sessionsRenewed += o.sessionsRenewed
+    }
+}
+
+/// What one worker produced in a round and over the run.
+private struct WorkerOutput {
+    var statistics = RangingStatistics()
+    var round = RoundResult()
+    /// Keeps the next worker's counters off this one's cache lines: side by side in one array, the two workers'
+    /// counters, written at every exchange, shared lines and made the cores trade them back and forth.
+    private var separation = SIMD16<UInt64>()
+}
+
+/// Ranges the exchanges a planner chose, split into contiguous chunks across workers.
+///
+/// Each worker touches only its own slots and its own output, so a round takes no lock, makes no actor hop and
+/// allocates nothing per measurement (recorded exchanges aside). Outputs are merged in plan order, so the result is
+/// the same whatever the number of workers. Pure: no clock, no file, no socket; time and poses come in.
+public final class RoundEngine {
+    /// A pair of devices, `low` < `high`.
+    public struct Pair: Sendable, Equatable {
+        public let low: Int32
+        public let high: Int32
+    }
+
+    private var slots: [PairSlot]
+    private var outputs: [WorkerOutput]
+    private let settings: PairSettings
+    /// Every pair, in the order of the slots: (0,1), (0,2) ... (1,2) ...
+    public let pairs: [Pair]
+    public let peers: Int
+    public let workers: Int
+
+    /// One slot for every pair of `peerIDs.count` devices, the one with the lower peer id initiating.
+    ///
+    /// - Throws: a radio configuration or GSL allocation error.
+    public init(peerIDs: [UInt64], settings: PairSettings, workers: Int) throws {
+        peers = peerIDs.count
+        self.settings = settings
+        let devices = try peerIDs.indices.map {
+            try DeviceRadio(id: UInt64($0), runSeed: settings.seed, configuration: settings.radio)
+        }
+        var slots: [PairSlot] = []
+        var pairs: [Pair] = []
+        let count = peers * (peers - 1) / 2
+        slots.reserveCapacity(count)
+        pairs.reserveCapacity(count)
+        for low in 0..<peers {
+            for high in (low + 1)..<peers {
+                slots.append(try PairSlot(low: low, high: high, lowInitiates: peerIDs[low] < peerIDs[high],
+                                          devices: devices, settings: settings))
+                pairs.append(Pair(low: Int32(low), high: Int32(high)))
+            }
+        }
+        self.slots = slots
+        self.pairs = pairs
+        self.workers = max(1, min(workers, max(count, 1)))
+        outputs = Array(repeating: WorkerOutput(), count: self.workers)
+    }
+
+    /// The pair index of devices `i` and `j` (either order).
+    public func pairIndex(_ i: Int, _ j: Int) -> Int {
+        let (low, high) = i < j ? (i, j) : (j, i)
+        return low * (2 * peers - low - 1) / 2 + (high - low - 1)
+    }
+
+    /// The initiator of pair `p`: the device with the lower peer id.
+    public func initiator(ofPair p: Int) -> Int { slots[p].initiator }
+
+    /// Ranges the plan's exchanges at the poses given.
+    ///
+    /// - Parameter record: keep every received exchange in the result (for a trace or an observer).
+    public func round(
+        _ plan: RangingPlan, poses: [Pose], sessions: RunningSessions.Snapshot, record: Bool
+    ) -> RoundResult {
+        let count = plan.exchanges.count
+        let workers = self.workers
+        let context = RoundContext(poses: poses, sessions: sessions, record: record, settings: settings)
+        plan.exchanges.withUnsafeBufferPointer { planned in
+            slots.withUnsafeMutableBufferPointer { slotBuffer in
+                outputs.withUnsafeMutableBufferPointer { outputBuffer in
+                    let shared = SharedBuffers(planned: planned, slots: slotBuffer, outputs: outputBuffer)
+                    DispatchQueue.concurrentPerform(iterations: workers) { w in
+                        let range = (count * w / workers)..<(count * (w + 1) / workers)
+                        for e in range {
+                            let exchange = shared.planned[e]
+                            Self.range(&shared.slots[Int(exchange.pair)], Int(exchange.pair), at: exchange.time,
+                                       into: &shared.outputs[w], context)
+                        }
+                    }
+                }
+            }
+        }
+        var result = RoundResult()
+        for w in 0..<workers {
+            result.bumps += outputs[w].round.bumps
+            result.exchanges += outputs[w].round.exchanges
+            outputs[w].round.bumps.removeAll(keepingCapacity: true)
+            outputs[w].round.exchanges.removeAll(keepingCapacity: true)
+        }
+        return result
+    }
+
+    /// One pair's exchange, both sides' updates, scoring against the truth and the bump detector.
+    @inline(__always)
+    private static func range(
+        _ slot: inout PairSlot, _ pair: Int, at time: Double, into out: inout WorkerOutput, _ context: RoundContext
+    ) {
+        let i = slot.initiator
+        let r = slot.responder
+        out.statistics.exchanges += 1
+        let truth = PairGeometry(context.poses[i], context.poses[r])
+        guard let m = slot.radio.exchange(geometry: truth, at: time) else { return }
+        out.statistics.received += 1
+        if let d = m.distance {
+            let e = d - truth.distance
+            slot.rawSquares += e * e
+            slot.rawCount += 1
+            out.statistics.raw.add(abs(e))
+        }
+        // The initiator filters the pair's distance once; the responder shows that estimate with its own angle.
+        let ui = slot.estimatorI.update(distance: m.distance, angle: m.angleAtInitiator, at: time)
+        let ur = slot.estimatorR.update(filteredDistance: ui.distance, fresh: slot.estimatorI.distanceIsFresh,
+                                        angle: m.angleAtResponder, at: time)
+        out.statistics.updates += 2
+        score(ui, truth: truth.distance, bearing: truth.bearingFromA, &slot, &out.statistics)
+        score(ur, truth: truth.distance, bearing: truth.bearingFromB, &slot, &out.statistics)
+        // A held estimate (its measurement refused) is not a new reading: counting it again would let one stale
+        // low value make up "2 of 3".
+        if slot.bump.update(distance: slot.estimatorI.distanceIsFresh ? ui.distance : nil), let estimate = ui.distance {
+            out.round.bumps.append(RangingBump(initiator: i, responder: r, time: time, estimate: estimate,
+                                               trueDistance: truth.distance))
+        }
+        if context.record {
+            out.round.exchanges.append(RangingExchange(pair: pair, initiator: i, responder: r, time: time, truth: truth,
+                                                       measurement: m, atInitiator: ui, atResponder: ur))
+        }
+    }
+
+    @inline(__always)
+    private static func score(
+        _ u: NearbyUpdate, truth: Double, bearing: Bearing, _ slot: inout PairSlot, _ out: inout RangingStatistics
+    ) {
+        if let d = u.distance {
+            let e = Double(d) - truth
+            slot.filteredSquares += e * e
+            slot.filteredCount += 1
+            out.filtered.add(abs(e))
+        }
+        if let direction = u.direction {
+            let v = Vector3(Double(direction.x), Double(direction.y), Double(direction.z))
+            out.direction.add((v.normalized - bearing.direction).length / 2)
+        } else {
+            out.directionMissing += 1
+        }
+    }
+
+    /// All workers' run-long statistics, merged; the squared-error sums added in pair order, so that the figures do
+    /// not depend on how the pairs were split between workers.
+    public var statistics: RangingStatistics {
+        var total = RangingStatistics()
+        for o in outputs { total.merge(o.statistics) }
+        for slot in slots {
+            total.rawSquares += slot.rawSquares
+            total.rawCount += slot.rawCount
+            total.filteredSquares += slot.filteredSquares
+            total.filteredCount += slot.filteredCount
+        }
+        return total
+    }
+}
+
+/// What every exchange of a round reads.
+private struct RoundContext: Sendable {
+    let poses: [Pose]
+    let sessions: RunningSessions.Snapshot
+    let record: Bool
+    let settings: PairSettings
+}
+
+/// The round's buffers, handed to the workers of `concurrentPerform`. Each worker writes only the slots of its own
+/// range of the plan (a plan names a pair at most once a round) and its own output, which is what makes sharing the
+/// pointers safe.
+private struct SharedBuffers: @unchecked Sendable {
+    let planned: UnsafeBufferPointer<PlannedExchange>
+    let slots: UnsafeMutableBufferPointer<PairSlot>
+    let outputs: UnsafeMutableBufferPointer<WorkerOutput>
+}

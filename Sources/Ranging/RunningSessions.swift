@@ -1,0 +1,73 @@
+import Synchronization
+
+/// Which device holds a running session with which, and which session it is: the planner's view of the session
+/// tables, kept up to date from the session events, readable from any thread.
+///
+/// A session's identity is a count of the sessions `holder` has begun with `peer`: a new session (a peer restarting
+/// with a new token, a pair repaired after a timeout) counts one more, a suspension and its end do not. The ranging
+/// engine compares it with the identity a pair last ranged under, so that a new session starts with fresh
+/// estimators and a fresh bump detector.
+public final class RunningSessions: Sendable {
+    private struct State {
+        var bits: [UInt64]
+        var generations: [UInt32]
+    }
+
+    private let state: Mutex<State>
+    public let peers: Int
+
+    public init(peers: Int) {
+        self.peers = peers
+        state = Mutex(State(bits: [UInt64](repeating: 0, count: (peers * peers + 63) / 64),
+                            generations: [UInt32](repeating: 0, count: peers * peers)))
+    }
+
+    /// Records that `holder` began a new session with `peer` (running from now).
+    public func began(_ holder: Int, _ peer: Int) {
+        let i = holder * peers + peer
+        state.withLock { s in
+            s.generations[i] &+= 1
+            s.bits[i >> 6] |= 1 << UInt64(i & 63)
+        }
+    }
+
+    /// Marks whether `holder`'s session with `peer` is running (suspended, resumed, ended), the same session.
+    public func set(_ holder: Int, _ peer: Int, running: Bool) {
+        let i = holder * peers + peer
+        state.withLock { s in
+            if running { s.bits[i >> 6] |= 1 << UInt64(i & 63) } else { s.bits[i >> 6] &= ~(1 << UInt64(i & 63)) }
+        }
+    }
+
+    /// A consistent copy, for one round. The arrays are shared until the next change (copy on write).
+    public func snapshot() -> Snapshot {
+        state.withLock { s in Snapshot(bits: s.bits, generations: s.generations, peers: peers) }
+    }
+
+    /// The sessions at one instant.
+    public struct Snapshot: Sendable {
+        let bits: [UInt64]
+        let generations: [UInt32]
+        public let peers: Int
+
+        /// Whether `holder` has a running session with `peer`.
+        @inline(__always)
+        public func holds(_ holder: Int, _ peer: Int) -> Bool {
+            let bit = holder * peers + peer
+            return bits[bit >> 6] & (1 << UInt64(bit & 63)) != 0
+        }
+
+        /// Whether the pair ranges: both sides hold a running session with the other.
+        @inline(__always)
+        public func ranges(_ a: Int, _ b: Int) -> Bool { holds(a, b) && holds(b, a) }
+
+        /// The identity of the pair's two sessions: changes whenever either side begins a new one.
+        @inline(__always)
+        public func identity(_ a: Int, _ b: Int) -> UInt64 {
+            UInt64(generations[a * peers + b]) << 32 | UInt64(generations[b * peers + a])
+        }
+
+        /// Running sessions in all.
+        public var count: Int { bits.reduce(0) { $0 + $1.nonzeroBitCount } }
+    }
+}
