@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "Sessions", targets: ["Sessions"]),
         .library(name: "Transport", targets: ["Transport"]),
         .library(name: "DiscoveryRun", targets: ["DiscoveryRun"]),
+        .library(name: "UDPRun", targets: ["UDPRun"]),
         .library(name: "Ranging", targets: ["Ranging"]),
         .library(name: "Simulation", targets: ["Simulation"]),
     ],
@@ -35,17 +36,17 @@ let package = Package(
         .target(name: "GSL", dependencies: ["CGSL"]),
         .target(name: "Geometry"),
         .target(name: "Radio", dependencies: ["GSL", "Geometry"]),
-        .target(name: "Estimation", dependencies: ["Geometry", "Radio"]),
+        .target(name: "Estimation", dependencies: ["Geometry", "Radio", "Sessions"]),
         .target(name: "Sessions"),
         .target(name: "World", dependencies: ["GSL", "Geometry"]),
         .target(name: "Bump"),
         // The pure ranging core: pair slots, the round engine, the planner seam, the running-session view.
-        .target(name: "Ranging", dependencies: ["Bump", "Estimation", "GSL", "Geometry", "Radio"]),
+        .target(name: "Ranging", dependencies: ["Bump", "Estimation", "GSL", "Geometry", "Radio", "Sessions"]),
         .target(
             name: "Simulation",
             dependencies: [
-                "Bump", "Discovery", "DiscoveryRun", "Estimation", "GSL", "Geometry", "MulticastTransport", "Radio",
-                "Ranging", "Sessions", "Transport", "World", .product(name: "NIOCore", package: "swift-nio"),
+                "Bump", "Discovery", "DiscoveryRun", "Estimation", "GSL", "Geometry", "Radio", "Ranging", "Sessions",
+                "Transport", "World",
             ]
         ),
         .target(
@@ -68,10 +69,13 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // Discovery runs without a network library: the cluster interface, the pacing loop, the in-memory cluster.
+        .target(name: "DiscoveryRun", dependencies: ["Discovery", "Sessions", "GSL", "Transport"]),
+        // The UDP cluster: the only run module that links SwiftNIO.
         .target(
-            name: "DiscoveryRun",
+            name: "UDPRun",
             dependencies: [
-                "Discovery", "Sessions", "GSL", "Transport", "MulticastTransport",
+                "Discovery", "DiscoveryRun", "Sessions", "GSL", "Transport", "MulticastTransport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -81,7 +85,7 @@ let package = Package(
             name: "NearcatchCommand",
             dependencies: [
                 "Calibration", "Radio", "Geometry", "Discovery", "DiscoveryRun", "MulticastTransport", "Transport",
-                "Simulation", "World",
+                "Simulation", "UDPRun", "World",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -91,18 +95,24 @@ let package = Package(
         .testTarget(name: "GSLTests", dependencies: ["GSL", "TestSupport"]),
         .testTarget(name: "GeometryTests", dependencies: ["Geometry", "TestSupport"]),
         .testTarget(name: "RadioTests", dependencies: ["Radio", "GSL", "Geometry", "TestSupport"]),
-        .testTarget(name: "EstimationTests", dependencies: ["Estimation", "Radio", "GSL", "Geometry", "TestSupport"]),
+        .testTarget(name: "EstimationTests", dependencies: ["Estimation", "Radio", "GSL", "Geometry", "Sessions", "TestSupport"]),
         .testTarget(name: "SessionsTests", dependencies: ["Sessions"]),
         .testTarget(name: "WorldTests", dependencies: ["World", "Geometry", "GSL"]),
         .testTarget(name: "BumpTests", dependencies: ["Bump"]),
-        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "World", "Radio"]),
+        .testTarget(
+            name: "SimulationTests",
+            dependencies: ["Simulation", "UDPRun", "MulticastTransport", "World", "Radio", "Sessions"]
+        ),
         .testTarget(name: "RangingTests", dependencies: ["Ranging", "Radio", "Geometry", "Estimation", "Bump"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport"]),
         .testTarget(
             name: "MulticastTransportTests",
             dependencies: ["MulticastTransport", "Transport", .product(name: "NIOPosix", package: "swift-nio")]
         ),
-        .testTarget(name: "DiscoveryRunTests", dependencies: ["DiscoveryRun", "Discovery", "Sessions", "Transport"]),
+        .testTarget(
+            name: "DiscoveryRunTests",
+            dependencies: ["DiscoveryRun", "UDPRun", "MulticastTransport", "Discovery", "Sessions", "Transport"]
+        ),
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "Sessions", "GSL", "Transport", "TestSupport"]),
         .testTarget(name: "CalibrationTests", dependencies: ["Calibration", "Radio", "Geometry", "TestSupport"]),
         // The command tests run the built executable too (two processes discovering each other).

@@ -141,10 +141,13 @@ struct EventDigest {
                 word(1)
                 word(token.high)
                 word(token.low)
-            case .didUpdate(let distance, let direction):
+            case .didUpdate(let u):
                 word(2)
-                word(UInt64(distance?.bitPattern ?? 0))
-                for i in 0..<3 { word(UInt64(direction?[i].bitPattern ?? 0)) }
+                word(UInt64(u.distance?.bitPattern ?? 0))
+                for i in 0..<3 { word(UInt64(u.direction?[i].bitPattern ?? 0)) }
+                word(UInt64(u.horizontalAngle?.bitPattern ?? 0))
+                bytes(u.verticalEstimate.rawValue.utf8)
+                word(u.timestamp.bitPattern)
             case .didRemove(let reason):
                 word(3)
                 bytes(reason.rawValue.utf8)

@@ -83,3 +83,25 @@ public struct DatagramCounts: Sendable, Codable, Equatable {
         self.receiveQueueDrops = receiveQueueDrops
     }
 }
+
+extension ClusterReport {
+    /// The report of a cluster run with `settings`, whose `monitor` watched it.
+    ///
+    /// - Parameters:
+    ///   - sessions: running sessions when the wait ended; `simulatedSeconds`: when it ended, on the run's clock.
+    ///   - lostPeers: the monitor's count, read before this process's own nodes stopped.
+    public init(
+        transport: String, settings: ClusterSettings, monitor: ClusterMonitor, sessions: Int,
+        simulatedSeconds: Double, wallSeconds: Double, datagrams: DatagramCounts, lostPeers: [String: Int],
+        interruptedAt: Double?
+    ) {
+        let converged = monitor.convergedAt
+        self.init(
+            transport: transport, peers: settings.peers, expectedPeers: settings.expectedPeers ?? settings.peers,
+            seed: settings.seed, converged: converged != nil, convergenceSeconds: converged, sessions: sessions,
+            expectedSessions: settings.peers * settings.sessionsPerNode, simulatedSeconds: simulatedSeconds,
+            wallSeconds: wallSeconds, datagrams: datagrams, events: monitor.eventCount,
+            eventDigest: monitor.recordsEvents ? monitor.logDigest : nil, lostPeers: lostPeers,
+            interruptedAt: interruptedAt, groupKey: settings.groupKey.name)
+    }
+}

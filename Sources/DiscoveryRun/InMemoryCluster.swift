@@ -6,7 +6,7 @@ import Transport
 
 /// N discovery nodes on an ``InMemoryNetwork`` under a ``VirtualClock``: a whole run in one thread, as fast as
 /// the machine goes, and the same for the same seed.
-public final class InMemoryCluster {
+public final class InMemoryCluster: Cluster {
     public let settings: ClusterSettings
     public let clock = VirtualClock()
     public let network: InMemoryNetwork
@@ -14,7 +14,7 @@ public final class InMemoryCluster {
     public private(set) var drivers: [NodeDriver] = []
     private let random: RandomSource
     private var incarnations: [Incarnation]
-    private let peerIDs: [PeerID]
+    public let peerIDs: [PeerID]
 
     /// Builds the nodes and schedules their starts; nothing runs before ``run(until:stopWhenConverged:)``.
     ///
@@ -88,21 +88,49 @@ public final class InMemoryCluster {
         drivers[index].start()
     }
 
+    public var isVirtual: Bool { true }
+
+    public var now: Double { clock.now }
+
+    public func repeatAt(rate: Double, until end: Double, _ action: @escaping (Double) -> Void) {
+        let last = Int((end * rate).rounded(.down))
+        func schedule(_ k: Int) {
+            guard k <= last else { return }
+            let time = Double(k) / rate
+            clock.schedule(at: time) {
+                action(time)
+                schedule(k + 1)
+            }
+        }
+        schedule(1)
+    }
+
+    public func advance(to time: Double, stop: @escaping () -> Bool) async -> Double {
+        run(until: time, stop: stop)
+    }
+
+    public func send(from: Int, to: Int, kind: UInt8, payload: [UInt8]) {
+        _ = drivers[from].sendData(to: peerIDs[to], kind: kind, payload: payload)
+    }
+
+    public func finish(wallSeconds: Double, interruptedAt: Double?) async -> ClusterReport {
+        if interruptedAt != nil {
+            // Said into the simulated network, which runs no further: kept so that the nodes end as they would.
+            for driver in drivers { driver.stop(goodbye: true) }
+        }
+        return report(wallSeconds: wallSeconds, interruptedAt: interruptedAt)
+    }
+
     /// The counters and outcome so far.
     ///
     /// - Parameter interruptedAt: when a signal ended the run early, on its virtual clock.
     public func report(wallSeconds: Double, interruptedAt: Double? = nil) -> ClusterReport {
         var counters = DiscoveryCounters()
         for driver in drivers { counters.add(driver.node.counters) }
-        let converged = monitor.convergedAt
         return ClusterReport(
-            transport: "memory", peers: settings.peers, expectedPeers: settings.expectedPeers ?? settings.peers,
-            seed: settings.seed, converged: converged != nil, convergenceSeconds: converged,
-            sessions: monitor.establishedSessions, expectedSessions: settings.peers * settings.sessionsPerNode,
+            transport: "memory", settings: settings, monitor: monitor, sessions: monitor.establishedSessions,
             simulatedSeconds: clock.now, wallSeconds: wallSeconds,
-            datagrams: DatagramCounts(counters, droppedByNetwork: network.dropped,
-                                      receiveQueueDrops: network.queueDrops),
-            events: monitor.eventCount, eventDigest: monitor.recordsEvents ? monitor.logDigest : nil,
-            lostPeers: monitor.lostPeers, interruptedAt: interruptedAt, groupKey: settings.groupKey.name)
+            datagrams: DatagramCounts(counters, droppedByNetwork: network.dropped, receiveQueueDrops: network.queueDrops),
+            lostPeers: monitor.lostPeers, interruptedAt: interruptedAt)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Radio
+import Sessions
 
 /// Settings of one session's estimator.
 public struct EstimatorConfiguration: Sendable, Equatable {

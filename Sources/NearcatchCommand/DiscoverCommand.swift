@@ -4,6 +4,7 @@ import DiscoveryRun
 import Foundation
 import MulticastTransport
 import Transport
+import UDPRun
 
 /// `nearcatch-sim discover`: runs N nodes and reports how long until every node holds a running session with every
 /// other, with the datagram accounting.
@@ -22,35 +23,17 @@ public struct DiscoverCommand: AsyncParsableCommand, Sendable {
             """
     )
 
-    public enum TransportChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
-        case udp
-        case memory
-    }
+    static let defaultGroup = "239.255.77.77:47677"
 
     @Option(parsing: .unconditional, help: "Nodes to run in this process (1 to 1000; at most 400 over UDP, where start bursts of larger groups keep two cores behind).")
     var peers: Int = 10
 
-    @Option(help: "udp (real sockets, real time) or memory (deterministic, virtual time).")
-    var transport: TransportChoice = .udp
-
     @Option(parsing: .unconditional, help: "Seconds to wait for convergence before giving up (0.1 to 3600).")
     var duration: Double = 60
-
-    @Option(parsing: .unconditional, help: "Run seed: peer ids, tokens and jitter in memory; start times over UDP.")
-    var seed: UInt64 = 1
-
-    @Option(parsing: .unconditional, help: "Share of datagrams lost, memory transport only (0 to 0.9).")
-    var loss: Double = 0
 
     @Option(name: .customLong("expect-peers"), parsing: .unconditional,
             help: "Peers in the whole group, counting other processes' (default: --peers).")
     var expectPeers: Int?
-
-    @Option(help: "Multicast group as ADDRESS:PORT, administratively scoped (239.x.y.z).")
-    var group: String = "239.255.77.77:47677"
-
-    @Option(help: "Interface for the group and the unicast endpoints; loopback unless you name another.")
-    var interface: String = "lo"
 
     @Option(parsing: .unconditional, help: "Seconds to keep running after convergence, so that other processes converge too (0 to 3600).")
     var linger: Double = 0
@@ -74,10 +57,11 @@ public struct DiscoverCommand: AsyncParsableCommand, Sendable {
             help: "Invitations and solicits a node may send per second, a second's worth at once (1 to 1000000).")
     var sendBudget: Double = 500
 
-    @Option(help: "Output format: text or json.")
-    var format: OutputFormat = .text
+    @OptionGroup var network: NetworkOptions
 
     public init() {}
+
+    private var transport: NetworkOptions.TransportChoice { network.transport }
 
     public func validate() throws {
         try require(peers >= 1 && peers <= 1000, "--peers must be between 1 and 1000, got \(peers)")
@@ -85,9 +69,6 @@ public struct DiscoverCommand: AsyncParsableCommand, Sendable {
                   "--peers over UDP must be at most 400 (the start bursts of larger groups keep two cores behind; docs/discover.md), got \(peers)")
         try require(duration.isFinite && duration >= 0.1 && duration <= 3600,
                   "--duration must be between 0.1 and 3600 seconds, got \(duration)")
-        try require(loss.isFinite && loss >= 0 && loss <= 0.9, "--loss must be between 0 and 0.9, got \(loss)")
-        try require(loss == 0 || transport == .memory,
-                  "--loss applies to --transport memory only; over UDP the network decides what is lost")
         if let expectPeers {
             try require(expectPeers >= peers && expectPeers <= 100_000,
                       "--expect-peers must be at least --peers (\(peers)) and at most 100000, got \(expectPeers)")
@@ -104,28 +85,6 @@ public struct DiscoverCommand: AsyncParsableCommand, Sendable {
                   "--receive-queue must be between 1 and 1000000, got \(receiveQueue)")
         try require(sendBudget.isFinite && sendBudget >= 1 && sendBudget <= 1_000_000,
                   "--send-budget must be between 1 and 1000000 per second, got \(sendBudget)")
-        do {
-            _ = try multicast()
-        } catch {
-            throw ValidationError("--group: \(error)")
-        }
-        _ = try groupKey()
-    }
-
-    private func multicast() throws(MulticastSetupError) -> MulticastConfiguration {
-        var m = MulticastConfiguration()
-        try m.setGroup(group)
-        m.interface = interface
-        return m
-    }
-
-    @OptionGroup var key: GroupKeyOptions
-
-    /// The group key the flags (or the environment) give.
-    ///
-    /// - Throws: `ValidationError` naming the option.
-    func groupKey() throws -> GroupKey {
-        try key.resolve(loopbackOnly: transport == .memory || interface == "lo", interface: interface)
     }
 
     /// The run the flags describe (with the development key: ``execute(progress:)`` puts in the resolved one).
@@ -133,7 +92,7 @@ public struct DiscoverCommand: AsyncParsableCommand, Sendable {
         var s = ClusterSettings()
         s.peers = peers
         s.expectedPeers = expectPeers
-        s.seed = seed
+        s.seed = network.seed
         s.duration = duration
         s.maximumSessions = maxSessions
         s.timing.missedAnnouncements = missedAnnouncements
@@ -146,30 +105,29 @@ public struct DiscoverCommand: AsyncParsableCommand, Sendable {
     public func execute(progress: (@Sendable (String) -> Void)? = nil) async throws -> ClusterReport {
         let started = Date()
         var settings = self.settings
-        settings.groupKey = try groupKey()
+        settings.groupKey = try network.groupKey()
+        let cluster: any Cluster
         switch transport {
         case .memory:
-            var conditions = NetworkConditions(loss: loss)
+            var conditions = NetworkConditions(loss: network.loss)
             conditions.receiveCost = receiveCost
             conditions.receiveQueue = receiveQueue
-            let cluster = try InMemoryCluster(settings: settings, conditions: conditions, recordEvents: true)
-            var reached = 0.0
-            while reached < duration, cluster.monitor.convergedAt == nil, !Task.isCancelled {
-                reached = cluster.run(until: min(reached + 1, duration), stopWhenConverged: true) { Task.isCancelled }
-                progress?(Self.progressLine(reached, cluster.monitor.establishedSessions,
-                                            peers * settings.sessionsPerNode, clock: "virtual"))
-            }
-            return cluster.report(wallSeconds: Date().timeIntervalSince(started),
-                                  interruptedAt: Task.isCancelled ? reached : nil)
+            cluster = try InMemoryCluster(settings: settings, conditions: conditions, recordEvents: true)
         case .udp:
             do {
-                return try await UDPCluster.run(settings: settings, multicast: try multicast(), linger: linger) { p in
-                    progress?(Self.progressLine(p.elapsed, p.sessions, p.expectedSessions, clock: "real"))
-                }
+                cluster = try await UDPCluster.start(
+                    settings: settings, multicast: try network.multicast(defaultGroup: Self.defaultGroup))
             } catch let error as MulticastSetupError {
-                if case .noSuchInterface = error { throw ValidationError("--interface: \(error)") }
-                throw ValidationError("--group: \(error)")
+                throw NetworkOptions.validationError(error)
             }
+        }
+        let clock = cluster.isVirtual ? "virtual" : "real"
+        let expected = peers * settings.sessionsPerNode
+        return await ClusterPacer.discover(
+            cluster, duration: duration, linger: transport == .udp ? linger : 0,
+            step: cluster.isVirtual ? 1 : 0.05, started: started
+        ) { reached in
+            progress?(Self.progressLine(reached, cluster.monitor.establishedSessions, expected, clock: clock))
         }
     }
 
@@ -179,15 +137,16 @@ public struct DiscoverCommand: AsyncParsableCommand, Sendable {
 
     /// The report in the chosen format.
     public func render(_ report: ClusterReport) throws -> String {
-        switch format {
+        switch network.format {
         case .json:
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             return String(decoding: try encoder.encode(report), as: UTF8.self)
         case .text:
-            let via = transport == .udp ? "udp, group \(group) on \(interface)" : "memory, loss \(loss)"
+            let via = transport == .udp
+                ? "udp, group \(network.group ?? Self.defaultGroup) on \(network.interface)" : "memory, loss \(network.loss)"
             let key = report.groupKey == "development" ? "development key (loopback only)" : "key \(report.groupKey)"
-            return report.text(heading: "discovery: \(peers) peers (\(via), \(key)), seed \(seed)")
+            return report.text(heading: "discovery: \(peers) peers (\(via), \(key)), seed \(network.seed)")
         }
     }
 

@@ -3,6 +3,7 @@ import Foundation
 import MulticastTransport
 import Radio
 import Simulation
+import UDPRun
 import World
 
 /// `nearcatch-sim [run]`: the main job. A room of simulated devices that discover each other, range every pair of
@@ -33,14 +34,8 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     @Option(parsing: .unconditional, help: "Ranging rounds per second; every pair of running sessions ranges once per round (0.5 to 100).")
     var rate: Double = 10
 
-    @Option(parsing: .unconditional, help: "Run seed: the same seed gives the same run (byte for byte with the virtual clock).")
-    var seed: UInt64 = 1
-
     @Option(help: "mingle, random-waypoint, or the path of a scenario file (docs/scenario-format.md).")
     var scenario: String = "mingle"
-
-    @Option(help: "udp (real sockets on loopback) or memory (in-process network).")
-    var transport: DiscoverCommand.TransportChoice = .udp
 
     @Option(help: "real (paced) or virtual (as fast as possible; memory transport only). Default: real over UDP, virtual in memory.")
     var clock: ClockChoice?
@@ -55,11 +50,12 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     var force = false
 
     @Option(name: .customLong("trace-update-interval"), parsing: .unconditional,
-            help: "Each session's updates go into the trace at most once per this many seconds (default 1).")
+            help: "Each session's updates go into the trace at most once per this many seconds (default 1); a pair's updates in the second before each of its bumps always do.")
     var traceUpdateInterval: Double = 1
 
-    @Option(parsing: .unconditional, help: "Share of datagrams lost, memory transport only (0 to 0.9).")
-    var loss: Double = 0
+    @Option(name: .customLong("trace-pose-interval"), parsing: .unconditional,
+            help: "Every device's position and heading go into the trace every this many seconds (default 0.5; 0: every round).")
+    var tracePoseInterval: Double = 0.5
 
     @Option(name: .customLong("bump-distance"), parsing: .unconditional, help: "A bump fires at or under this estimated distance, metres.")
     var bumpDistance: Float = 0.08
@@ -73,18 +69,14 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     @Option(help: "Line-of-sight model of every pair: markov (obstructions come and go), los, or nlos.")
     var link: RadioConfiguration.LinkModel = .markov
 
-    @Option(help: "Multicast group as ADDRESS:PORT (UDP); runs at the same time on one machine need different groups.")
-    var group: String = "239.255.77.80:47680"
+    @OptionGroup var network: NetworkOptions
 
-    @Option(help: "Interface for discovery (UDP); loopback unless you name another.")
-    var interface: String = "lo"
-
-    @Option(help: "Summary format: text or json.")
-    var format: OutputFormat = .text
-
-    @OptionGroup var key: GroupKeyOptions
+    /// The run's own group, apart from `discover`'s, so that the two can run side by side.
+    static let defaultGroup = "239.255.77.80:47680"
 
     public init() {}
+
+    private var transport: NetworkOptions.TransportChoice { network.transport }
 
     /// Checks what the simulation settings cannot see (the flags' own ranges, the trace's folder); the settings
     /// check the rest, in the same words.
@@ -122,27 +114,22 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
         s.peers = peers ?? 100
         s.duration = duration
         s.rate = rate
-        s.seed = seed
+        s.seed = network.seed
         s.transport = transport == .udp ? .udp : .memory
         s.clock = (clock ?? (transport == .udp ? .real : .virtual)) == .real ? .real : .virtual
         s.workers = workers
         s.tracePath = trace
         s.replaceTrace = force
         s.traceUpdateInterval = traceUpdateInterval
-        s.loss = loss
+        s.tracePoseInterval = tracePoseInterval
+        s.loss = network.loss
         s.bump.distance = bumpDistance
         s.bump.rearmDistance = max(s.bump.rearmDistance, bumpDistance * 2)
         s.radio.lineOfSightSigma = losSigma
         s.radio.antennaDelaySigma = antennaSigma
         s.radio.linkModel = link
-        s.multicast.interface = interface
         s.version = NearcatchSim.version
-        s.groupKey = try key.resolve(loopbackOnly: transport == .memory || interface == "lo", interface: interface)
-        do {
-            try s.multicast.setGroup(group)
-        } catch {
-            throw ValidationError("--group: \(error)")
-        }
+        s.groupKey = try network.groupKey()
         do {
             try s.validate()
         } catch {
@@ -158,7 +145,8 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     ) async throws -> SimulationSummary {
         let simulation: Simulation
         do {
-            simulation = try Simulation(settings: try simulationSettings())
+            simulation = try Simulation(settings: try simulationSettings(),
+                                        udp: UDPCluster.maker(multicast: try network.multicast(defaultGroup: Self.defaultGroup)))
         } catch let error as SimulationSettingsError {
             throw ValidationError(error.description)
         }
@@ -169,14 +157,13 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
                                  p.duration, p.sessions, p.expectedSessions, p.bumps))
             }
         } catch let error as MulticastSetupError {
-            if case .noSuchInterface = error { throw ValidationError("--interface: \(error)") }
-            throw ValidationError("--group: \(error)")
+            throw NetworkOptions.validationError(error)
         }
     }
 
     /// The summary in the chosen format.
     public func render(_ summary: SimulationSummary) throws -> String {
-        switch format {
+        switch network.format {
         case .json:
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -193,7 +180,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
         }
         let command = self
         // The text summary's first line goes out as the run starts, so that a long run says at once what it is.
-        let headerFirst = format == .text
+        let headerFirst = network.format == .text
         let (summary, signal) = try await InterruptSignals.run {
             try await command.execute(starting: { run in
                 guard headerFirst else { return }

@@ -1,17 +1,18 @@
 import Geometry
 
-/// One exchange a planner chose: the pair (its index in ``RoundEngine/pairs``) and the instant it ranges at.
+/// One exchange a planner chose: the pair (its index in ``RoundEngine/pairs``) and the instant it ranges at, in
+/// seconds after the round's start (within the round's interval).
 public struct PlannedExchange: Sendable, Equatable {
     public var pair: Int32
-    public var time: Double
+    public var offset: Double
 
-    public init(pair: Int, time: Double) {
+    public init(pair: Int, offset: Double = 0) {
         self.pair = Int32(pair)
-        self.time = time
+        self.offset = offset
     }
 }
 
-/// The exchanges of one round, in the order the engine reports them.
+/// The exchanges of one round, in the order the engine reports them. A pair appears at most once a round.
 public struct RangingPlan: Sendable {
     public var exchanges: [PlannedExchange] = []
 
@@ -42,20 +43,25 @@ public struct PlanningContext {
 /// Decides, each round, which pairs range and at which instant: the seam where the air's limits (channels, slots,
 /// per-device session limits) and a policy come in. The engine ranges exactly what the plan says.
 public protocol RangingPlanner {
-    /// Fills `plan` (handed over empty) with the round's exchanges.
+    /// Sets `plan` to the round's exchanges. The plan holds the previous round's, which a planner may keep.
     mutating func plan(_ context: PlanningContext, into plan: inout RangingPlan)
 }
 
 /// Every pair of running sessions at the start of every round, in pair order: the ideal world, with no limit of
 /// air. At 100 peers that is 4,950 exchanges a round, which no real channel carries.
 public struct EveryRunningPair: RangingPlanner {
+    /// The sessions' version the plan was made for: while no session changes, the plan stays as it is.
+    private var plannedFor: UInt64?
+
     public init() {}
 
     public mutating func plan(_ context: PlanningContext, into plan: inout RangingPlan) {
-        plan.exchanges.reserveCapacity(context.pairs.count)
         let sessions = context.sessions
+        guard plannedFor != sessions.version else { return }
+        plannedFor = sessions.version
+        plan.exchanges.removeAll(keepingCapacity: true)
         for (p, pair) in context.pairs.enumerated() where sessions.ranges(Int(pair.low), Int(pair.high)) {
-            plan.exchanges.append(PlannedExchange(pair: p, time: context.time))
+            plan.exchanges.append(PlannedExchange(pair: p))
         }
     }
 }

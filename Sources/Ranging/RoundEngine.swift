@@ -3,6 +3,7 @@ import Dispatch
 import Estimation
 import Geometry
 import Radio
+import Sessions
 
 /// A bump as the pair's initiator fired it.
 public struct RangingBump: Sendable, Equatable {
@@ -12,6 +13,14 @@ public struct RangingBump: Sendable, Equatable {
     public let time: Double
     public let estimate: Float
     public let trueDistance: Double
+
+    public init(initiator: Int, responder: Int, time: Double, estimate: Float, trueDistance: Double) {
+        self.initiator = initiator
+        self.responder = responder
+        self.time = time
+        self.estimate = estimate
+        self.trueDistance = trueDistance
+    }
 }
 
 /// One received exchange: the truth, the raw measurement, and the update each side's app received.
@@ -132,11 +141,11 @@ public final class RoundEngine {
     /// The initiator of pair `p`: the device with the lower peer id.
     public func initiator(ofPair p: Int) -> Int { slots[p].initiator }
 
-    /// Ranges the plan's exchanges at the poses given.
+    /// Ranges the plan's exchanges of the round starting at `time`, at the poses given.
     ///
     /// - Parameter record: keep every received exchange in the result (for a trace or an observer).
     public func round(
-        _ plan: RangingPlan, poses: [Pose], sessions: RunningSessions.Snapshot, record: Bool
+        _ plan: RangingPlan, at time: Double, poses: [Pose], sessions: RunningSessions.Snapshot, record: Bool
     ) -> RoundResult {
         let count = plan.exchanges.count
         let workers = self.workers
@@ -149,7 +158,7 @@ public final class RoundEngine {
                         let range = (count * w / workers)..<(count * (w + 1) / workers)
                         for e in range {
                             let exchange = shared.planned[e]
-                            Self.range(&shared.slots[Int(exchange.pair)], Int(exchange.pair), at: exchange.time,
+                            Self.range(&shared.slots[Int(exchange.pair)], Int(exchange.pair), at: time + exchange.offset,
                                        into: &shared.outputs[w], context)
                         }
                     }
@@ -173,6 +182,16 @@ public final class RoundEngine {
     ) {
         let i = slot.initiator
         let r = slot.responder
+        // A new session on either side (a restart, a repair) starts with fresh estimators and a fresh detector:
+        // nothing of the old session's filter state carries over.
+        let sessions = context.sessions.identity(i, r)
+        if slot.sessions != sessions {
+            if slot.sessions != 0 { out.statistics.sessionsRenewed += 1 }
+            slot.sessions = sessions
+            slot.estimatorI = SessionEstimator(configuration: context.settings.estimator)
+            slot.estimatorR = SessionEstimator(configuration: context.settings.estimator)
+            slot.bump = BumpDetector(configuration: context.settings.bump)
+        }
         out.statistics.exchanges += 1
         let truth = PairGeometry(context.poses[i], context.poses[r])
         guard let m = slot.radio.exchange(geometry: truth, at: time) else { return }

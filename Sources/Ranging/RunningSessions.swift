@@ -11,6 +11,7 @@ public final class RunningSessions: Sendable {
     private struct State {
         var bits: [UInt64]
         var generations: [UInt32]
+        var version: UInt64 = 0
     }
 
     private let state: Mutex<State>
@@ -28,6 +29,7 @@ public final class RunningSessions: Sendable {
         state.withLock { s in
             s.generations[i] &+= 1
             s.bits[i >> 6] |= 1 << UInt64(i & 63)
+            s.version &+= 1
         }
     }
 
@@ -35,19 +37,23 @@ public final class RunningSessions: Sendable {
     public func set(_ holder: Int, _ peer: Int, running: Bool) {
         let i = holder * peers + peer
         state.withLock { s in
+            let before = s.bits[i >> 6]
             if running { s.bits[i >> 6] |= 1 << UInt64(i & 63) } else { s.bits[i >> 6] &= ~(1 << UInt64(i & 63)) }
+            if s.bits[i >> 6] != before { s.version &+= 1 }
         }
     }
 
     /// A consistent copy, for one round. The arrays are shared until the next change (copy on write).
     public func snapshot() -> Snapshot {
-        state.withLock { s in Snapshot(bits: s.bits, generations: s.generations, peers: peers) }
+        state.withLock { s in Snapshot(bits: s.bits, generations: s.generations, version: s.version, peers: peers) }
     }
 
     /// The sessions at one instant.
     public struct Snapshot: Sendable {
         let bits: [UInt64]
         let generations: [UInt32]
+        /// Changes whenever a session begins, stops or runs again: equal versions, equal sessions.
+        public let version: UInt64
         public let peers: Int
 
         /// Whether `holder` has a running session with `peer`.

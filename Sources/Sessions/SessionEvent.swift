@@ -2,8 +2,9 @@
 public enum SessionEvent: Sendable, Equatable {
     /// Both tokens are known: the session runs and ranging may start.
     case began(remoteToken: DiscoveryToken)
-    /// A new estimate for the peer (distance, direction), as measured by this side.
-    case didUpdate(distance: Float?, direction: SIMD3<Float>?)
+    /// A new estimate for the peer, as this side's app receives it: distance, direction, horizontal angle, vertical
+    /// estimate and the measurement's time.
+    case didUpdate(NearbyUpdate)
     /// The peer was removed.
     case didRemove(SessionRemovalReason)
     /// The session stopped delivering updates for a while (for example the app went to the background).

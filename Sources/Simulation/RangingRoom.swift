@@ -56,10 +56,9 @@ public final class RangingRoom {
     /// - Returns: the bumps fired in the round.
     @discardableResult
     public func round(at time: Double) -> Int {
-        plan.exchanges.removeAll(keepingCapacity: true)
         planner.plan(PlanningContext(time: time, interval: interval, sessions: sessions, pairs: engine.pairs,
                                      poses: poses), into: &plan)
-        return engine.round(plan, poses: poses, sessions: sessions, record: false).bumps.count
+        return engine.round(plan, at: time, poses: poses, sessions: sessions, record: false).bumps.count
     }
 
     /// Updates delivered so far (two per received exchange).

@@ -5,8 +5,6 @@ import Estimation
 import Foundation
 import GSL
 import Geometry
-import MulticastTransport
-import NIOCore
 import Radio
 import Ranging
 import Sessions
@@ -14,8 +12,12 @@ import Synchronization
 import Transport
 import World
 
-/// A whole run: peers discover each other, open their sessions, range every pair of running sessions at the
-/// configured rate, fire bumps, and every estimate is scored against the world's truth.
+/// A whole run: peers discover each other, open their sessions, range the pairs a planner chooses, fire bumps, and
+/// every estimate is scored against the world's truth. What happens goes out once as ``RunEvent``s, to the trace,
+/// to the summary's tally, and to any observer.
+///
+/// Wiring only: the world, a cluster (in memory, or over UDP through a ``ClusterMaker`` the caller provides, so that
+/// this module links no networking library), the round engine and its planner, paced by ``ClusterPacer``.
 public final class Simulation {
     /// How far a run has come, for a progress line.
     public struct Progress: Sendable {
@@ -26,46 +28,91 @@ public final class Simulation {
         public let bumps: Int
     }
 
+    /// Makes the UDP cluster of a run (`UDPCluster.maker` in the `UDPRun` module).
+    public typealias ClusterMaker = @Sendable (ClusterSettings) async throws -> any Cluster
+
+    /// The events an observer asks for beyond those every observer gets (discovery, sessions, bumps, contacts,
+    /// near misses, profiles): the many that cost something to make.
+    public struct Detail: OptionSet, Sendable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// Every update of every session (`didUpdate`, with its reading), and the haptic intensity played.
+        public static let updates = Detail(rawValue: 1)
+        /// Every device's pose every ``SimulationSettings/posesInterval`` seconds.
+        public static let poses = Detail(rawValue: 2)
+    }
+
     public let settings: SimulationSettings
     /// What the run is and the settings it uses, as the summary's `run` section and the trace's first line say.
     public let runInfo: SimulationSummary.Run
     private let world: World
-    private let engine: RoundEngine
+    private let udp: ClusterMaker?
     private var planner: any RangingPlanner = EveryRunningPair()
     private var plan = RangingPlan()
-    private let matrix: RunningSessions
-    /// When each pair's updates last went into the trace.
-    private var lastTraced: [Double] = []
-    private let trace: TraceWriter?
-    private let profiles = Tally()
-    private var bumps: [RangingBump] = []
+    private let running: RunningSessions
+    private let trace: TraceRecorder?
+    private let tally = SummaryTally()
+    private var observers: [(Detail, @Sendable (RunEvent) -> Void)] = []
+    private var detail: Detail = []
+    private var lastPoses = -Double.infinity
     private let peers: Int
+    /// Each device's profile, as it sends it after a bump.
+    private let profiles: [[UInt8]]
 
-    /// Prepares a run: checks the settings, builds the world and one slot per pair, and opens the trace.
+    /// Prepares a run: checks the settings, builds the world, and opens the trace.
     ///
+    /// - Parameter udp: makes the cluster of a run over UDP; without it, only `--transport memory` runs.
     /// - Throws: ``SimulationSettingsError`` naming the setting at fault; nothing is written then.
-    public init(settings: SimulationSettings) throws {
+    public init(settings: SimulationSettings, udp: ClusterMaker? = nil) throws {
         try settings.validate()
+        if settings.transport == .udp, udp == nil {
+            throw SimulationSettingsError(message: "--transport udp is not available here: use --transport memory")
+        }
         self.settings = settings
+        self.udp = udp
         peers = settings.peerCount
         world = try World(scenario: settings.scenario, peers: settings.peers, seed: settings.seed,
                           mingle: settings.mingle)
-        matrix = RunningSessions(peers: peers)
-        engine = try RoundEngine(
-            peerIDs: (0..<peers).map(UInt64.init),
-            settings: PairSettings(seed: settings.seed, radio: settings.radio, estimator: settings.tunedEstimator,
-                                   bump: settings.bump),
-            workers: settings.workers)
-        lastTraced = Array(repeating: -.infinity, count: engine.pairs.count)
-        trace = try settings.traceFile.map { file throws(SimulationSettingsError) in try TraceWriter(file: file) }
+        running = RunningSessions(peers: peers)
+        profiles = (0..<peers).map { [world] i in Self.profile(name: "peer-\(i)", interests: world.interests[i]) }
         runInfo = SimulationSummary.Run(
             peers: peers, scenario: settings.scenario.name, transport: settings.transport.rawValue,
-            clock: settings.clock.rawValue, workers: engine.workers, seed: settings.seed, duration: settings.duration,
-            rate: settings.rate, interruptedAt: nil, groupKey: settings.groupKey.name, version: settings.version,
+            clock: settings.clock.rawValue, workers: settings.workers, seed: settings.seed,
+            duration: settings.duration, rate: settings.rate, interruptedAt: nil, groupKey: settings.groupKey.name,
+            version: settings.version,
             // The Float's decimal value, not its binary one (0.08, not 0.0799999982).
             loss: settings.loss, bumpDistance: Double(String(settings.bump.distance)) ?? Double(settings.bump.distance),
             lineOfSightSigma: settings.radio.lineOfSightSigma, antennaDelaySigma: settings.radio.antennaDelaySigma,
-            link: settings.radio.linkModel.rawValue, traceUpdateInterval: settings.traceUpdateInterval)
+            link: settings.radio.linkModel.rawValue, planner: "every-pair",
+            traceUpdateInterval: settings.traceUpdateInterval, tracePoseInterval: settings.tracePoseInterval)
+        trace = try settings.traceFile.map { file throws(SimulationSettingsError) in
+            TraceRecorder(writer: try TraceWriter(file: file), peers: settings.peerCount,
+                          updateInterval: settings.traceUpdateInterval,
+                          horizon: TraceRecorder.bumpWindow + 2 / settings.rate + 0.5)
+        }
+        if let trace {
+            observe(wanting: [.updates, .poses]) { trace.record($0) }
+        }
+        let tally = self.tally
+        observe { tally.record($0) }
+    }
+
+    /// Adds an observer of the run's events, called in the order they are produced (over UDP, discovery events
+    /// come from the nodes' threads). Call before ``run(progress:)``.
+    public func observe(wanting detail: Detail = [], _ observer: @escaping @Sendable (RunEvent) -> Void) {
+        observers.append((detail, observer))
+        self.detail.formUnion(detail)
+    }
+
+    private func emit(_ event: RunEvent) {
+        for (wants, observer) in observers {
+            switch event.kind {
+            case .session(_, _, .didUpdate, _), .haptic: if !wants.contains(.updates) { continue }
+            case .pose: if !wants.contains(.poses) { continue }
+            default: break
+            }
+            observer(event)
+        }
     }
 
     private var clusterSettings: ClusterSettings {
@@ -81,16 +128,6 @@ public final class Simulation {
         return s
     }
 
-    /// How a run's simulated time ended.
-    private struct Outcome {
-        var convergence: Double?
-        /// Sessions running at the end.
-        var sessions: Int
-        /// The simulated time reached: the duration, or less when the run was cancelled.
-        var reached: Double
-        var cancelled: Bool
-    }
-
     /// Runs to the end and scores the run. The trace is moved into place only when the run succeeds.
     ///
     /// Cancelling the task ends the run early and cleanly: the nodes say goodbye, the summary covers the simulated
@@ -98,147 +135,76 @@ public final class Simulation {
     public func run(progress: (@Sendable (Progress) -> Void)? = nil) async throws -> SimulationSummary {
         let started = Date()
         do {
-            let outcome: Outcome
-            switch settings.transport {
-            case .memory: outcome = try await runInMemory(progress: progress)
-            case .udp: outcome = try await runOverUDP(progress: progress)
+            let cluster: any Cluster = switch settings.transport {
+            case .memory:
+                try InMemoryCluster(settings: clusterSettings, conditions: NetworkConditions(loss: settings.loss))
+            case .udp:
+                try await udp!(clusterSettings)
             }
-            let summary = summarise(outcome, wall: Date().timeIntervalSince(started))
-            if outcome.cancelled { trace?.abandon() } else { try trace?.finish() }
-            return summary
+            let engine = try RoundEngine(
+                peerIDs: cluster.peerIDs.map(\.rawValue),
+                settings: PairSettings(seed: settings.seed, radio: settings.radio, estimator: settings.tunedEstimator,
+                                       bump: settings.bump),
+                workers: settings.workers)
+            watch(cluster)
+            writeHeader(cluster.peerIDs)
+            samplePoses(at: 0)
+            cluster.repeatAt(rate: settings.rate, until: settings.duration) { [unowned self] time in
+                round(at: time, engine: engine, cluster: cluster)
+            }
+            let expected = peers * (peers - 1)
+            let outcome = await ClusterPacer.run(
+                cluster, until: settings.duration, step: 1, realTime: settings.clock == .real,
+                progress: { [running, tally, settings] reached in
+                    progress?(Progress(simulated: reached, duration: settings.duration,
+                                       sessions: running.snapshot().count, expectedSessions: expected,
+                                       bumps: tally.bumpCount))
+                })
+            // Counted at the end of the simulated time, before the nodes say goodbye (which removes them).
+            let sessions = running.snapshot().count
+            // Let the last profiles arrive before the nodes say goodbye (not when told to stop: then at once).
+            if !cluster.isVirtual, !outcome.interrupted { try? await Task.sleep(for: .milliseconds(100)) }
+            let report = await cluster.finish(wallSeconds: Date().timeIntervalSince(started),
+                                              interruptedAt: outcome.interrupted ? outcome.reached : nil)
+            if outcome.interrupted { trace?.abandon() } else { try trace?.finish() }
+            return summarise(outcome, engine: engine, convergence: report.convergenceSeconds, sessions: sessions,
+                             wall: Date().timeIntervalSince(started))
         } catch {
             trace?.abandon()
             throw error
         }
     }
 
-    // MARK: - Clocks and transports
-
-    private func runInMemory(progress: (@Sendable (Progress) -> Void)?) async throws -> Outcome {
-        let cluster = try InMemoryCluster(settings: clusterSettings, conditions: NetworkConditions(loss: settings.loss))
-        let ids = (0..<peers).map(cluster.peerID(of:))
-        watch(cluster.monitor, ids: ids)
-        writeHeader(ids)
-        let clock = cluster.clock
-        let rounds = Int((settings.duration * settings.rate).rounded(.down))
-        func schedule(_ k: Int) {
-            guard k <= rounds else { return }
-            clock.schedule(at: Double(k) / settings.rate) { [unowned self] in
-                self.round(at: Double(k) / self.settings.rate) { a, b, payload in
-                    cluster.drivers[a].sendData(to: ids[b], kind: 1, payload: payload)
-                }
-                schedule(k + 1)
-            }
+    /// Keeps the running-session view in step with the nodes' events and turns those into run events.
+    private func watch(_ cluster: any Cluster) {
+        let index = Dictionary(uniqueKeysWithValues: cluster.peerIDs.enumerated().map { ($1, $0) })
+        let running = self.running
+        let observers = self.observers
+        @Sendable func emit(_ event: RunEvent) {
+            for (_, observer) in observers { observer(event) }
         }
-        schedule(1)
-        let wallStart = Date()
-        var reached = 0.0
-        var cancelled = false
-        while reached < settings.duration, !cancelled {
-            // Asked after every action, so that a signal during a large group's start is not kept waiting.
-            reached = cluster.run(until: min(reached + 1, settings.duration)) { Task.isCancelled }
-            cancelled = Task.isCancelled
-            progress?(Progress(simulated: reached, duration: settings.duration, sessions: matrix.snapshot().count,
-                               expectedSessions: peers * (peers - 1), bumps: bumps.count))
-            if settings.clock == .real, !cancelled {
-                let ahead = reached - Date().timeIntervalSince(wallStart)
-                do {
-                    if ahead > 0 { try await Task.sleep(for: .seconds(ahead)) }
-                } catch {
-                    cancelled = true
-                }
-            }
-        }
-        let sessions = matrix.snapshot().count
-        if cancelled {
-            // Said into the simulated network, which runs no further: kept so that the nodes end as they would.
-            for driver in cluster.drivers { driver.stop(goodbye: true) }
-        }
-        return Outcome(convergence: cluster.monitor.convergedAt, sessions: sessions, reached: reached,
-                       cancelled: cancelled)
-    }
-
-    /// The sessions are counted at the end of the simulated time, before the nodes say goodbye (which removes them).
-    private func runOverUDP(progress: (@Sendable (Progress) -> Void)?) async throws -> Outcome {
-        let cluster = try await UDPCluster.start(settings: clusterSettings, multicast: settings.multicast)
-        watch(cluster.monitor, ids: cluster.peerIDs)
-        writeHeader(cluster.peerIDs)
-        let rounds = Int((settings.duration * settings.rate).rounded(.down))
-        let ids = cluster.peerIDs
-        var reached = 0.0
-        var cancelled = false
-        for k in 1...max(rounds, 1) {
-            let time = Double(k) / settings.rate
-            let wait = time - cluster.now
-            do {
-                if wait > 0 { try await Task.sleep(for: .seconds(wait)) }
-                try Task.checkCancellation()
-            } catch {
-                cancelled = true
-                break
-            }
-            round(at: time) { a, b, payload in
-                let driver = cluster.drivers[a]
-                driver.eventLoop.execute { driver.value.sendData(to: ids[b], kind: 1, payload: payload) }
-            }
-            reached = time
-            if k % max(Int(settings.rate), 1) == 0 {
-                progress?(Progress(simulated: time, duration: settings.duration,
-                                   sessions: matrix.snapshot().count, expectedSessions: peers * (peers - 1),
-                                   bumps: bumps.count))
-            }
-        }
-        let sessions = matrix.snapshot().count
-        // Let the last profiles arrive before the nodes say goodbye (not when told to stop: then at once).
-        if !cancelled { try? await Task.sleep(for: .milliseconds(100)) }
-        _ = await cluster.stop()
-        return Outcome(convergence: cluster.monitor.convergedAt, sessions: sessions, reached: reached,
-                       cancelled: cancelled)
-    }
-
-    /// Keeps the session matrix and the trace in step with the nodes' events.
-    private func watch(_ monitor: ClusterMonitor, ids: [PeerID]) {
-        let index = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) })
-        let matrix = self.matrix
-        let trace = self.trace
-        let profiles = self.profiles
-        monitor.observe { entry in
-            let node = entry.node
-            // The matrix and the tally are kept in every run; a line is made only for a trace (formatting the time
-            // alone was a tenth of a 1,000-peer start).
-            func write(_ line: (_ t: String) -> String) {
-                trace?.write([line(TraceFormat.time(entry.time))])
-            }
+        cluster.monitor.observe { entry in
+            let device = entry.node
             switch entry.event {
             case .found(let ad):
                 guard let peer = index[ad.peer] else { return }
-                write { #"{"t":\#($0),"type":"found","node":\#(node),"peer":\#(peer)}"# }
+                emit(RunEvent(time: entry.time, kind: .found(device: device, peer: peer)))
             case .lost(let id, let reason):
                 guard let peer = index[id] else { return }
-                write { #"{"t":\#($0),"type":"lost","node":\#(node),"peer":\#(peer),"reason":"\#(reason.rawValue)"}"# }
+                emit(RunEvent(time: entry.time, kind: .lost(device: device, peer: peer, reason: reason)))
             case .session(let id, let event):
                 guard let peer = index[id] else { return }
                 switch event {
-                case .began: matrix.began(node, peer)
-                case .suspensionEnded: matrix.set(node, peer, running: true)
-                case .suspended, .didRemove, .invalidated: matrix.set(node, peer, running: false)
+                case .began: running.began(device, peer)
+                case .suspensionEnded: running.set(device, peer, running: true)
+                case .suspended, .didRemove, .invalidated: running.set(device, peer, running: false)
+                // Estimates are the ranging's, delivered from the rounds.
                 case .didUpdate: return
                 }
-                write { t in
-                    let name = switch event {
-                    case .began: "began"
-                    case .suspensionEnded: "suspensionEnded"
-                    case .suspended: "suspended"
-                    case .didRemove(let reason): "removed:\(reason.rawValue)"
-                    case .invalidated(let error): "invalidated:\(error.code)"
-                    case .didUpdate: "didUpdate"
-                    }
-                    return #"{"t":\#(t),"type":"session","node":\#(node),"peer":\#(peer),"event":"\#(name)"}"#
-                }
+                emit(RunEvent(time: entry.time, kind: .session(device: device, peer: peer, event: event, reading: nil)))
             case .data(let id, let kind, let payload):
-                guard let peer = index[id], kind == 1 else { return }
-                profiles.increment()
-                write { #"{"t":\#($0),"type":"profile","node":\#(node),"from":\#(peer),"bytes":\#(payload.count)}"# }
+                guard let peer = index[id], kind == Self.profileKind else { return }
+                emit(RunEvent(time: entry.time, kind: .profile(device: device, peer: peer, bytes: payload.count)))
             }
         }
     }
@@ -252,106 +218,111 @@ public final class Simulation {
               var run = try? JSONSerialization.jsonObject(with: encoded) as? [String: Any]
         else { return }
         run["workers"] = nil
-        let header: [String: Any] = ["type": "run", "run": run, "peerIDs": ids.map(\.description)]
+        let header: [String: Any] = ["t": 0, "type": "run", "run": run, "peerIDs": ids.map(\.description)]
         guard let data = try? JSONSerialization.data(withJSONObject: header, options: [.sortedKeys, .withoutEscapingSlashes])
         else { return }
-        trace.write([String(decoding: data, as: UTF8.self)])
+        trace.writeHeader(String(decoding: data, as: UTF8.self))
+    }
+
+    private func samplePoses(at time: Double) {
+        guard detail.contains(.poses), time - lastPoses >= settings.tracePoseInterval - 1e-9 else { return }
+        lastPoses = time
+        for (device, pose) in world.poses.enumerated() {
+            emit(RunEvent(time: time, kind: .pose(device: device, pose: pose)))
+        }
     }
 
     // MARK: - One round
 
-    /// Advances the world, ranges every pair of running sessions, and handles the bumps: each side sends its
-    /// profile to the other over the transport, as the app does.
-    private func round(at time: Double, sendProfile: (Int, Int, [UInt8]) -> Void) {
+    /// Advances the world, ranges the pairs the planner chose, and handles the bumps: each side sends its profile to
+    /// the other over the transport, as the app does.
+    private func round(at time: Double, engine: RoundEngine, cluster: any Cluster) {
         // Mingling peers choose among the peers they hold sessions with, as of the round's start.
-        let sessions = matrix.snapshot()
+        let sessions = running.snapshot()
         world.knows = { i, j in sessions.holds(i, j) }
-        let changes = world.advance(to: time)
-        var lines: [String] = []
-        if trace != nil {
-            for change in changes {
-                switch change {
-                case .contactStarted(let c):
-                    lines.append(#"{"t":\#(TraceFormat.time(c.start)),"type":"contact","a":\#(c.a),"b":\#(c.b),"event":"start"}"#)
-                case .contactEnded(let c):
-                    lines.append(#"{"t":\#(TraceFormat.time(c.end ?? time)),"type":"contact","a":\#(c.a),"b":\#(c.b),"event":"end","minimum":\#(TraceFormat.metres(c.minimumDistance))}"#)
-                case .nearMiss(let m):
-                    lines.append(#"{"t":\#(TraceFormat.time(m.time)),"type":"nearMiss","a":\#(m.a),"b":\#(m.b),"minimum":\#(TraceFormat.metres(m.minimumDistance))}"#)
-                }
+        for change in world.advance(to: time) {
+            switch change {
+            case .contactStarted(let c):
+                emit(RunEvent(time: c.start, kind: .contactStarted(device: c.a, peer: c.b)))
+            case .contactEnded(let c):
+                emit(RunEvent(time: c.end ?? time,
+                              kind: .contactEnded(device: c.a, peer: c.b, minimumDistance: c.minimumDistance)))
+            case .nearMiss(let m):
+                emit(RunEvent(time: m.time, kind: .nearMiss(device: m.a, peer: m.b, minimumDistance: m.minimumDistance)))
             }
         }
-        let context = PlanningContext(time: time, interval: 1 / settings.rate, sessions: sessions, pairs: engine.pairs,
-                                      poses: world.poses)
-        plan.exchanges.removeAll(keepingCapacity: true)
-        planner.plan(context, into: &plan)
-        let result = engine.round(plan, poses: context.poses, sessions: sessions, record: trace != nil)
-        if trace != nil {
-            for x in result.exchanges {
-                lines += exchangeLines(x, targets: world.partner(of:))
-            }
+        let poses = world.poses
+        planner.plan(PlanningContext(time: time, interval: 1 / settings.rate, sessions: sessions, pairs: engine.pairs,
+                                     poses: poses), into: &plan)
+        let result = engine.round(plan, at: time, poses: poses, sessions: sessions, record: detail.contains(.updates))
+        if !result.exchanges.isEmpty {
+            let targets = (0..<peers).map(world.partner(of:))
+            for x in result.exchanges { deliver(x, targets: targets) }
         }
         for bump in result.bumps {
-            bumps.append(bump)
-            lines.append(#"{"t":\#(TraceFormat.time(time)),"type":"bump","a":\#(bump.initiator),"b":\#(bump.responder),"#
-                + #""estimate":\#(TraceFormat.metres(bump.estimate)),"trueDistance":\#(TraceFormat.metres(bump.trueDistance))}"#)
-            sendProfile(bump.initiator, bump.responder, profile(of: bump.initiator))
-            sendProfile(bump.responder, bump.initiator, profile(of: bump.responder))
+            emit(RunEvent(time: bump.time, kind: .bump(device: bump.initiator, peer: bump.responder,
+                                                       estimate: bump.estimate, trueDistance: bump.trueDistance)))
+            cluster.send(from: bump.initiator, to: bump.responder, kind: Self.profileKind,
+                         payload: profiles[bump.initiator])
+            cluster.send(from: bump.responder, to: bump.initiator, kind: Self.profileKind,
+                         payload: profiles[bump.responder])
         }
-        trace?.write(lines)
+        samplePoses(at: time)
+        trace?.advance(to: time)
     }
 
-    private func exchangeLines(_ x: RangingExchange, targets: (Int) -> Int?) -> [String] {
-        var out: [String] = []
-        let t = TraceFormat.time(x.time)
-        let a = x.initiator, b = x.responder
-        if targets(a) == b {
-            out.append(#"{"t":\#(t),"type":"haptic","node":\#(a),"target":\#(b),"intensity":\#(String(format: "%.3f", settings.haptics.intensity(at: x.atInitiator.distance)))}"#)
+    /// Both sides' updates of one exchange, as their apps receive them (`didUpdate`), and the haptic intensity a
+    /// side plays while walking to the other.
+    private func deliver(_ x: RangingExchange, targets: [Int?]) {
+        let m = x.measurement
+        for initiator in [true, false] {
+            let (device, peer) = initiator ? (x.initiator, x.responder) : (x.responder, x.initiator)
+            let update = initiator ? x.atInitiator : x.atResponder
+            if targets[device] == peer {
+                emit(RunEvent(time: x.time, kind: .haptic(device: device, peer: peer,
+                                                          intensity: Double(settings.haptics.intensity(at: update.distance)))))
+            }
+            let angle = initiator ? m.angleAtInitiator : m.angleAtResponder
+            let reading = RunEvent.Reading(
+                rawDistance: m.distance, rawHorizontalAngle: angle?.horizontalAngle, trueDistance: x.truth.distance,
+                trueDirection: (initiator ? x.truth.bearingFromA : x.truth.bearingFromB).direction,
+                initiator: initiator)
+            emit(RunEvent(time: x.time, kind: .session(device: device, peer: peer, event: .didUpdate(update),
+                                                       reading: reading)))
         }
-        if targets(b) == a {
-            out.append(#"{"t":\#(t),"type":"haptic","node":\#(b),"target":\#(a),"intensity":\#(String(format: "%.3f", settings.haptics.intensity(at: x.atResponder.distance)))}"#)
-        }
-        if x.time - lastTraced[x.pair] >= settings.traceUpdateInterval - 1e-9 {
-            lastTraced[x.pair] = x.time
-            out.append(Self.updateLine(t, node: a, peer: b, x.atInitiator, truth: x.truth.distance))
-            out.append(Self.updateLine(t, node: b, peer: a, x.atResponder, truth: x.truth.distance))
-        }
-        return out
     }
 
-    private static func updateLine(_ t: String, node: Int, peer: Int, _ u: NearbyUpdate, truth: Double) -> String {
-        #"{"t":\#(t),"type":"update","node":\#(node),"peer":\#(peer),"distance":\#(TraceFormat.metres(u.distance)),"#
-            + #""direction":\#(TraceFormat.vector(u.direction)),"horizontalAngle":\#(TraceFormat.angle(u.horizontalAngle)),"#
-            + #""vertical":"\#(u.verticalEstimate.rawValue)","trueDistance":\#(TraceFormat.metres(truth))}"#
-    }
+    /// The application data kind of a profile.
+    static let profileKind: UInt8 = 1
 
-    private func profile(of peer: Int) -> [UInt8] {
-        Array("{\"name\":\"peer-\(peer)\",\"interests\":\"\(world.interests[peer].joined(separator: ","))\"}".utf8)
+    private static func profile(name: String, interests: [String]) -> [UInt8] {
+        let object: [String: String] = ["name": name, "interests": interests.joined(separator: ",")]
+        return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])).map(Array.init) ?? []
     }
 
     // MARK: - Scoring
 
-    private func summarise(_ outcome: Outcome, wall: Double) -> SimulationSummary {
-        let convergence = outcome.convergence
-        let sessions = outcome.sessions
-        let end = outcome.cancelled ? outcome.reached : settings.duration
+    private func summarise(
+        _ outcome: ClusterPacer.Outcome, engine: RoundEngine, convergence: Double?, sessions: Int, wall: Double
+    ) -> SimulationSummary {
+        let end = outcome.interrupted ? outcome.reached : settings.duration
         let stats = engine.statistics
         func figures(_ squares: Double, _ count: Int, _ h: Histogram) -> SimulationSummary.ErrorFigures {
             SimulationSummary.ErrorFigures(
                 rmse: count > 0 ? (squares / Double(count)).squareRoot() : nil, p50: h.quantile(0.5),
                 p95: h.quantile(0.95), count: count)
         }
+        let bumps = tally.bumps
         let score = BumpScore(bumps: bumps, tracker: world.tracker, end: end)
         let directionTotal = Double(stats.updates)
-        let memory = Self.peakMemoryMB()
+        var run = runInfo
+        run.interruptedAt = outcome.interrupted ? outcome.reached : nil
         return SimulationSummary(
-            run: {
-                var run = runInfo
-                run.interruptedAt = outcome.cancelled ? outcome.reached : nil
-                return run
-            }(),
+            run: run,
             discovery: .init(convergenceSeconds: convergence, pairs: peers * (peers - 1) / 2,
                              sessions: sessions, expectedSessions: peers * (peers - 1)),
-            ranging: .init(exchanges: stats.exchanges, received: stats.received, updatesDelivered: stats.updates),
+            ranging: .init(exchanges: stats.exchanges, received: stats.received, updatesDelivered: stats.updates,
+                           sessionsRenewed: stats.sessionsRenewed),
             distanceRaw: figures(stats.rawSquares, stats.rawCount, stats.raw),
             distanceFiltered: figures(stats.filteredSquares, stats.filteredCount, stats.filtered),
             direction: .init(p50Degrees: stats.direction.quantile(0.5).map(Self.degrees(fromHalfChord:)),
@@ -364,9 +335,9 @@ public final class Simulation {
                 latencyP50: score.latency.quantile(0.5), latencyP95: score.latency.quantile(0.95),
                 falseBumps: bumps.count - score.matchedBumps, falseOnNearMisses: score.falseOnNearMisses,
                 nearMisses: world.tracker.nearMisses.count, brushes: score.brushes,
-                profilesDelivered: profiles.value),
+                profilesDelivered: tally.profiles),
             performance: .init(wallSeconds: wall, updatesPerSecond: wall > 0 ? Double(stats.updates) / wall : 0,
-                               realTimeFactor: wall > 0 ? end / wall : 0, peakMemoryMB: memory),
+                               realTimeFactor: wall > 0 ? end / wall : 0, peakMemoryMB: Self.peakMemoryMB()),
             traceLines: trace?.lineCount)
     }
 
@@ -382,11 +353,28 @@ public final class Simulation {
     }
 }
 
-/// A count shared with the nodes' contexts.
-final class Tally: Sendable {
-    private let count = Mutex(0)
+/// What the summary takes from the run's events: the bumps fired and the profiles delivered.
+final class SummaryTally: Sendable {
+    private struct State {
+        var bumps: [RangingBump] = []
+        var profiles = 0
+    }
 
-    func increment() { count.withLock { $0 += 1 } }
-    var value: Int { count.withLock { $0 } }
+    private let state = Mutex(State())
+
+    func record(_ event: RunEvent) {
+        switch event.kind {
+        case .bump(let device, let peer, let estimate, let trueDistance):
+            state.withLock {
+                $0.bumps.append(RangingBump(initiator: device, responder: peer, time: event.time, estimate: estimate,
+                                            trueDistance: trueDistance))
+            }
+        case .profile: state.withLock { $0.profiles += 1 }
+        default: break
+        }
+    }
+
+    var bumps: [RangingBump] { state.withLock { $0.bumps } }
+    var bumpCount: Int { state.withLock { $0.bumps.count } }
+    var profiles: Int { state.withLock { $0.profiles } }
 }
-

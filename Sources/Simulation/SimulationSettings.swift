@@ -1,7 +1,6 @@
 import Bump
 import Discovery
 import Estimation
-import MulticastTransport
 import Radio
 import World
 
@@ -28,13 +27,6 @@ public struct SimulationSettings: Sendable {
     public var bump = BumpConfiguration()
     public var haptics = HapticCurve()
     public var discoveryTiming = DiscoveryTiming()
-    /// The discovery group; its own default, apart from `discover`'s, so that the two can run side by side.
-    public var multicast: MulticastConfiguration = {
-        var m = MulticastConfiguration()
-        m.group = "239.255.77.80"
-        m.port = 47_680
-        return m
-    }()
     /// Loss of the in-memory network.
     public var loss = 0.0
     /// Where to write the JSON Lines trace; `nil` for none.
@@ -49,8 +41,12 @@ public struct SimulationSettings: Sendable {
     public var traceFile: OutputFile? {
         tracePath.map { OutputFile(path: $0, flag: "--trace", replace: replaceTrace) }
     }
-    /// Each session's updates go into the trace at most once per this many seconds.
+    /// Each session's updates go into the trace at most once per this many seconds (and always those of a pair in
+    /// the second before its bumps).
     public var traceUpdateInterval = 1.0
+    /// Every device's pose goes into the trace every this many seconds (at the first round at or after; 0: every
+    /// round).
+    public var tracePoseInterval = 0.5
 
     public init() {}
 
@@ -96,6 +92,8 @@ extension SimulationSettings {
         try require(loss == 0 || transport == .memory, "--loss applies to --transport memory only")
         try require(traceUpdateInterval.isFinite && traceUpdateInterval >= 0 && traceUpdateInterval <= 3600,
                     "--trace-update-interval must be between 0 and 3600 seconds, got \(traceUpdateInterval)")
+        try require(tracePoseInterval.isFinite && tracePoseInterval >= 0 && tracePoseInterval <= 3600,
+                    "--trace-pose-interval must be between 0 and 3600 seconds, got \(tracePoseInterval)")
         do { try radio.validate() } catch { throw SimulationSettingsError(message: error.description) }
         do { try bump.validate() } catch { throw SimulationSettingsError(message: error.description) }
         do { try discoveryTiming.validate() } catch { throw SimulationSettingsError(message: error.description) }

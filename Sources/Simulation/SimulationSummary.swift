@@ -23,7 +23,10 @@ public struct SimulationSummary: Sendable, Codable, Equatable {
         public var lineOfSightSigma: Double
         public var antennaDelaySigma: Double
         public var link: String
+        /// Who ranges when: `every-pair` (every pair of running sessions every round).
+        public var planner: String
         public var traceUpdateInterval: Double
+        public var tracePoseInterval: Double
     }
 
     public struct Discovery: Sendable, Codable, Equatable {
@@ -41,6 +44,9 @@ public struct SimulationSummary: Sendable, Codable, Equatable {
         public var received: Int
         /// Updates delivered to apps (two per received exchange, one per side).
         public var updatesDelivered: Int
+        /// Times a pair's sessions were replaced (a restart, a repair) and its estimators and detector started
+        /// afresh.
+        public var sessionsRenewed: Int
     }
 
     public struct ErrorFigures: Sendable, Codable, Equatable {

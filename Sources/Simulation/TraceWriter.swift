@@ -83,15 +83,3 @@ public final class TraceWriter: Sendable {
         file.discardTemporary()
     }
 }
-
-/// Formatting of trace fields: fixed precision, so that the same run gives the same bytes.
-enum TraceFormat {
-    static func time(_ t: Double) -> String { String(format: "%.3f", t) }
-    static func metres(_ d: Double) -> String { String(format: "%.4f", d) }
-    static func metres(_ d: Float?) -> String { d.map { String(format: "%.4f", Double($0)) } ?? "null" }
-    static func vector(_ v: SIMD3<Float>?) -> String {
-        guard let v else { return "null" }
-        return String(format: "[%.4f,%.4f,%.4f]", Double(v.x), Double(v.y), Double(v.z))
-    }
-    static func angle(_ a: Float?) -> String { a.map { String(format: "%.4f", Double($0)) } ?? "null" }
-}

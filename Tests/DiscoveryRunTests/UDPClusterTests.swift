@@ -1,5 +1,6 @@
 import DiscoveryRun
 import MulticastTransport
+import UDPRun
 import Testing
 
 @Suite(.serialized) struct UDPClusterTests {

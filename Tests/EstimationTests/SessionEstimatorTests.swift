@@ -3,6 +3,7 @@ import Foundation
 import GSL
 import Geometry
 import Radio
+import Sessions
 import Testing
 import TestSupport
 

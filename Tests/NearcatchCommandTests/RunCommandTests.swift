@@ -129,9 +129,9 @@ import Testing
         let expected: [String: Set<String>] = [
             "run": ["peers", "scenario", "transport", "clock", "workers", "seed", "duration", "rate", "interruptedAt",
                     "groupKey", "version", "loss", "bumpDistance", "lineOfSightSigma", "antennaDelaySigma", "link",
-                    "traceUpdateInterval"],
+                    "planner", "traceUpdateInterval", "tracePoseInterval"],
             "discovery": ["convergenceSeconds", "pairs", "sessions", "expectedSessions"],
-            "ranging": ["exchanges", "received", "updatesDelivered"],
+            "ranging": ["exchanges", "received", "updatesDelivered", "sessionsRenewed"],
             "distanceRaw": ["rmse", "p50", "p95", "count"],
             "distanceFiltered": ["rmse", "p50", "p95", "count"],
             "direction": ["p50Degrees", "p95Degrees", "nilShare"],

@@ -1,7 +1,9 @@
 import Foundation
 import Radio
 import Simulation
+import MulticastTransport
 import Testing
+import UDPRun
 import World
 
 @Suite struct SimulationTests {
@@ -95,9 +97,10 @@ import World
         var s = SimulationSettings()
         s.peers = 20
         s.duration = 4
-        s.multicast.group = "239.255.96.1"
-        s.multicast.port = 47_961
-        let summary = try await Simulation(settings: s).run()
+        var multicast = MulticastConfiguration()
+        multicast.group = "239.255.96.1"
+        multicast.port = 47_961
+        let summary = try await Simulation(settings: s, udp: UDPCluster.maker(multicast: multicast)).run()
         #expect(summary.run.transport == "udp" && summary.run.clock == "real")
         #expect(summary.discovery.sessions == 380)
         #expect(summary.performance.wallSeconds >= 4)
@@ -144,8 +147,11 @@ import World
         var s = SimulationSettings()
         s.peers = 3
         s.tracePath = path
-        s.multicast.interface = "nope0"
-        await #expect(throws: (any Error).self) { try await Simulation(settings: s).run() }
+        var multicast = MulticastConfiguration()
+        multicast.interface = "nope0"
+        await #expect(throws: MulticastSetupError.self) {
+            try await Simulation(settings: s, udp: UDPCluster.maker(multicast: multicast)).run()
+        }
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)
             .filter { $0.hasPrefix(URL(fileURLWithPath: path).lastPathComponent) }
         #expect(leftovers.isEmpty)

@@ -1,22 +1,17 @@
 import Discovery
+import DiscoveryRun
 import Foundation
 import GSL
 import MulticastTransport
 import NIOCore
 import NIOPosix
 import Sessions
+import Synchronization
 import Transport
 
 /// N discovery nodes over real UDP multicast in this process, in real time: each node on one event loop of a
 /// shared group (as many loops as cores), with its two sockets, its timers and its state confined there.
-public final class UDPCluster: Sendable {
-    /// How far a run has come, for a progress line.
-    public struct Progress: Sendable {
-        public let elapsed: Double
-        public let sessions: Int
-        public let expectedSessions: Int
-    }
-
+public final class UDPCluster: Cluster, Sendable {
     public let settings: ClusterSettings
     public let monitor: ClusterMonitor
     /// The run's time origin; every node's clock counts from it.
@@ -26,6 +21,15 @@ public final class UDPCluster: Sendable {
     /// The peer id of each node, by index.
     public let peerIDs: [PeerID]
     private let group: MultiThreadedEventLoopGroup
+    /// The actions of ``repeatAt(rate:until:_:)``: run from ``advance(to:stop:)``, on the task that paces the run.
+    private let repeating = Mutex<Repeating?>(nil)
+
+    private struct Repeating {
+        let rate: Double
+        let last: Int
+        var next: Int
+        let action: @Sendable (Double) -> Void
+    }
 
     private init(settings: ClusterSettings, monitor: ClusterMonitor, origin: NIODeadline,
                  drivers: [NIOLoopBound<NodeDriver>], peerIDs: [PeerID], group: MultiThreadedEventLoopGroup) {
@@ -122,54 +126,74 @@ public final class UDPCluster: Sendable {
         return (counters, drops)
     }
 
-    /// Runs the nodes until the group converges or `settings.duration` passes, then for `linger` seconds more (so
-    /// that peers in other processes converge too), then stops them with a goodbye.
+    /// Starts a cluster and runs discovery on it (``ClusterPacer/discover(_:duration:linger:step:started:progress:)``)
+    /// until the group converges or `settings.duration` passes, then `linger` seconds more.
     ///
-    /// - Parameter progress: called about twenty times a second.
+    /// - Parameter progress: told the seconds elapsed about twenty times a second.
     /// - Throws: ``MulticastSetupError`` when the sockets cannot be set up; a GSL allocation failure.
     public static func run(
         settings: ClusterSettings, multicast: MulticastConfiguration, linger: Double = 0,
-        progress: (@Sendable (Progress) -> Void)? = nil
+        progress: (Double) -> Void = { _ in }
     ) async throws -> ClusterReport {
-        let wallStart = Date()
+        let started = Date()
         let cluster = try await start(settings: settings, multicast: multicast)
-        let expected = settings.peers * settings.sessionsPerNode
-        // A cancelled task (a signal, for the command line) ends the wait or the lingering early: the nodes still say
-        // goodbye, and the report says when it was cut short.
-        var interruptedAt: Double?
-        while cluster.monitor.convergedAt == nil {
-            let elapsed = cluster.now
-            progress?(Progress(elapsed: elapsed, sessions: cluster.monitor.establishedSessions,
-                               expectedSessions: expected))
-            if elapsed >= settings.duration { break }
-            do {
-                try await Task.sleep(for: .milliseconds(50))
-            } catch {
-                interruptedAt = cluster.now
-                break
-            }
+        return await ClusterPacer.discover(cluster, duration: settings.duration, linger: linger, step: 0.05,
+                                           started: started, progress: progress)
+    }
+
+    /// What a simulation over UDP starts its cluster with.
+    public static func maker(multicast: MulticastConfiguration) -> @Sendable (ClusterSettings) async throws -> any Cluster {
+        { settings in try await start(settings: settings, multicast: multicast) }
+    }
+
+    public var isVirtual: Bool { false }
+
+    public func repeatAt(rate: Double, until end: Double, _ action: @escaping (Double) -> Void) {
+        // Called back only from `advance`, on the caller's task.
+        nonisolated(unsafe) let action = action
+        repeating.withLock {
+            $0 = Repeating(rate: rate, last: Int((end * rate).rounded(.down)), next: 1, action: { action($0) })
         }
-        // Counted when the wait ends, before lingering: meanwhile other processes may stop and take their peers.
-        let sessions = cluster.monitor.establishedSessions
-        let elapsed = cluster.now
-        if linger > 0, interruptedAt == nil {
-            do {
-                try await Task.sleep(for: .seconds(linger))
-            } catch {
-                interruptedAt = cluster.now
+    }
+
+    public func advance(to time: Double, stop: @escaping () -> Bool) async -> Double {
+        while true {
+            let due: (Double, @Sendable (Double) -> Void)? = repeating.withLock { r in
+                guard let r, r.next <= r.last, Double(r.next) / r.rate <= time else { return nil }
+                return (Double(r.next) / r.rate, r.action)
             }
+            let target = due?.0 ?? time
+            let wait = target - now
+            do {
+                if wait > 0 { try await Task.sleep(for: .seconds(wait)) }
+            } catch {
+                return min(now, time)
+            }
+            if stop() { return min(now, time) }
+            guard let (at, action) = due else { return time }
+            action(at)
+            repeating.withLock { $0?.next += 1 }
         }
-        // Before this process's own nodes stop: their goodbyes to each other are not losses anyone saw.
-        let lost = cluster.monitor.lostPeers
-        let (counters, kernelDrops) = await cluster.stopCounting()
-        let converged = cluster.monitor.convergedAt
+    }
+
+    public func send(from: Int, to: Int, kind: UInt8, payload: [UInt8]) {
+        let driver = drivers[from]
+        let peer = peerIDs[to]
+        driver.eventLoop.execute { _ = driver.value.sendData(to: peer, kind: kind, payload: payload) }
+    }
+
+    /// The nodes say goodbye and their sockets close; the report counts the peers lost before this process's own
+    /// nodes stop (their goodbyes to each other are not losses anyone saw).
+    public func finish(wallSeconds: Double, interruptedAt: Double?) async -> ClusterReport {
+        let elapsed = now
+        let sessions = monitor.establishedSessions
+        let lost = monitor.lostPeers
+        let (counters, kernelDrops) = await stopCounting()
         return ClusterReport(
-            transport: "udp", peers: settings.peers, expectedPeers: settings.expectedPeers ?? settings.peers,
-            seed: settings.seed, converged: converged != nil, convergenceSeconds: converged, sessions: sessions,
-            expectedSessions: expected, simulatedSeconds: elapsed, wallSeconds: Date().timeIntervalSince(wallStart),
+            transport: "udp", settings: settings, monitor: monitor, sessions: sessions, simulatedSeconds: elapsed,
+            wallSeconds: wallSeconds,
             datagrams: DatagramCounts(counters, droppedByNetwork: 0, receiveQueueDrops: kernelDrops),
-            events: cluster.monitor.eventCount, eventDigest: nil, lostPeers: lost,
-            interruptedAt: interruptedAt, groupKey: settings.groupKey.name)
+            lostPeers: lost, interruptedAt: interruptedAt)
     }
 
     /// Stops every node on its own loop and sums their counters.

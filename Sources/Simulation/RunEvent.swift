@@ -1,0 +1,54 @@
+import Geometry
+import Sessions
+
+/// One thing that happened in a run, produced once and handed to every consumer (the trace, the summary, and any
+/// observer: pictures, the app library). Devices are named by their index in the run; for a pair, `device` is the
+/// side the event belongs to and `peer` the other (for contacts and near misses, which belong to both, `device` is
+/// the lower index).
+public struct RunEvent: Sendable {
+    /// Seconds on the run's clock.
+    public let time: Double
+    public let kind: Kind
+
+    public init(time: Double, kind: Kind) {
+        self.time = time
+        self.kind = kind
+    }
+
+    public enum Kind: Sendable {
+        /// `device` discovered `peer` (this incarnation of it).
+        case found(device: Int, peer: Int)
+        /// `device` lost `peer`: a goodbye (`peerEnded`) or silence (`timeout`).
+        case lost(device: Int, peer: Int, reason: SessionRemovalReason)
+        /// A change in `device`'s session with `peer`, as the app's delegate hears it: began, suspended, resumed,
+        /// removed, invalidated, and every estimate (`didUpdate`, with the reading behind it in ``Reading``).
+        case session(device: Int, peer: Int, event: SessionEvent, reading: Reading?)
+        /// `device`, the pair's initiator, fired a bump with `peer`.
+        case bump(device: Int, peer: Int, estimate: Float, trueDistance: Double)
+        /// The phones of the pair began to touch (true distance at or under 8 cm), or parted again.
+        case contactStarted(device: Int, peer: Int)
+        case contactEnded(device: Int, peer: Int, minimumDistance: Double)
+        /// The phones came within 25 cm without touching; `time` is their closest approach.
+        case nearMiss(device: Int, peer: Int, minimumDistance: Double)
+        /// Where `device` was, and how it was turned.
+        case pose(device: Int, pose: Pose)
+        /// `device` received `peer`'s profile after a bump.
+        case profile(device: Int, peer: Int, bytes: Int)
+        /// The haptic intensity `device` plays while walking to, or touching, `peer` (0 to 1), at each update.
+        case haptic(device: Int, peer: Int, intensity: Double)
+    }
+
+    /// What lay behind one update: the raw measurement the estimator was given and the truth it is scored against,
+    /// both from the side of the device that received the update.
+    public struct Reading: Sendable, Equatable {
+        /// The pair's measured distance, metres; `nil` when out of range.
+        public let rawDistance: Double?
+        /// This side's measured horizontal angle, radians (right of the boresight); `nil` when none was measured.
+        public let rawHorizontalAngle: Double?
+        public let trueDistance: Double
+        /// The unit vector toward the peer in this device's frame (x right, y top, z out of the screen).
+        public let trueDirection: Vector3
+        /// Whether this side initiated the exchange (the lower peer id).
+        public let initiator: Bool
+    }
+}

@@ -1,0 +1,221 @@
+import Foundation
+import Geometry
+import Sessions
+import Synchronization
+
+/// The JSON Lines trace as a consumer of the run's events (docs/simulation.md, docs/trace.schema.json): one line per
+/// event, every line with `t` and `type`, devices named `device` and `peer`, lines in time order.
+///
+/// Lines wait in a buffer for `horizon` seconds of run time before they are written, sorted by time: a contact is
+/// found up to a round after it began, and the updates of a pair in the ``bumpWindow`` before its bump are traced
+/// when the bump fires, whatever the update interval. The updates left out by the interval are held that long for
+/// the purpose, and then dropped.
+final class TraceRecorder: Sendable {
+    /// Seconds before a bump whose updates of the pair are always traced.
+    static let bumpWindow = 1.0
+
+    private let writer: TraceWriter
+    private let updateInterval: Double
+    private let horizon: Double
+    private let peers: Int
+    private let state: Mutex<State>
+
+    private struct Line {
+        let time: Double
+        let order: Int
+        let text: String
+    }
+
+    private struct HeldUpdate {
+        let event: RunEvent
+        let order: Int
+    }
+
+    private struct State {
+        var pending: [Line] = []
+        var order = 0
+        /// When each session's (device, peer) updates last went into the trace.
+        var lastTraced: [Double]
+        /// Updates left out by the interval, in time order, from `heldStart` on (older slots are spent).
+        var held: [HeldUpdate?] = []
+        var heldStart = 0
+    }
+
+    /// - Parameters:
+    ///   - updateInterval: each session's updates go in at most once per this many seconds.
+    ///   - horizon: seconds lines wait before they are written: the bump window and two rounds, at least.
+    init(writer: TraceWriter, peers: Int, updateInterval: Double, horizon: Double) {
+        self.writer = writer
+        self.peers = peers
+        self.updateInterval = updateInterval
+        self.horizon = max(horizon, Self.bumpWindow)
+        state = Mutex(State(lastTraced: [Double](repeating: -.infinity, count: peers * peers)))
+    }
+
+    /// Writes the first line (what the run is) at once.
+    func writeHeader(_ line: String) {
+        writer.write([line])
+    }
+
+    func record(_ event: RunEvent) {
+        state.withLock { s in
+            s.order += 1
+            switch event.kind {
+            case .session(let device, let peer, .didUpdate, _):
+                let key = device * peers + peer
+                if event.time - s.lastTraced[key] >= updateInterval - 1e-9 {
+                    s.lastTraced[key] = event.time
+                    if let line = Self.line(event) { s.pending.append(Line(time: event.time, order: s.order, text: line)) }
+                } else {
+                    s.held.append(HeldUpdate(event: event, order: s.order))
+                }
+            case .bump(let device, let peer, _, _):
+                Self.release(pair: device, peer, before: event.time, &s)
+                if let line = Self.line(event) { s.pending.append(Line(time: event.time, order: s.order, text: line)) }
+            default:
+                if let line = Self.line(event) { s.pending.append(Line(time: event.time, order: s.order, text: line)) }
+            }
+        }
+    }
+
+    /// The held updates of the pair in the window before a bump go into the trace.
+    private static func release(pair a: Int, _ b: Int, before time: Double, _ s: inout State) {
+        for k in s.heldStart..<s.held.count {
+            guard let held = s.held[k], held.event.time >= time - bumpWindow - 1e-9 else { continue }
+            guard case .session(let device, let peer, _, _) = held.event.kind,
+                  (device == a && peer == b) || (device == b && peer == a),
+                  let line = line(held.event)
+            else { continue }
+            s.pending.append(Line(time: held.event.time, order: held.order, text: line))
+            s.held[k] = nil
+        }
+    }
+
+    /// Writes the lines older than the horizon, now that the run has reached `time`.
+    func advance(to time: Double) {
+        let ready: [String] = state.withLock { s in
+            let limit = time - horizon
+            // A later bump looks back at most the window from a later round.
+            while s.heldStart < s.held.count, (s.held[s.heldStart]?.event.time ?? -.infinity) < time - Self.bumpWindow - 1e-9 {
+                s.heldStart += 1
+            }
+            if s.heldStart > 4096, s.heldStart * 2 > s.held.count {
+                s.held.removeFirst(s.heldStart)
+                s.heldStart = 0
+            }
+            return Self.take(&s.pending) { $0.time < limit }
+        }
+        writer.write(ready)
+    }
+
+    private static func take(_ pending: inout [Line], where ready: (Line) -> Bool) -> [String] {
+        pending.sort { ($0.time, $0.order) < ($1.time, $1.order) }
+        let count = pending.firstIndex { !ready($0) } ?? pending.count
+        let lines = pending[..<count].map(\.text)
+        pending.removeFirst(count)
+        return lines
+    }
+
+    /// Writes what is left and publishes the file.
+    func finish() throws(SimulationSettingsError) {
+        let rest = state.withLock { s in Self.take(&s.pending) { _ in true } }
+        writer.write(rest)
+        try writer.finish()
+    }
+
+    func abandon() { writer.abandon() }
+
+    var lineCount: Int { writer.lineCount }
+
+    // MARK: - Lines
+
+    static func line(_ event: RunEvent) -> String? {
+        let t = event.time
+        switch event.kind {
+        case .found(let device, let peer):
+            return pair(t, "found", device, peer).line
+        case .lost(let device, let peer, let reason):
+            var j = pair(t, "lost", device, peer)
+            j.string("reason", reason.rawValue)
+            return j.line
+        case .session(let device, let peer, let change, let reading):
+            if case .didUpdate(let u) = change { return update(t, device, peer, u, reading) }
+            var j = pair(t, "session", device, peer)
+            switch change {
+            case .began: j.string("event", "began")
+            case .suspended: j.string("event", "suspended")
+            case .suspensionEnded: j.string("event", "resumed")
+            case .didRemove(let reason):
+                j.string("event", "removed")
+                j.string("reason", reason.rawValue)
+            case .invalidated(let error):
+                j.string("event", "invalidated")
+                j.string("error", "\(error.code)")
+                j.int("code", error.code.rawValue)
+            case .didUpdate: return nil
+            }
+            return j.line
+        case .bump(let device, let peer, let estimate, let trueDistance):
+            var j = pair(t, "bump", device, peer)
+            j.number("estimate", estimate, digits: 4)
+            j.number("trueDistance", trueDistance, digits: 4)
+            return j.line
+        case .contactStarted(let device, let peer):
+            return pair(t, "contactStart", device, peer).line
+        case .contactEnded(let device, let peer, let minimum):
+            var j = pair(t, "contactEnd", device, peer)
+            j.number("minimumDistance", minimum, digits: 4)
+            return j.line
+        case .nearMiss(let device, let peer, let minimum):
+            var j = pair(t, "nearMiss", device, peer)
+            j.number("minimumDistance", minimum, digits: 4)
+            return j.line
+        case .pose(let device, let pose):
+            var j = JSONLine(time: t, type: "pose")
+            j.int("device", device)
+            let p = pose.position
+            j.number("x", p.x, digits: 3)
+            j.number("y", p.y, digits: 3)
+            j.number("z", p.z, digits: 3)
+            let b = pose.orientation.boresight
+            j.number("heading", Angle.degrees(fromRadians: atan2(b.y, b.x)), digits: 1)
+            j.number("pitch", Angle.degrees(fromRadians: asin(min(max(b.z, -1), 1))), digits: 1)
+            return j.line
+        case .profile(let device, let peer, let bytes):
+            var j = pair(t, "profile", device, peer)
+            j.int("bytes", bytes)
+            return j.line
+        case .haptic(let device, let peer, let intensity):
+            var j = pair(t, "haptic", device, peer)
+            j.number("intensity", intensity, digits: 3)
+            return j.line
+        }
+    }
+
+    private static func pair(_ t: Double, _ type: String, _ device: Int, _ peer: Int) -> JSONLine {
+        var j = JSONLine(time: t, type: type)
+        j.int("device", device)
+        j.int("peer", peer)
+        return j
+    }
+
+    private static func update(
+        _ t: Double, _ device: Int, _ peer: Int, _ u: NearbyUpdate, _ reading: RunEvent.Reading?
+    ) -> String {
+        var j = pair(t, "update", device, peer)
+        j.number("distance", u.distance, digits: 4)
+        j.vector("direction", u.direction, digits: 4)
+        j.number("horizontalAngle", u.horizontalAngle, digits: 4)
+        j.string("vertical", u.verticalEstimate.rawValue)
+        if let r = reading {
+            j.number("rawDistance", r.rawDistance, digits: 4)
+            j.number("rawHorizontalAngle", r.rawHorizontalAngle, digits: 4)
+            j.number("trueDistance", r.trueDistance, digits: 4)
+            let d = r.trueDirection
+            j.vector("trueDirection", d.x, d.y, d.z, digits: 4)
+            j.number("trueHorizontalAngle", asin(min(max(d.x, -1), 1)), digits: 4)
+            j.bool("initiator", r.initiator)
+        }
+        return j.line
+    }
+}
