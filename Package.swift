@@ -101,7 +101,7 @@ let package = Package(
         .testTarget(name: "BumpTests", dependencies: ["Bump"]),
         .testTarget(
             name: "SimulationTests",
-            dependencies: ["Simulation", "UDPRun", "MulticastTransport", "World", "Radio", "Sessions"]
+            dependencies: ["Simulation", "UDPRun", "MulticastTransport", "World", "Radio", "Sessions", "TestSupport"]
         ),
         .testTarget(name: "RangingTests", dependencies: ["Ranging", "Radio", "Geometry", "Estimation", "Bump"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport"]),
