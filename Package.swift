@@ -103,7 +103,7 @@ let package = Package(
             name: "SimulationTests",
             dependencies: ["Simulation", "UDPRun", "MulticastTransport", "World", "Radio", "Sessions", "TestSupport"]
         ),
-        .testTarget(name: "RangingTests", dependencies: ["Ranging", "Radio", "Geometry", "Estimation", "Bump"]),
+        .testTarget(name: "RangingTests", dependencies: ["Ranging", "Radio", "Geometry", "Estimation", "Bump", "Sessions", "TestSupport"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport"]),
         .testTarget(
             name: "MulticastTransportTests",

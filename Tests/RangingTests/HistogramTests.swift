@@ -22,3 +22,22 @@ import Testing
         #expect(abs(h.quantile(1)! - 0.0095) < 1e-12)
     }
 }
+
+@Suite struct HistogramMergeTests {
+    /// Merged halves give the same counts and quantiles as one histogram of everything, whatever the split.
+    @Test func mergingIsTheSameAsAddingEverything() {
+        let values = (0..<1_000).map { Double(($0 * 7_919) % 1_000) * 0.0013 }
+        var whole = Histogram(binWidth: 0.01, bins: 50)
+        for v in values { whole.add(v) }
+        for split in [0, 1, 333, 999] {
+            var a = Histogram(binWidth: 0.01, bins: 50)
+            var b = Histogram(binWidth: 0.01, bins: 50)
+            for v in values[..<split] { a.add(v) }
+            for v in values[split...] { b.add(v) }
+            a.merge(b)
+            #expect(a == whole)
+            #expect(a.quantile(0.9) == whole.quantile(0.9))
+        }
+        #expect(whole.total == 1_000)
+    }
+}

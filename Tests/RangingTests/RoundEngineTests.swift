@@ -1,0 +1,138 @@
+import Bump
+import Estimation
+import Geometry
+import Radio
+import Ranging
+import Sessions
+import Testing
+import TestSupport
+
+/// The round engine on two or three devices with a noiseless radio: who initiates, what a new session resets, what
+/// the planner hands it.
+@Suite struct RoundEngineTests {
+    private static func pose(x: Double, facing target: Double) -> Pose {
+        let position = Vector3(x, 0, 1.2)
+        return Pose(position: position, orientation: .facing(Vector3(target, 0, 1.2), from: position))
+    }
+
+    private static func engine(ids: [UInt64], radio: RadioConfiguration = Fixtures.noiseless) throws -> RoundEngine {
+        try RoundEngine(peerIDs: ids, settings: PairSettings(seed: 3, radio: radio, estimator: EstimatorConfiguration(),
+                                                             bump: BumpConfiguration()), workers: 2)
+    }
+
+    private static func plan(_ engine: RoundEngine, _ sessions: RunningSessions.Snapshot) -> RangingPlan {
+        var planner = EveryRunningPair()
+        var plan = RangingPlan()
+        planner.plan(PlanningContext(time: 0, interval: 0.1, sessions: sessions, pairs: engine.pairs, poses: []),
+                     into: &plan)
+        return plan
+    }
+
+    private static func bothRunning(_ running: RunningSessions, _ a: Int, _ b: Int) {
+        running.began(a, b)
+        running.began(b, a)
+    }
+
+    /// The lower peer id initiates, whatever its index: device 1 (id 3) before device 0 (id 5).
+    @Test func theLowerPeerIDInitiates() throws {
+        let engine = try Self.engine(ids: [5, 3, 9])
+        #expect(engine.pairs.count == 3)
+        #expect(engine.initiator(ofPair: engine.pairIndex(0, 1)) == 1)
+        #expect(engine.initiator(ofPair: engine.pairIndex(0, 2)) == 0)
+        #expect(engine.initiator(ofPair: engine.pairIndex(2, 1)) == 1)
+        let running = RunningSessions(peers: 3)
+        Self.bothRunning(running, 0, 1)
+        let sessions = running.snapshot()
+        let poses = [Self.pose(x: 0, facing: 1), Self.pose(x: 1, facing: 0), Self.pose(x: 5, facing: 0)]
+        let result = engine.round(Self.plan(engine, sessions), at: 0.1, poses: poses, sessions: sessions, record: true)
+        let exchange = try #require(result.exchanges.first)
+        #expect(result.exchanges.count == 1)
+        #expect(exchange.initiator == 1 && exchange.responder == 0)
+        #expect(abs(exchange.truth.distance - 1) < 1e-9)
+    }
+
+    /// A pair ranged at 1 m for 3 s, then at 3 m: under the same sessions the filter's gate refuses the jump and
+    /// holds near 1 m; under a new session (a peer restarted) the estimators start afresh at 3 m.
+    @Test(arguments: [false, true])
+    func aNewSessionStartsWithFreshEstimators(_ renewed: Bool) throws {
+        let engine = try Self.engine(ids: [1, 2])
+        let running = RunningSessions(peers: 2)
+        Self.bothRunning(running, 0, 1)
+        var sessions = running.snapshot()
+        let near = [Self.pose(x: 0, facing: 1), Self.pose(x: 1, facing: 0)]
+        for k in 1...30 {
+            _ = engine.round(Self.plan(engine, sessions), at: Double(k) / 10, poses: near, sessions: sessions, record: false)
+        }
+        if renewed { running.began(1, 0) }
+        sessions = running.snapshot()
+        let far = [Self.pose(x: 0, facing: 3), Self.pose(x: 3, facing: 0)]
+        let result = engine.round(Self.plan(engine, sessions), at: 3.1, poses: far, sessions: sessions, record: true)
+        let update = try #require(result.exchanges.first?.atInitiator)
+        let distance = Double(try #require(update.distance))
+        #expect(engine.statistics.sessionsRenewed == (renewed ? 1 : 0))
+        if renewed {
+            #expect(abs(distance - 3) < 0.01, "\(distance)")
+        } else {
+            #expect(distance < 1.5, "\(distance)")
+        }
+    }
+
+    /// A suspension and its end are the same session: nothing is reset.
+    @Test func suspensionKeepsTheSession() throws {
+        let running = RunningSessions(peers: 2)
+        Self.bothRunning(running, 0, 1)
+        let before = running.snapshot()
+        running.set(0, 1, running: false)
+        let suspended = running.snapshot()
+        running.set(0, 1, running: true)
+        let resumed = running.snapshot()
+        #expect(before.ranges(0, 1) && !suspended.ranges(0, 1) && resumed.ranges(0, 1))
+        #expect(suspended.holds(1, 0) && !suspended.holds(0, 1))
+        #expect(before.identity(0, 1) == resumed.identity(0, 1))
+        #expect(before.version != suspended.version && suspended.version != resumed.version)
+        #expect(resumed.count == 2)
+        running.began(0, 1)
+        let renewed = running.snapshot()
+        #expect(renewed.identity(0, 1) != before.identity(0, 1) && renewed.identity(1, 0) != before.identity(1, 0))
+        // Setting what is already so changes nothing a planner must see.
+        running.set(0, 1, running: true)
+        #expect(running.snapshot().version == renewed.version)
+    }
+
+    /// The ideal planner plans exactly the pairs whose two sides both run, in pair order, and keeps its plan while
+    /// no session changes.
+    @Test func everyRunningPairPlansThePairsBothSidesRun() throws {
+        let engine = try Self.engine(ids: [1, 2, 3, 4])
+        let running = RunningSessions(peers: 4)
+        Self.bothRunning(running, 0, 3)
+        Self.bothRunning(running, 1, 2)
+        running.began(0, 1)
+        var planner = EveryRunningPair()
+        var plan = RangingPlan()
+        func replan() {
+            planner.plan(PlanningContext(time: 0, interval: 0.1, sessions: running.snapshot(), pairs: engine.pairs,
+                                         poses: []), into: &plan)
+        }
+        replan()
+        #expect(plan.exchanges.map(\.pair) == [Int32(engine.pairIndex(0, 3)), Int32(engine.pairIndex(1, 2))])
+        #expect(plan.exchanges.allSatisfy { $0.offset == 0 })
+        // Kept while nothing changed (a planner may keep the previous plan), rebuilt when something did.
+        plan.exchanges.append(PlannedExchange(pair: 5))
+        replan()
+        #expect(plan.exchanges.count == 3)
+        running.began(1, 0)
+        replan()
+        #expect(plan.exchanges.map(\.pair)
+            == [Int32(engine.pairIndex(0, 1)), Int32(engine.pairIndex(0, 3)), Int32(engine.pairIndex(1, 2))])
+    }
+
+    /// Pair indices run over every pair once, in the order of the engine's pairs.
+    @Test func pairIndicesAreTheOrderOfThePairs() throws {
+        let engine = try Self.engine(ids: Array(1...7))
+        for (p, pair) in engine.pairs.enumerated() {
+            #expect(engine.pairIndex(Int(pair.low), Int(pair.high)) == p)
+            #expect(engine.pairIndex(Int(pair.high), Int(pair.low)) == p)
+        }
+        #expect(engine.pairs.count == 21)
+    }
+}
