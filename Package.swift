@@ -97,7 +97,7 @@ let package = Package(
         .testTarget(name: "RadioTests", dependencies: ["Radio", "GSL", "Geometry", "TestSupport"]),
         .testTarget(name: "EstimationTests", dependencies: ["Estimation", "Radio", "GSL", "Geometry", "Sessions", "TestSupport"]),
         .testTarget(name: "SessionsTests", dependencies: ["Sessions"]),
-        .testTarget(name: "WorldTests", dependencies: ["World", "Geometry", "GSL"]),
+        .testTarget(name: "WorldTests", dependencies: ["World", "Geometry", "GSL", "TestSupport"]),
         .testTarget(name: "BumpTests", dependencies: ["Bump"]),
         .testTarget(
             name: "SimulationTests",

@@ -58,6 +58,9 @@ public struct ScenarioFile: Sendable, Equatable {
 
     /// Parses and checks a scenario from its JSON bytes.
     public static func parse(_ data: Data, file: String) throws(ScenarioError) -> ScenarioFile {
+        if let object = try? JSONSerialization.jsonObject(with: data) {
+            try checkFields(object, file: file)
+        }
         let raw: RawScenario
         do {
             raw = try JSONDecoder().decode(RawScenario.self, from: data)
@@ -67,6 +70,50 @@ public struct ScenarioFile: Sendable, Equatable {
             throw ScenarioError(file: file, field: nil, problem: "is not valid JSON")
         }
         return try raw.checked(file: file)
+    }
+
+    /// The fields each object of a file may have (docs/schemas/scenario.schema.json). A misspelled field would
+    /// otherwise be ignored in silence, and `"headng": 90` run with a heading of 0.
+    static let fields: [(what: String, names: [String])] = [
+        ("the scenario", ["$schema", "version", "name", "peers"]),
+        ("a peer", ["name", "interests", "waypoints"]),
+        ("a waypoint", ["t", "x", "y", "z", "heading", "pitch", "roll", "facing"]),
+    ]
+
+    private static func checkFields(_ object: Any, file: String) throws(ScenarioError) {
+        func check(_ value: Any, _ level: Int, _ path: String) throws(ScenarioError) {
+            guard let dictionary = value as? [String: Any] else { return }
+            let (what, names) = fields[level]
+            for key in dictionary.keys.sorted() where !names.contains(key) {
+                let near = names.filter { Self.editDistance($0, key) <= 2 }
+                let hint = near.isEmpty ? "" : "; did you mean \(near.map { "\"\($0)\"" }.joined(separator: " or "))?"
+                throw ScenarioError(
+                    file: file, field: path.isEmpty ? key : "\(path).\(key)",
+                    problem: "is not a field of \(what) (its fields: \(names.filter { $0 != "$schema" }.joined(separator: ", ")))\(hint)")
+            }
+            guard level < 2 else { return }
+            let child = level == 0 ? "peers" : "waypoints"
+            for (i, item) in (dictionary[child] as? [Any] ?? []).enumerated() {
+                try check(item, level + 1, path.isEmpty ? "\(child)[\(i)]" : "\(path).\(child)[\(i)]")
+            }
+        }
+        try check(object, 0, "")
+    }
+
+    /// Levenshtein distance, for short field names.
+    private static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        var row = Array(0...b.count)
+        for i in 1...max(a.count, 1) where !a.isEmpty {
+            var previous = row[0]
+            row[0] = i
+            for j in stride(from: 1, through: b.count, by: 1) {
+                let current = row[j]
+                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
+                previous = current
+            }
+        }
+        return a.isEmpty ? b.count : row[b.count]
     }
 
     private static func reason(_ error: Error) -> String {

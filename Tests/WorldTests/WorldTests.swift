@@ -1,6 +1,7 @@
 import Foundation
 import Geometry
 import Testing
+import TestSupport
 @testable import World
 
 @Suite struct WorldTests {
@@ -141,9 +142,33 @@ import Testing
          "scenario file s.json: peers[0].waypoints must hold at least one waypoint"),
         (#"{"version": 1, "peers": [{"name": "A", "waypoints": [{"x": 0, "y": 0}]}, {"name": "B", "waypoints": [{"t": 0, "x": 1, "y": 0}]}]}"#,
          "scenario file s.json: peers[0].waypoints[0].t is missing"),
+        // Unknown fields are refused, not ignored: "headng" would run with a heading of 0.
+        (#"{"version": 1, "peers": [{"name": "A", "waypoints": [{"t": 0, "x": 0, "y": 0}]}, {"name": "B", "waypoints": [{"t": 0, "x": 1, "y": 0}, {"t": 1, "x": 1, "y": 0, "headng": 90}]}]}"#,
+         "scenario file s.json: peers[1].waypoints[1].headng is not a field of a waypoint (its fields: t, x, y, z, heading, pitch, roll, facing); did you mean \"heading\"?"),
+        (#"{"version": 1, "peers": [{"name": "A", "intrests": ["film"], "waypoints": [{"t": 0, "x": 0, "y": 0}]}, {"name": "B", "waypoints": [{"t": 0, "x": 1, "y": 0}]}]}"#,
+         "scenario file s.json: peers[0].intrests is not a field of a peer (its fields: name, interests, waypoints); did you mean \"interests\"?"),
+        (#"{"version": 1, "duration": 30, "peers": []}"#,
+         "scenario file s.json: duration is not a field of the scenario (its fields: version, name, peers)"),
     ])
     func malformedFilesNameTheField(_ json: String, _ message: String) {
         #expect(error(json) == message)
+    }
+
+    /// The examples are valid scenario files by the published schema, which refuses what the reader refuses.
+    @Test func examplesMatchTheSchemaAndTheSchemaRefusesUnknownFields() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let schema = try JSONSchema(path: root.appendingPathComponent("docs/schemas/scenario.schema.json").path)
+        let examples = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("examples").path)
+            .filter { $0.hasSuffix(".json") }
+        #expect(examples.count >= 2)
+        for name in examples {
+            let data = try Data(contentsOf: root.appendingPathComponent("examples/\(name)"))
+            #expect(schema.problems(try JSONSerialization.jsonObject(with: data)).isEmpty, "\(name)")
+            #expect(throws: Never.self) { try ScenarioFile.parse(data, file: name) }
+        }
+        let misspelled = #"{"version": 1, "peers": [{"name": "A", "waypoints": [{"t": 0, "x": 0, "y": 0, "headng": 9}]}, {"name": "B", "waypoints": [{"t": 0, "x": 1, "y": 0}]}]}"#
+        #expect(schema.problems(line: misspelled) == ["$.peers[0].waypoints[0]: the field headng is not in the schema"])
     }
 
     @Test func missingFileIsNamed() {
