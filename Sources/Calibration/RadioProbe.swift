@@ -63,6 +63,7 @@ public struct RadioProbe: Sendable {
         var outOfRange = 0
         var obstructed = 0
         var withoutDirection = 0
+        var clamped = 0
         let trueHorizontal = asin(truth.bearingFromA.direction.x)
         let trueVertical = asin(truth.bearingFromA.direction.y)
 
@@ -74,8 +75,10 @@ public struct RadioProbe: Sendable {
             }
             if !m.lineOfSight { obstructed += 1 }
             let update = estimator.update(distance: m.distance, angle: m.angleAtInitiator, at: time)
-            if let d = m.distance, let e = update.distance {
+            if let d = m.timeOfFlightDistance, let e = update.distance {
+                // Scored before the chip's clamp at zero, so that a drift of metres shows as metres.
                 raw.append(d - truth.distance)
+                if d < 0 { clamped += 1 }
                 filtered.append(Double(e) - truth.distance)
             } else {
                 outOfRange += 1
@@ -108,7 +111,8 @@ public struct RadioProbe: Sendable {
             elevationDegrees: ErrorSummary(elevationErrors)?.scaled(by: degrees),
             rawDirectionDegrees: ErrorSummary(rawAngular)?.scaled(by: degrees),
             smoothedDirectionDegrees: ErrorSummary(smoothedAngular)?.scaled(by: degrees),
-            noDirectionShare: Double(withoutDirection) / Double(max(measured, 1)))
+            noDirectionShare: Double(withoutDirection) / Double(max(measured, 1)),
+            clampedShare: Double(clamped) / Double(max(measured, 1)))
     }
 }
 
@@ -122,7 +126,7 @@ public struct RadioProbeReport: Sendable, Equatable, Codable {
     public let outOfRangeShare: Double
     /// Share of received exchanges in non line of sight.
     public let nonLineOfSightShare: Double
-    /// Raw distance error (measured minus true).
+    /// Raw distance error (measured minus true), from the timestamps before the chip's clamp at zero.
     public let rawDistance: ErrorSummary?
     /// Filtered distance error.
     public let filteredDistance: ErrorSummary?
@@ -140,4 +144,7 @@ public struct RadioProbeReport: Sendable, Equatable, Codable {
     public let smoothedDirectionDegrees: ErrorSummary?
     /// Share of received exchanges whose update had no direction.
     public let noDirectionShare: Double
+    /// Share of received exchanges whose timestamps gave a negative distance, reported as 0 m (the error exceeded
+    /// the distance: single-sided ranging with clocks far apart).
+    public let clampedShare: Double
 }

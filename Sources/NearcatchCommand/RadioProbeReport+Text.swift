@@ -29,6 +29,10 @@ extension RadioProbeReport {
             + "no direction %.2f%%", dropoutShare * 100, outOfRangeShare * 100, nonLineOfSightShare * 100,
             noDirectionShare * 100))
         lines.append("range gate: \(gateRefusals) refused, \(filterRestarts) restarts")
+        if clampedShare > 0 {
+            lines.append(String(format: "read as 0 m: %.2f%% (the timestamps gave a negative distance; the raw row "
+                + "scores them before that clamp)", clampedShare * 100))
+        }
         return lines.joined(separator: "\n")
     }
 }

@@ -62,7 +62,7 @@ public struct PairRadio {
         let atResponder = lineOfSight ? measureAngle(geometry.bearingFromB) : nil
         return RangingMeasurement(
             time: time, lineOfSight: lineOfSight, distance: distance,
-            angleAtInitiator: atInitiator, angleAtResponder: atResponder)
+            angleAtInitiator: atInitiator, angleAtResponder: atResponder, timeOfFlightDistance: distance)
     }
 
     /// The channel's first-path error is common to the three messages of one exchange: the channel does not change
@@ -87,8 +87,8 @@ public struct PairRadio {
             flightTime: (trueDistance + channelError) / speed,
             responderReplyDelay: configuration.responderReplyDelay,
             initiatorReplyDelay: configuration.initiatorReplyDelay, tick: tick, jitter: jitter)
-        // Chips report no negative distance: an error larger than the distance itself reads as zero.
-        return max(TwoWayRanging.distance(stamps, scheme: configuration.scheme, tick: tick), 0)
+        // Negative when the error exceeds the distance; the measurement reports that as zero, as chips do.
+        return TwoWayRanging.distance(stamps, scheme: configuration.scheme, tick: tick)
     }
 
     /// Simulates the phase differences on each baseline and solves the direction back from them.

@@ -5,8 +5,12 @@ public struct RangingMeasurement: Sendable, Equatable {
     public let time: Double
     /// Whether the link was in line of sight.
     public let lineOfSight: Bool
-    /// The measured distance, metres; `nil` beyond the maximum range.
+    /// The measured distance, metres; `nil` beyond the maximum range. Never negative: chips report an error larger
+    /// than the distance itself as zero.
     public let distance: Double?
+    /// The distance the timestamps give before that clamp, which may be negative (single-sided ranging drifts by
+    /// metres); `nil` beyond the maximum range.
+    public let timeOfFlightDistance: Double?
     /// The initiator's angle measurement of the responder; `nil` outside its field of view, in non line of sight
     /// or out of range.
     public let angleAtInitiator: AngleMeasurement?
@@ -15,11 +19,12 @@ public struct RangingMeasurement: Sendable, Equatable {
 
     public init(
         time: Double, lineOfSight: Bool, distance: Double?,
-        angleAtInitiator: AngleMeasurement?, angleAtResponder: AngleMeasurement?
+        angleAtInitiator: AngleMeasurement?, angleAtResponder: AngleMeasurement?, timeOfFlightDistance: Double? = nil
     ) {
         self.time = time
         self.lineOfSight = lineOfSight
-        self.distance = distance
+        self.distance = distance.map { max($0, 0) }
+        self.timeOfFlightDistance = timeOfFlightDistance ?? distance
         self.angleAtInitiator = angleAtInitiator
         self.angleAtResponder = angleAtResponder
     }

@@ -52,6 +52,21 @@ import Testing
         #expect(r.azimuthDegrees == nil)
     }
 
+    /// Single-sided ranging drifts by (eB - eA) x Treply / 2: at seed 1 the clocks are far enough apart that the
+    /// timestamps read about 4.6 m short at 2 m. The raw row shows those metres with the line-of-sight noise on them, and how
+    /// often the chip's clamp read them as 0 m; the filtered row is what an app sees (0 m).
+    @Test func singleSidedDriftShowsItsMetres() throws {
+        let ss = try report { $0.radio.scheme = .singleSided; $0.radio.antennaDelaySigma = 0; $0.seed = 1 }
+        let raw = try #require(ss.rawDistance)
+        #expect(raw.bias < -2.5 && raw.bias > -10)
+        #expect(abs(raw.standardDeviation - 0.09) < 0.005)
+        #expect(ss.clampedShare == 1)
+        #expect(abs(try #require(ss.filteredDistance).bias + 2) < 1e-6)
+        let ds = try report { $0.radio.antennaDelaySigma = 0; $0.seed = 1 }
+        #expect(ds.clampedShare == 0)
+        #expect(abs(try #require(ds.rawDistance).bias) < 0.01)
+    }
+
     @Test func badConfigurationIsAnError() {
         #expect(throws: PairRadioError.self) {
             try report { $0.radio.maximumRange = -1 }
