@@ -14,6 +14,10 @@ public protocol Cluster: AnyObject {
     var isVirtual: Bool { get }
     /// Seconds on the cluster's clock since the run's origin.
     var now: Double { get }
+    /// Starts the nodes, spread over `settings.startSpread` seconds: observers added to ``monitor`` before see
+    /// every event. (In memory the starts are scheduled on the virtual clock from 0 when the cluster is made, and
+    /// nothing runs before ``advance(to:stop:)``: this does nothing there.)
+    func start()
     /// Runs `action(k / rate)` for k = 1, 2 ... while k / rate is at most `end`, on the cluster's clock: in memory in
     /// order with the nodes' own actions (ties in the order scheduled), over UDP from ``advance(to:stop:)``.
     func repeatAt(rate: Double, until end: Double, _ action: @escaping (Double) -> Void)

@@ -92,6 +92,8 @@ public final class InMemoryCluster: Cluster {
 
     public var now: Double { clock.now }
 
+    public func start() {}
+
     public func repeatAt(rate: Double, until end: Double, _ action: @escaping (Double) -> Void) {
         let last = Int((end * rate).rounded(.down))
         func schedule(_ k: Int) {

@@ -115,12 +115,13 @@ public struct DiscoverCommand: AsyncParsableCommand, Sendable {
             cluster = try InMemoryCluster(settings: settings, conditions: conditions, recordEvents: true)
         case .udp:
             do {
-                cluster = try await UDPCluster.start(
+                cluster = try await UDPCluster.open(
                     settings: settings, multicast: try network.multicast(defaultGroup: Self.defaultGroup))
             } catch let error as MulticastSetupError {
                 throw NetworkOptions.validationError(error)
             }
         }
+        cluster.start()
         let clock = cluster.isVirtual ? "virtual" : "real"
         let expected = peers * settings.sessionsPerNode
         return await ClusterPacer.discover(

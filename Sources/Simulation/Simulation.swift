@@ -146,8 +146,10 @@ public final class Simulation {
                 settings: PairSettings(seed: settings.seed, radio: settings.radio, estimator: settings.tunedEstimator,
                                        bump: settings.bump),
                 workers: settings.workers)
+            // Watched before the nodes start, so that no event goes unseen.
             watch(cluster)
             writeHeader(cluster.peerIDs)
+            cluster.start()
             samplePoses(at: 0)
             cluster.repeatAt(rate: settings.rate, until: settings.duration) { [unowned self] time in
                 round(at: time, engine: engine, cluster: cluster)

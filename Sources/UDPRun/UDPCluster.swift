@@ -21,6 +21,8 @@ public final class UDPCluster: Cluster, Sendable {
     /// The peer id of each node, by index.
     public let peerIDs: [PeerID]
     private let group: MultiThreadedEventLoopGroup
+    /// Each node's start, seconds after ``start()``.
+    private let startDelays: [Double]
     /// The actions of ``repeatAt(rate:until:_:)``: run from ``advance(to:stop:)``, on the task that paces the run.
     private let repeating = Mutex<Repeating?>(nil)
 
@@ -32,7 +34,9 @@ public final class UDPCluster: Cluster, Sendable {
     }
 
     private init(settings: ClusterSettings, monitor: ClusterMonitor, origin: NIODeadline,
-                 drivers: [NIOLoopBound<NodeDriver>], peerIDs: [PeerID], group: MultiThreadedEventLoopGroup) {
+                 drivers: [NIOLoopBound<NodeDriver>], peerIDs: [PeerID], group: MultiThreadedEventLoopGroup,
+                 startDelays: [Double]) {
+        self.startDelays = startDelays
         self.settings = settings
         self.monitor = monitor
         self.origin = origin
@@ -44,11 +48,11 @@ public final class UDPCluster: Cluster, Sendable {
     /// Seconds since the origin.
     public var now: Double { Double((NIODeadline.now() - origin).nanoseconds) / 1e9 }
 
-    /// Opens every node's sockets and starts the nodes over `settings.startSpread` seconds.
+    /// Opens every node's sockets; the nodes start with ``start()``, once the monitor's observers are in place.
     ///
     /// - Parameter recordEvents: keep the ordered event log.
     /// - Throws: ``MulticastSetupError`` when the sockets cannot be set up; a GSL allocation failure.
-    public static func start(
+    public static func open(
         settings: ClusterSettings, multicast: MulticastConfiguration, recordEvents: Bool = false
     ) async throws -> UDPCluster {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
@@ -62,6 +66,7 @@ public final class UDPCluster: Cluster, Sendable {
         var generator = SystemRandomNumberGenerator()
         var drivers: [NIOLoopBound<NodeDriver>] = []
         var peerIDs: [PeerID] = []
+        let startDelays: [Double]
         do {
             let startTimes = try RandomSource(
                 runSeed: settings.seed, stream: StreamIdentity(kind: .scenario, first: 0, second: 0))
@@ -90,17 +95,14 @@ public final class UDPCluster: Cluster, Sendable {
                 drivers.append(driver)
                 peerIDs.append(peer)
             }
-            for driver in drivers {
-                let delay = TimeAmount.nanoseconds(Int64(startTimes.uniform() * settings.startSpread * 1e9))
-                driver.eventLoop.scheduleTask(deadline: origin + delay) { driver.value.start() }
-            }
+            startDelays = drivers.map { _ in startTimes.uniform() * settings.startSpread }
         } catch {
             _ = await Self.stopAll(drivers, goodbye: false)
             try? await group.shutdownGracefully()
             throw error
         }
         return UDPCluster(settings: settings, monitor: monitor, origin: origin, drivers: drivers, peerIDs: peerIDs,
-                          group: group)
+                          group: group, startDelays: startDelays)
     }
 
     /// Stops every node (with a goodbye), closes the sockets and the event loops, and sums the nodes' counters.
@@ -136,17 +138,26 @@ public final class UDPCluster: Cluster, Sendable {
         progress: (Double) -> Void = { _ in }
     ) async throws -> ClusterReport {
         let started = Date()
-        let cluster = try await start(settings: settings, multicast: multicast)
+        let cluster = try await open(settings: settings, multicast: multicast)
+        cluster.start()
         return await ClusterPacer.discover(cluster, duration: settings.duration, linger: linger, step: 0.05,
                                            started: started, progress: progress)
     }
 
     /// What a simulation over UDP starts its cluster with.
     public static func maker(multicast: MulticastConfiguration) -> @Sendable (ClusterSettings) async throws -> any Cluster {
-        { settings in try await start(settings: settings, multicast: multicast) }
+        { settings in try await open(settings: settings, multicast: multicast) }
     }
 
     public var isVirtual: Bool { false }
+
+    /// Starts the nodes, spread over `settings.startSpread` seconds from now (opening the sockets of a large group
+    /// takes a while: the spread counts from here, not from the origin).
+    public func start() {
+        for (driver, delay) in zip(drivers, startDelays) {
+            driver.eventLoop.scheduleTask(deadline: .now() + .nanoseconds(Int64(delay * 1e9))) { driver.value.start() }
+        }
+    }
 
     public func repeatAt(rate: Double, until end: Double, _ action: @escaping (Double) -> Void) {
         // Called back only from `advance`, on the caller's task.
