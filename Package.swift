@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// The module graph follows the data flow of docs/architecture (DESIGN.md): geometry is the truth, the radio turns
+// The module graph follows the data flow of docs/architecture.md: geometry is the truth, the radio turns
 // truth into raw measurements, the estimator turns raw measurements into what an app receives. Only `GSL` imports
 // the C module, so every other module stays free of C types and of GSL's global state.
 let package = Package(

@@ -25,7 +25,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
 
     public enum ClockChoice: String, ExpressibleByArgument, CaseIterable, Sendable { case real, virtual }
 
-    @Option(parsing: .unconditional, help: "Peers in the room (2 to 1000; at most 400 over UDP). A scenario file brings its own.")
+    @Option(parsing: .unconditional, help: "Peers in the room (2 to 1000, default 100; at most 400 over UDP). A scenario file brings its own.")
     var peers: Int?
 
     @Option(parsing: .unconditional, help: "Simulated seconds (default 60).")

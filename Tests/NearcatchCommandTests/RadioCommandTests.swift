@@ -36,7 +36,7 @@ import Testing
         let report = try #require(json["report"] as? [String: Any])
         for key in ["samples", "dropoutShare", "outOfRangeShare", "nonLineOfSightShare", "rawDistance",
                     "filteredDistance", "gateRefusals", "filterRestarts", "azimuthDegrees", "elevationDegrees",
-                    "rawDirectionDegrees", "smoothedDirectionDegrees", "noDirectionShare"] {
+                    "rawDirectionDegrees", "smoothedDirectionDegrees", "noDirectionShare", "clampedShare"] {
             #expect(report[key] != nil, "missing \(key)")
         }
         let raw = try #require(report["rawDistance"] as? [String: Any])

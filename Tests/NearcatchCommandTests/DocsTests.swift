@@ -1,0 +1,79 @@
+import Foundation
+import NearcatchCommand
+import Testing
+
+/// The documentation against the program: every deterministic sample is what the program prints now, and every
+/// link leads to a file of the repository.
+@Suite struct DocsTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    static var documents: [URL] {
+        let docs = root.appendingPathComponent("docs")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: docs.path)) ?? []
+        return [root.appendingPathComponent("README.md")]
+            + names.filter { $0.hasSuffix(".md") }.sorted().map { docs.appendingPathComponent($0) }
+    }
+
+    /// The code blocks of a document that show a command (`$ tools/run ...`) and what it printed.
+    private static func samples(in text: String) -> [(command: [String], output: String)] {
+        var result: [(command: [String], output: String)] = []
+        let blocks = text.components(separatedBy: "```")
+        for block in stride(from: 1, to: blocks.count, by: 2).map({ blocks[$0] }) {
+            var lines = block.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            lines.removeFirst()
+            guard let first = lines.first, first.hasPrefix("$ tools/run ") else { continue }
+            let command = first.dropFirst("$ tools/run ".count).split(separator: " ").map(String.init)
+            result.append((command, lines.dropFirst().joined(separator: "\n").trimmingCharacters(in: .newlines)))
+        }
+        return result
+    }
+
+    /// The radio probe is deterministic: each of its samples in the docs is byte for byte what it prints.
+    @Test func radioSamplesAreWhatTheProgramPrints() throws {
+        var checked = 0
+        for document in Self.documents {
+            let text = try String(contentsOf: document, encoding: .utf8)
+            for sample in Self.samples(in: text) where sample.command.first == "radio" {
+                let command = try #require(try NearcatchSim.parseAsRoot(sample.command) as? RadioCommand)
+                #expect(try command.render() == sample.output, "\(document.lastPathComponent): \(sample.command)")
+                checked += 1
+            }
+        }
+        #expect(checked >= 1)
+    }
+
+    /// Every relative link of the README and docs/ names a file of the repository: none leaves it, none is missing.
+    @Test func linksLeadToFilesOfTheRepository() throws {
+        var links = 0
+        var broken: [String] = []
+        let pattern = try NSRegularExpression(pattern: #"\]\(([^)#\s]+)(#[^)]*)?\)"#)
+        for document in Self.documents {
+            let text = try String(contentsOf: document, encoding: .utf8)
+            for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                guard let range = Range(match.range(at: 1), in: text) else { continue }
+                let target = String(text[range])
+                if target.hasPrefix("http://") || target.hasPrefix("https://") { continue }
+                links += 1
+                let resolved = document.deletingLastPathComponent().appendingPathComponent(target).standardizedFileURL
+                if !resolved.path.hasPrefix(Self.root.standardizedFileURL.path + "/") {
+                    broken.append("\(document.lastPathComponent): \(target) leaves the repository")
+                } else if !FileManager.default.fileExists(atPath: resolved.path) {
+                    broken.append("\(document.lastPathComponent): \(target) does not exist")
+                }
+            }
+            // A path outside the repository, even when not a link; a document or example named in the text.
+            if text.contains("../") { broken.append("\(document.lastPathComponent) names a path with ../") }
+            let named = try NSRegularExpression(pattern: #"(?<![\w/.])((?:docs|examples|tools)/[\w./-]*\w)"#)
+            for match in named.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                guard let range = Range(match.range(at: 1), in: text) else { continue }
+                let path = String(text[range])
+                if !FileManager.default.fileExists(atPath: Self.root.appendingPathComponent(path).path) {
+                    broken.append("\(document.lastPathComponent): \(path) does not exist")
+                }
+            }
+        }
+        #expect(broken.isEmpty, "\(broken)")
+        #expect(links >= 10)
+    }
+}
