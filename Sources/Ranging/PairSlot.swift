@@ -15,6 +15,7 @@ struct PairSlot {
     var estimatorI: SessionEstimator
     var estimatorR: SessionEstimator
     var bump: BumpDetector
+    /// The identity of the pair's two sessions, as of the last change of the session view.
     var sessions: UInt64 = 0
     var rawSquares = 0.0
     var rawCount = 0

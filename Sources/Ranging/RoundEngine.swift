@@ -100,6 +100,8 @@ public final class RoundEngine {
     private var slots: [PairSlot]
     private var outputs: [WorkerOutput]
     private let settings: PairSettings
+    /// The version of the session view the pairs' identities were last compared with.
+    private var sessionsVersion: UInt64 = .max
     /// Every pair, in the order of the slots: (0,1), (0,2) ... (1,2) ...
     public let pairs: [Pair]
     public let peers: Int
@@ -147,6 +149,10 @@ public final class RoundEngine {
     public func round(
         _ plan: RangingPlan, at time: Double, poses: [Pose], sessions: RunningSessions.Snapshot, record: Bool
     ) -> RoundResult {
+        if sessions.version != sessionsVersion {
+            renew(sessions)
+            sessionsVersion = sessions.version
+        }
         let count = plan.exchanges.count
         let workers = self.workers
         let context = RoundContext(poses: poses, sessions: sessions, record: record, settings: settings)
@@ -158,7 +164,7 @@ public final class RoundEngine {
                         let range = (count * w / workers)..<(count * (w + 1) / workers)
                         for e in range {
                             let exchange = shared.planned[e]
-                            Self.range(&shared.slots[Int(exchange.pair)], Int(exchange.pair), at: time + exchange.offset,
+                            Self.range(&shared.slots[Int(exchange.pair)], Int(exchange.pair), at: time + Double(exchange.offset),
                                        into: &shared.outputs[w], context)
                         }
                     }
@@ -175,6 +181,35 @@ public final class RoundEngine {
         return result
     }
 
+    /// A new session on either side of a pair (a restart, a repair) starts with fresh estimators and a fresh
+    /// detector: nothing of the old session's filter state carries over. Looked at for every pair, planned or not,
+    /// whenever the session view changed (a few rounds while a group forms; the identities lie far apart in a large
+    /// view, which the exchanges of every round would otherwise pay for).
+    private func renew(_ sessions: RunningSessions.Snapshot) {
+        let count = slots.count
+        let workers = self.workers
+        let settings = self.settings
+        slots.withUnsafeMutableBufferPointer { slotBuffer in
+            outputs.withUnsafeMutableBufferPointer { outputBuffer in
+                let shared = SharedSlots(slots: slotBuffer, outputs: outputBuffer)
+                DispatchQueue.concurrentPerform(iterations: workers) { w in
+                    for p in (count * w / workers)..<(count * (w + 1) / workers) {
+                        let identity = sessions.identity(shared.slots[p].initiator, shared.slots[p].responder)
+                        let old = shared.slots[p].sessions
+                        guard old != identity else { continue }
+                        // A renewal replaces a pair's sessions once both sides had begun one; the two halves of a
+                        // first meeting arriving a round apart are not one.
+                        if old >> 32 != 0, old & 0xFFFF_FFFF != 0 { shared.outputs[w].statistics.sessionsRenewed += 1 }
+                        shared.slots[p].sessions = identity
+                        shared.slots[p].estimatorI = SessionEstimator(configuration: settings.estimator)
+                        shared.slots[p].estimatorR = SessionEstimator(configuration: settings.estimator)
+                        shared.slots[p].bump = BumpDetector(configuration: settings.bump)
+                    }
+                }
+            }
+        }
+    }
+
     /// One pair's exchange, both sides' updates, scoring against the truth and the bump detector.
     @inline(__always)
     private static func range(
@@ -182,16 +217,6 @@ public final class RoundEngine {
     ) {
         let i = slot.initiator
         let r = slot.responder
-        // A new session on either side (a restart, a repair) starts with fresh estimators and a fresh detector:
-        // nothing of the old session's filter state carries over.
-        let sessions = context.sessions.identity(i, r)
-        if slot.sessions != sessions {
-            if slot.sessions != 0 { out.statistics.sessionsRenewed += 1 }
-            slot.sessions = sessions
-            slot.estimatorI = SessionEstimator(configuration: context.settings.estimator)
-            slot.estimatorR = SessionEstimator(configuration: context.settings.estimator)
-            slot.bump = BumpDetector(configuration: context.settings.bump)
-        }
         out.statistics.exchanges += 1
         let truth = PairGeometry(context.poses[i], context.poses[r])
         guard let m = slot.radio.exchange(geometry: truth, at: time) else { return }
@@ -260,6 +285,12 @@ private struct RoundContext: Sendable {
     let sessions: RunningSessions.Snapshot
     let record: Bool
     let settings: PairSettings
+}
+
+/// The slots and outputs, handed to the workers of `concurrentPerform`, each of which writes only its own range.
+private struct SharedSlots: @unchecked Sendable {
+    let slots: UnsafeMutableBufferPointer<PairSlot>
+    let outputs: UnsafeMutableBufferPointer<WorkerOutput>
 }
 
 /// The round's buffers, handed to the workers of `concurrentPerform`. Each worker writes only the slots of its own

@@ -135,11 +135,11 @@ public final class Simulation {
     public func run(progress: (@Sendable (Progress) -> Void)? = nil) async throws -> SimulationSummary {
         let started = Date()
         do {
-            let cluster: any Cluster = switch settings.transport {
-            case .memory:
-                try InMemoryCluster(settings: clusterSettings, conditions: NetworkConditions(loss: settings.loss))
-            case .udp:
-                try await udp!(clusterSettings)
+            let cluster: any Cluster
+            if let udp, settings.transport == .udp {
+                cluster = try await udp(clusterSettings)
+            } else {
+                cluster = try InMemoryCluster(settings: clusterSettings, conditions: NetworkConditions(loss: settings.loss))
             }
             let engine = try RoundEngine(
                 peerIDs: cluster.peerIDs.map(\.rawValue),

@@ -15,7 +15,7 @@ public final class UDPCluster: Cluster, Sendable {
     public let settings: ClusterSettings
     public let monitor: ClusterMonitor
     /// The run's time origin; every node's clock counts from it.
-    public let origin: NIODeadline
+    public let origin: RunOrigin
     /// The nodes, each bound to its event loop.
     public let drivers: [NIOLoopBound<NodeDriver>]
     /// The peer id of each node, by index.
@@ -33,7 +33,7 @@ public final class UDPCluster: Cluster, Sendable {
         let action: @Sendable (Double) -> Void
     }
 
-    private init(settings: ClusterSettings, monitor: ClusterMonitor, origin: NIODeadline,
+    private init(settings: ClusterSettings, monitor: ClusterMonitor, origin: RunOrigin,
                  drivers: [NIOLoopBound<NodeDriver>], peerIDs: [PeerID], group: MultiThreadedEventLoopGroup,
                  startDelays: [Double]) {
         self.startDelays = startDelays
@@ -46,7 +46,7 @@ public final class UDPCluster: Cluster, Sendable {
     }
 
     /// Seconds since the origin.
-    public var now: Double { Double((NIODeadline.now() - origin).nanoseconds) / 1e9 }
+    public var now: Double { Double((NIODeadline.now() - origin.deadline).nanoseconds) / 1e9 }
 
     /// Opens every node's sockets; the nodes start with ``start()``, once the monitor's observers are in place.
     ///
@@ -58,7 +58,7 @@ public final class UDPCluster: Cluster, Sendable {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         let monitor = ClusterMonitor(nodes: settings.peers, sessionsPerNode: settings.sessionsPerNode,
                                      recordsEvents: recordEvents)
-        let origin = NIODeadline.now()
+        let origin = RunOrigin()
         // Incarnations grow with the wall clock, so a restarted process always outranks its earlier life.
         let incarnation = Incarnation(Date().timeIntervalSince1970 * 1e9)
         let multicast = multicast.sized(forPeers: settings.expectedPeers ?? settings.peers,
@@ -151,11 +151,13 @@ public final class UDPCluster: Cluster, Sendable {
 
     public var isVirtual: Bool { false }
 
-    /// Starts the nodes, spread over `settings.startSpread` seconds from now (opening the sockets of a large group
-    /// takes a while: the spread counts from here, not from the origin).
+    /// Starts the nodes, spread over `settings.startSpread` seconds, and the run's clock with them: opening the
+    /// sockets of a large group takes a while, and that time is not the run's.
     public func start() {
+        origin.reset()
+        let start = origin.deadline
         for (driver, delay) in zip(drivers, startDelays) {
-            driver.eventLoop.scheduleTask(deadline: .now() + .nanoseconds(Int64(delay * 1e9))) { driver.value.start() }
+            driver.eventLoop.scheduleTask(deadline: start + .nanoseconds(Int64(delay * 1e9))) { driver.value.start() }
         }
     }
 
