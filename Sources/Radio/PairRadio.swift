@@ -127,16 +127,30 @@ extension PairRadio {
     ) throws(PairRadioError) {
         let a: DeviceRadio
         let b: DeviceRadio
-        let random: RandomSource
         do throws(GSLError) {
             a = try DeviceRadio(id: initiatorID, runSeed: runSeed, configuration: configuration)
             b = try DeviceRadio(id: responderID, runSeed: runSeed, configuration: configuration)
-            random = try RandomSource(runSeed: runSeed, stream: .pair(initiatorID, responderID))
+        } catch {
+            throw .gsl(error)
+        }
+        try self.init(initiator: a, responder: b, stream: (initiatorID, responderID), runSeed: runSeed,
+                      configuration: configuration)
+    }
+
+    /// The link of two devices whose radios are already made, drawing from the stream of the pair `stream` (two
+    /// ids in a fixed order, so that the pair keeps its stream whichever side initiates).
+    public init(
+        initiator: DeviceRadio, responder: DeviceRadio, stream: (UInt64, UInt64), runSeed: UInt64,
+        configuration: RadioConfiguration
+    ) throws(PairRadioError) {
+        let random: RandomSource
+        do throws(GSLError) {
+            random = try RandomSource(runSeed: runSeed, stream: .pair(stream.0, stream.1))
         } catch {
             throw .gsl(error)
         }
         do throws(RadioConfigurationError) {
-            try self.init(initiator: a, responder: b, configuration: configuration, random: random)
+            try self.init(initiator: initiator, responder: responder, configuration: configuration, random: random)
         } catch {
             throw .configuration(error)
         }

@@ -1,6 +1,5 @@
 import Bump
 import Estimation
-import GSL
 import Radio
 
 /// The state of one pair: its radio link (with its own random stream), each side's estimator, the bump detector,
@@ -15,8 +14,8 @@ struct PairSlot {
     var estimatorI: SessionEstimator
     var estimatorR: SessionEstimator
     var bump: BumpDetector
-    /// The identity of the pair's two sessions, as of the last change of the session view.
-    var sessions: UInt64 = 0
+    /// Whether the pair has ranged under its present sessions: only then is there state to start afresh.
+    var ranged = false
     var rawSquares = 0.0
     var rawCount = 0
     var filteredSquares = 0.0
@@ -43,9 +42,8 @@ extension PairSlot {
     init(low: Int, high: Int, lowInitiates: Bool, devices: [DeviceRadio], settings: PairSettings) throws {
         initiator = lowInitiates ? low : high
         responder = lowInitiates ? high : low
-        let random = try RandomSource(runSeed: settings.seed, stream: .pair(UInt64(low), UInt64(high)))
         radio = try PairRadio(initiator: devices[initiator], responder: devices[responder],
-                              configuration: settings.radio, random: random)
+                              stream: (UInt64(low), UInt64(high)), runSeed: settings.seed, configuration: settings.radio)
         estimatorI = SessionEstimator(configuration: settings.estimator)
         estimatorR = SessionEstimator(configuration: settings.estimator)
         bump = BumpDetector(configuration: settings.bump)

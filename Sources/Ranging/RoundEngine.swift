@@ -72,7 +72,6 @@ public struct RangingStatistics: Sendable {
         updates += o.updates
         exchanges += o.exchanges
         received += o.received
-        sessionsRenewed += o.sessionsRenewed
     }
 }
 
@@ -100,8 +99,11 @@ public final class RoundEngine {
     private var slots: [PairSlot]
     private var outputs: [WorkerOutput]
     private let settings: PairSettings
-    /// The version of the session view the pairs' identities were last compared with.
+    /// The version of the session view the pairs' identities were last compared with, the identities then (apart
+    /// from the slots: comparing them all reads one small array, not every slot), and the renewals so far.
     private var sessionsVersion: UInt64 = .max
+    private var identities: [UInt32]
+    private var sessionsRenewed = 0
     /// Every pair, in the order of the slots: (0,1), (0,2) ... (1,2) ...
     public let pairs: [Pair]
     public let peers: Int
@@ -130,15 +132,13 @@ public final class RoundEngine {
         }
         self.slots = slots
         self.pairs = pairs
+        identities = [UInt32](repeating: 0, count: count)
         self.workers = max(1, min(workers, max(count, 1)))
         outputs = Array(repeating: WorkerOutput(), count: self.workers)
     }
 
     /// The pair index of devices `i` and `j` (either order).
-    public func pairIndex(_ i: Int, _ j: Int) -> Int {
-        let (low, high) = i < j ? (i, j) : (j, i)
-        return low * (2 * peers - low - 1) / 2 + (high - low - 1)
-    }
+    public func pairIndex(_ i: Int, _ j: Int) -> Int { RunningSessions.pairIndex(i, j, peers: peers) }
 
     /// The initiator of pair `p`: the device with the lower peer id.
     public func initiator(ofPair p: Int) -> Int { slots[p].initiator }
@@ -183,29 +183,23 @@ public final class RoundEngine {
 
     /// A new session on either side of a pair (a restart, a repair) starts with fresh estimators and a fresh
     /// detector: nothing of the old session's filter state carries over. Looked at for every pair, planned or not,
-    /// whenever the session view changed (a few rounds while a group forms; the identities lie far apart in a large
-    /// view, which the exchanges of every round would otherwise pay for).
+    /// whenever the session view changed (a few rounds while a group forms), one sequential pass over the pairs'
+    /// identities, rather than at every exchange of every round.
     private func renew(_ sessions: RunningSessions.Snapshot) {
-        let count = slots.count
-        let workers = self.workers
         let settings = self.settings
-        slots.withUnsafeMutableBufferPointer { slotBuffer in
-            outputs.withUnsafeMutableBufferPointer { outputBuffer in
-                let shared = SharedSlots(slots: slotBuffer, outputs: outputBuffer)
-                DispatchQueue.concurrentPerform(iterations: workers) { w in
-                    for p in (count * w / workers)..<(count * (w + 1) / workers) {
-                        let identity = sessions.identity(shared.slots[p].initiator, shared.slots[p].responder)
-                        let old = shared.slots[p].sessions
-                        guard old != identity else { continue }
-                        // A renewal replaces a pair's sessions once both sides had begun one; the two halves of a
-                        // first meeting arriving a round apart are not one.
-                        if old >> 32 != 0, old & 0xFFFF_FFFF != 0 { shared.outputs[w].statistics.sessionsRenewed += 1 }
-                        shared.slots[p].sessions = identity
-                        shared.slots[p].estimatorI = SessionEstimator(configuration: settings.estimator)
-                        shared.slots[p].estimatorR = SessionEstimator(configuration: settings.estimator)
-                        shared.slots[p].bump = BumpDetector(configuration: settings.bump)
-                    }
-                }
+        identities.withUnsafeMutableBufferPointer { identities in
+            for p in identities.indices {
+                let identity = sessions.identity(ofPair: p)
+                guard identities[p] != identity else { continue }
+                identities[p] = identity
+                // A pair that never ranged has nothing to start afresh (the two halves of a first meeting, a round
+                // apart, are one session).
+                guard slots[p].ranged else { continue }
+                slots[p].ranged = false
+                sessionsRenewed += 1
+                slots[p].estimatorI = SessionEstimator(configuration: settings.estimator)
+                slots[p].estimatorR = SessionEstimator(configuration: settings.estimator)
+                slots[p].bump = BumpDetector(configuration: settings.bump)
             }
         }
     }
@@ -217,6 +211,7 @@ public final class RoundEngine {
     ) {
         let i = slot.initiator
         let r = slot.responder
+        slot.ranged = true
         out.statistics.exchanges += 1
         let truth = PairGeometry(context.poses[i], context.poses[r])
         guard let m = slot.radio.exchange(geometry: truth, at: time) else { return }
@@ -269,6 +264,7 @@ public final class RoundEngine {
     public var statistics: RangingStatistics {
         var total = RangingStatistics()
         for o in outputs { total.merge(o.statistics) }
+        total.sessionsRenewed = sessionsRenewed
         for slot in slots {
             total.rawSquares += slot.rawSquares
             total.rawCount += slot.rawCount
@@ -285,12 +281,6 @@ private struct RoundContext: Sendable {
     let sessions: RunningSessions.Snapshot
     let record: Bool
     let settings: PairSettings
-}
-
-/// The slots and outputs, handed to the workers of `concurrentPerform`, each of which writes only its own range.
-private struct SharedSlots: @unchecked Sendable {
-    let slots: UnsafeMutableBufferPointer<PairSlot>
-    let outputs: UnsafeMutableBufferPointer<WorkerOutput>
 }
 
 /// The round's buffers, handed to the workers of `concurrentPerform`. Each worker writes only the slots of its own

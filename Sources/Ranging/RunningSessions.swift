@@ -3,10 +3,11 @@ import Synchronization
 /// Which device holds a running session with which, and which session it is: the planner's view of the session
 /// tables, kept up to date from the session events, readable from any thread.
 ///
-/// A session's identity is a count of the sessions `holder` has begun with `peer`: a new session (a peer restarting
-/// with a new token, a pair repaired after a timeout) counts one more, a suspension and its end do not. The ranging
-/// engine compares it with the identity a pair last ranged under, so that a new session starts with fresh
-/// estimators and a fresh bump detector.
+/// A pair's identity is a count of the sessions its two devices have begun with each other: a new session on
+/// either side (a peer restarting with a new token, a pair repaired after a timeout) counts one more, a suspension
+/// and its end do not. The ranging engine compares it with the identity a pair last ranged under, so that a new
+/// session starts with fresh estimators and a fresh bump detector. Kept by pair, in the engine's pair order, so
+/// that comparing every pair reads one array front to back.
 public final class RunningSessions: Sendable {
     private struct State {
         var bits: [UInt64]
@@ -20,14 +21,23 @@ public final class RunningSessions: Sendable {
     public init(peers: Int) {
         self.peers = peers
         state = Mutex(State(bits: [UInt64](repeating: 0, count: (peers * peers + 63) / 64),
-                            generations: [UInt32](repeating: 0, count: peers * peers)))
+                            generations: [UInt32](repeating: 0, count: peers * (peers - 1) / 2)))
+    }
+
+    /// The index of the pair of devices `i` and `j` (either order) among all pairs, in the order (0,1), (0,2) ...
+    /// (1,2) ...
+    @inline(__always)
+    public static func pairIndex(_ i: Int, _ j: Int, peers: Int) -> Int {
+        let (low, high) = i < j ? (i, j) : (j, i)
+        return low * (2 * peers - low - 1) / 2 + (high - low - 1)
     }
 
     /// Records that `holder` began a new session with `peer` (running from now).
     public func began(_ holder: Int, _ peer: Int) {
         let i = holder * peers + peer
+        let pair = Self.pairIndex(holder, peer, peers: peers)
         state.withLock { s in
-            s.generations[i] &+= 1
+            s.generations[pair] &+= 1
             s.bits[i >> 6] |= 1 << UInt64(i & 63)
             s.version &+= 1
         }
@@ -69,9 +79,13 @@ public final class RunningSessions: Sendable {
 
         /// The identity of the pair's two sessions: changes whenever either side begins a new one.
         @inline(__always)
-        public func identity(_ a: Int, _ b: Int) -> UInt64 {
-            UInt64(generations[a * peers + b]) << 32 | UInt64(generations[b * peers + a])
+        public func identity(_ a: Int, _ b: Int) -> UInt32 {
+            generations[RunningSessions.pairIndex(a, b, peers: peers)]
         }
+
+        /// The identity of pair `pair` (its index in the engine's pair order).
+        @inline(__always)
+        public func identity(ofPair pair: Int) -> UInt32 { generations[pair] }
 
         /// Running sessions in all.
         public var count: Int { bits.reduce(0) { $0 + $1.nonzeroBitCount } }
