@@ -14,12 +14,20 @@ struct PairSlot {
     var estimatorI: SessionEstimator
     var estimatorR: SessionEstimator
     var bump: BumpDetector
-    /// Whether the pair has ranged under its present sessions: only then is there state to start afresh.
-    var ranged = false
+    /// Whether the estimators hold anything of the present sessions: only then is there state to start afresh.
+    var hasState: Bool {
+        estimatorI.rangeFilter.isStarted || estimatorI.directionSmoother.smoothed != nil
+            || estimatorR.directionSmoother.smoothed != nil
+    }
+
     var rawSquares = 0.0
     var rawCount = 0
     var filteredSquares = 0.0
     var filteredCount = 0
+    /// Keeps a slot at 856 bytes, its size before the session identities moved out of it: at 848 bytes rounds of
+    /// 1,000 peers measured 51 to 54 ms against 39 to 49 ms at 856 in two alternated batches (where each slot's hot
+    /// fields fall across cache lines changes with its size).
+    private let alignment: UInt64 = 0
 }
 
 /// How every pair's slot is made: the settings the radio, the estimators and the detector start from.

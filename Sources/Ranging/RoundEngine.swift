@@ -192,10 +192,9 @@ public final class RoundEngine {
                 let identity = sessions.identity(ofPair: p)
                 guard identities[p] != identity else { continue }
                 identities[p] = identity
-                // A pair that never ranged has nothing to start afresh (the two halves of a first meeting, a round
-                // apart, are one session).
-                guard slots[p].ranged else { continue }
-                slots[p].ranged = false
+                // A pair whose estimators hold nothing has nothing to start afresh (the two halves of a first
+                // meeting, a round apart, are one session).
+                guard slots[p].hasState else { continue }
                 sessionsRenewed += 1
                 slots[p].estimatorI = SessionEstimator(configuration: settings.estimator)
                 slots[p].estimatorR = SessionEstimator(configuration: settings.estimator)
@@ -211,7 +210,6 @@ public final class RoundEngine {
     ) {
         let i = slot.initiator
         let r = slot.responder
-        slot.ranged = true
         out.statistics.exchanges += 1
         let truth = PairGeometry(context.poses[i], context.poses[r])
         guard let m = slot.radio.exchange(geometry: truth, at: time) else { return }
