@@ -103,17 +103,20 @@ public final class RoundEngine {
     /// from the slots: comparing them all reads one small array, not every slot), and the renewals so far.
     private var sessionsVersion: UInt64 = .max
     private var identities: [UInt32]
+    private let view: RunningSessions
     private var sessionsRenewed = 0
     /// Every pair, in the order of the slots: (0,1), (0,2) ... (1,2) ...
     public let pairs: [Pair]
     public let peers: Int
     public let workers: Int
 
-    /// One slot for every pair of `peerIDs.count` devices, the one with the lower peer id initiating.
+    /// One slot for every pair of `peerIDs.count` devices, the one with the lower peer id initiating, ranging under
+    /// the sessions of `view`.
     ///
     /// - Throws: a radio configuration or GSL allocation error.
-    public init(peerIDs: [UInt64], settings: PairSettings, workers: Int) throws {
+    public init(peerIDs: [UInt64], settings: PairSettings, workers: Int, view: RunningSessions) throws {
         peers = peerIDs.count
+        self.view = view
         self.settings = settings
         let devices = try peerIDs.indices.map {
             try DeviceRadio(id: UInt64($0), runSeed: settings.seed, configuration: settings.radio)
@@ -150,7 +153,7 @@ public final class RoundEngine {
         _ plan: RangingPlan, at time: Double, poses: [Pose], sessions: RunningSessions.Snapshot, record: Bool
     ) -> RoundResult {
         if sessions.version != sessionsVersion {
-            renew(sessions)
+            renew()
             sessionsVersion = sessions.version
         }
         let count = plan.exchanges.count
@@ -185,21 +188,16 @@ public final class RoundEngine {
     /// detector: nothing of the old session's filter state carries over. Looked at for every pair, planned or not,
     /// whenever the session view changed (a few rounds while a group forms), one sequential pass over the pairs'
     /// identities, rather than at every exchange of every round.
-    private func renew(_ sessions: RunningSessions.Snapshot) {
+    private func renew() {
         let settings = self.settings
-        identities.withUnsafeMutableBufferPointer { identities in
-            for p in identities.indices {
-                let identity = sessions.identity(ofPair: p)
-                guard identities[p] != identity else { continue }
-                identities[p] = identity
-                // A pair whose estimators hold nothing has nothing to start afresh (the two halves of a first
-                // meeting, a round apart, are one session).
-                guard slots[p].hasState else { continue }
-                sessionsRenewed += 1
-                slots[p].estimatorI = SessionEstimator(configuration: settings.estimator)
-                slots[p].estimatorR = SessionEstimator(configuration: settings.estimator)
-                slots[p].bump = BumpDetector(configuration: settings.bump)
-            }
+        view.update(&identities) { p in
+            // A pair whose estimators hold nothing has nothing to start afresh (the two halves of a first meeting,
+            // a round apart, are one session).
+            guard slots[p].hasState else { return }
+            sessionsRenewed += 1
+            slots[p].estimatorI = SessionEstimator(configuration: settings.estimator)
+            slots[p].estimatorR = SessionEstimator(configuration: settings.estimator)
+            slots[p].bump = BumpDetector(configuration: settings.bump)
         }
     }
 

@@ -53,15 +53,35 @@ public final class RunningSessions: Sendable {
         }
     }
 
-    /// A consistent copy, for one round. The arrays are shared until the next change (copy on write).
+    /// A consistent copy of who runs a session with whom, for one round (shared until the next change: copy on
+    /// write). The identities stay out of it: copied on every change while a group forms, their array (2 MB at
+    /// 1,000 peers) made the allocator give memory back and fault it in again.
     public func snapshot() -> Snapshot {
-        state.withLock { s in Snapshot(bits: s.bits, generations: s.generations, version: s.version, peers: peers) }
+        state.withLock { s in Snapshot(bits: s.bits, version: s.version, peers: peers) }
+    }
+
+    /// The identity of the pair of devices `a` and `b`: changes whenever either side begins a new session.
+    public func identity(_ a: Int, _ b: Int) -> UInt32 {
+        let pair = Self.pairIndex(a, b, peers: peers)
+        return state.withLock { $0.generations[pair] }
+    }
+
+    /// Brings `known` (an identity per pair, in pair order) up to date, calling `changed` with each pair whose
+    /// identity moved: one pass over an array, under the lock.
+    public func update(_ known: inout [UInt32], changed: (Int) -> Void) {
+        state.withLock { s in
+            s.generations.withUnsafeBufferPointer { generations in
+                for p in generations.indices where known[p] != generations[p] {
+                    known[p] = generations[p]
+                    changed(p)
+                }
+            }
+        }
     }
 
     /// The sessions at one instant.
     public struct Snapshot: Sendable {
         let bits: [UInt64]
-        let generations: [UInt32]
         /// Changes whenever a session begins, stops or runs again: equal versions, equal sessions.
         public let version: UInt64
         public let peers: Int
@@ -76,16 +96,6 @@ public final class RunningSessions: Sendable {
         /// Whether the pair ranges: both sides hold a running session with the other.
         @inline(__always)
         public func ranges(_ a: Int, _ b: Int) -> Bool { holds(a, b) && holds(b, a) }
-
-        /// The identity of the pair's two sessions: changes whenever either side begins a new one.
-        @inline(__always)
-        public func identity(_ a: Int, _ b: Int) -> UInt32 {
-            generations[RunningSessions.pairIndex(a, b, peers: peers)]
-        }
-
-        /// The identity of pair `pair` (its index in the engine's pair order).
-        @inline(__always)
-        public func identity(ofPair pair: Int) -> UInt32 { generations[pair] }
 
         /// Running sessions in all.
         public var count: Int { bits.reduce(0) { $0 + $1.nonzeroBitCount } }

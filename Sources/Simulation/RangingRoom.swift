@@ -33,12 +33,12 @@ public final class RangingRoom {
         try s.validate()
         let world = try World(scenario: .mingle, peers: peers, seed: s.seed, mingle: s.mingle)
         // (A denser hall, through `settings.mingle.areaPerPeer`, puts more pairs within range.)
+        let running = RunningSessions(peers: peers)
         engine = try RoundEngine(
             peerIDs: (0..<peers).map(UInt64.init),
             settings: PairSettings(seed: s.seed, radio: s.radio, estimator: s.tunedEstimator, bump: s.bump),
-            workers: workers)
+            workers: workers, view: running)
         pairs = engine.pairs.count
-        let running = RunningSessions(peers: peers)
         for a in 0..<peers { for b in 0..<peers where a != b { running.began(a, b) } }
         sessions = running.snapshot()
         poses = world.poses

@@ -145,7 +145,7 @@ public final class Simulation {
                 peerIDs: cluster.peerIDs.map(\.rawValue),
                 settings: PairSettings(seed: settings.seed, radio: settings.radio, estimator: settings.tunedEstimator,
                                        bump: settings.bump),
-                workers: settings.workers)
+                workers: settings.workers, view: running)
             // Watched before the nodes start, so that no event goes unseen.
             watch(cluster)
             writeHeader(cluster.peerIDs)

@@ -15,9 +15,12 @@ import TestSupport
         return Pose(position: position, orientation: .facing(Vector3(target, 0, 1.2), from: position))
     }
 
-    private static func engine(ids: [UInt64], radio: RadioConfiguration = Fixtures.noiseless) throws -> RoundEngine {
+    private static func engine(
+        ids: [UInt64], view: RunningSessions? = nil, radio: RadioConfiguration = Fixtures.noiseless
+    ) throws -> RoundEngine {
         try RoundEngine(peerIDs: ids, settings: PairSettings(seed: 3, radio: radio, estimator: EstimatorConfiguration(),
-                                                             bump: BumpConfiguration()), workers: 2)
+                                                             bump: BumpConfiguration()),
+                        workers: 2, view: view ?? RunningSessions(peers: ids.count))
     }
 
     private static func plan(_ engine: RoundEngine, _ sessions: RunningSessions.Snapshot) -> RangingPlan {
@@ -35,12 +38,12 @@ import TestSupport
 
     /// The lower peer id initiates, whatever its index: device 1 (id 3) before device 0 (id 5).
     @Test func theLowerPeerIDInitiates() throws {
-        let engine = try Self.engine(ids: [5, 3, 9])
+        let running = RunningSessions(peers: 3)
+        let engine = try Self.engine(ids: [5, 3, 9], view: running)
         #expect(engine.pairs.count == 3)
         #expect(engine.initiator(ofPair: engine.pairIndex(0, 1)) == 1)
         #expect(engine.initiator(ofPair: engine.pairIndex(0, 2)) == 0)
         #expect(engine.initiator(ofPair: engine.pairIndex(2, 1)) == 1)
-        let running = RunningSessions(peers: 3)
         Self.bothRunning(running, 0, 1)
         let sessions = running.snapshot()
         let poses = [Self.pose(x: 0, facing: 1), Self.pose(x: 1, facing: 0), Self.pose(x: 5, facing: 0)]
@@ -55,8 +58,8 @@ import TestSupport
     /// holds near 1 m; under a new session (a peer restarted) the estimators start afresh at 3 m.
     @Test(arguments: [false, true])
     func aNewSessionStartsWithFreshEstimators(_ renewed: Bool) throws {
-        let engine = try Self.engine(ids: [1, 2])
         let running = RunningSessions(peers: 2)
+        let engine = try Self.engine(ids: [1, 2], view: running)
         Self.bothRunning(running, 0, 1)
         var sessions = running.snapshot()
         let near = [Self.pose(x: 0, facing: 1), Self.pose(x: 1, facing: 0)]
@@ -82,18 +85,26 @@ import TestSupport
         let running = RunningSessions(peers: 2)
         Self.bothRunning(running, 0, 1)
         let before = running.snapshot()
+        let identity = running.identity(0, 1)
         running.set(0, 1, running: false)
         let suspended = running.snapshot()
         running.set(0, 1, running: true)
         let resumed = running.snapshot()
         #expect(before.ranges(0, 1) && !suspended.ranges(0, 1) && resumed.ranges(0, 1))
         #expect(suspended.holds(1, 0) && !suspended.holds(0, 1))
-        #expect(before.identity(0, 1) == resumed.identity(0, 1))
+        #expect(running.identity(0, 1) == identity)
         #expect(before.version != suspended.version && suspended.version != resumed.version)
         #expect(resumed.count == 2)
         running.began(0, 1)
         let renewed = running.snapshot()
-        #expect(renewed.identity(0, 1) != before.identity(0, 1) && renewed.identity(1, 0) != before.identity(1, 0))
+        #expect(running.identity(0, 1) != identity && running.identity(1, 0) == running.identity(0, 1))
+        // What changed is told once, pair by pair.
+        var known = [identity]
+        var changed: [Int] = []
+        running.update(&known) { changed.append($0) }
+        #expect(changed == [0] && known == [running.identity(0, 1)])
+        running.update(&known) { changed.append($0) }
+        #expect(changed == [0])
         // Setting what is already so changes nothing a planner must see.
         running.set(0, 1, running: true)
         #expect(running.snapshot().version == renewed.version)
@@ -102,8 +113,8 @@ import TestSupport
     /// The ideal planner plans exactly the pairs whose two sides both run, in pair order, and keeps its plan while
     /// no session changes.
     @Test func everyRunningPairPlansThePairsBothSidesRun() throws {
-        let engine = try Self.engine(ids: [1, 2, 3, 4])
         let running = RunningSessions(peers: 4)
+        let engine = try Self.engine(ids: [1, 2, 3, 4], view: running)
         Self.bothRunning(running, 0, 3)
         Self.bothRunning(running, 1, 2)
         running.began(0, 1)
