@@ -30,6 +30,12 @@ extension SimulationSummary {
             + "\(discovery.sessions) of \(discovery.expectedSessions) sessions running at the end")
         lines.append("ranging     \(ranging.exchanges) exchanges, \(ranging.received) received, "
             + "\(ranging.updatesDelivered) updates delivered")
+        let air = ranging.airtime
+        lines.append("air         the plan asked for \(String(format: "%.0f", air.demandPerSecond)) exchanges/s; "
+            + "\(count(air.channels, "channel")) carr\(air.channels == 1 ? "ies" : "y") "
+            + "\(String(format: "%.0f", air.capacityPerSecond)) (\(air.slotsPerExchange) slots each): "
+            + (air.overCapacity > 1 ? "\(String(format: "%.0f", air.overCapacity)) times the air there is"
+                : "\(String(format: "%.0f%%", air.overCapacity * 100)) of the air"))
         lines.append("distance    raw rmse \(cm(distanceRaw.rmse)) cm, p50 \(cm(distanceRaw.p50)) cm, p95 \(cm(distanceRaw.p95)) cm; "
             + "filtered rmse \(cm(distanceFiltered.rmse)) cm, p50 \(cm(distanceFiltered.p50)) cm, p95 \(cm(distanceFiltered.p95)) cm")
         lines.append("direction   p50 \(deg(direction.p50Degrees))°, p95 \(deg(direction.p95Degrees))°, "

@@ -324,7 +324,7 @@ public final class Simulation {
             discovery: .init(convergenceSeconds: convergence, pairs: peers * (peers - 1) / 2,
                              sessions: sessions, expectedSessions: peers * (peers - 1)),
             ranging: .init(exchanges: stats.exchanges, received: stats.received, updatesDelivered: stats.updates,
-                           sessionsRenewed: stats.sessionsRenewed),
+                           sessionsRenewed: stats.sessionsRenewed, airtime: airtime(exchanges: stats.exchanges, over: end)),
             distanceRaw: figures(stats.rawSquares, stats.rawCount, stats.raw),
             distanceFiltered: figures(stats.filteredSquares, stats.filteredCount, stats.filtered),
             direction: .init(p50Degrees: stats.direction.quantile(0.5).map(Self.degrees(fromHalfChord:)),
@@ -341,6 +341,16 @@ public final class Simulation {
             performance: .init(wallSeconds: wall, updatesPerSecond: wall > 0 ? Double(stats.updates) / wall : 0,
                                realTimeFactor: wall > 0 ? end / wall : 0, peakMemoryMB: Self.peakMemoryMB()),
             traceLines: trace?.lineCount)
+    }
+
+    /// The exchanges asked for against what the medium carries.
+    private func airtime(exchanges: Int, over seconds: Double) -> SimulationSummary.Airtime {
+        let scheme = settings.radio.scheme
+        let capacity = settings.medium.capacityPerSecond(scheme)
+        let demand = seconds > 0 ? Double(exchanges) / seconds : 0
+        return SimulationSummary.Airtime(
+            channels: settings.medium.channels, slotsPerExchange: settings.medium.slotsPerExchange(scheme),
+            capacityPerSecond: capacity, demandPerSecond: demand, overCapacity: capacity > 0 ? demand / capacity : 0)
     }
 
     /// The angle between two unit vectors whose chord is twice `halfChord`: 2 asin(halfChord), in degrees.

@@ -2,6 +2,7 @@ import Bump
 import Discovery
 import Estimation
 import Radio
+import Ranging
 import World
 
 /// Everything a simulation run is configured with. The command line fills it; every field has a default.
@@ -26,6 +27,8 @@ public struct SimulationSettings: Sendable {
     public var estimator = EstimatorConfiguration()
     public var bump = BumpConfiguration()
     public var haptics = HapticCurve()
+    /// The air the devices share (docs/airtime.md).
+    public var medium = Medium()
     public var discoveryTiming = DiscoveryTiming()
     /// Loss of the in-memory network.
     public var loss = 0.0
@@ -96,6 +99,7 @@ extension SimulationSettings {
                     "--trace-pose-interval must be between 0 and 3600 seconds, got \(tracePoseInterval)")
         do { try radio.validate() } catch { throw SimulationSettingsError(message: error.description) }
         do { try bump.validate() } catch { throw SimulationSettingsError(message: error.description) }
+        do { try medium.validate() } catch { throw SimulationSettingsError(message: error.description) }
         do { try discoveryTiming.validate() } catch { throw SimulationSettingsError(message: error.description) }
     }
 }

@@ -47,6 +47,20 @@ public struct SimulationSummary: Sendable, Codable, Equatable {
         /// Times a pair's sessions were replaced (a restart, a repair) and its estimators and detector started
         /// afresh.
         public var sessionsRenewed: Int
+        /// The air the plan asked for against the air there is (docs/airtime.md).
+        public var airtime: Airtime
+    }
+
+    public struct Airtime: Sendable, Codable, Equatable {
+        /// Channels, and the slots one exchange takes (by the radio's ranging scheme).
+        public var channels: Int
+        public var slotsPerExchange: Int
+        /// Exchanges a second all channels carry where every device hears every other.
+        public var capacityPerSecond: Double
+        /// Exchanges a second the plan asked for, over the time run.
+        public var demandPerSecond: Double
+        /// Demand over capacity: above 1, a plan no real channel could carry.
+        public var overCapacity: Double
     }
 
     public struct ErrorFigures: Sendable, Codable, Equatable {

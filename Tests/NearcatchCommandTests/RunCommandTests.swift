@@ -131,7 +131,7 @@ import Testing
                     "groupKey", "version", "loss", "bumpDistance", "lineOfSightSigma", "antennaDelaySigma", "link",
                     "planner", "traceUpdateInterval", "tracePoseInterval"],
             "discovery": ["convergenceSeconds", "pairs", "sessions", "expectedSessions"],
-            "ranging": ["exchanges", "received", "updatesDelivered", "sessionsRenewed"],
+            "ranging": ["exchanges", "received", "updatesDelivered", "sessionsRenewed", "airtime"],
             "distanceRaw": ["rmse", "p50", "p95", "count"],
             "distanceFiltered": ["rmse", "p50", "p95", "count"],
             "direction": ["p50Degrees", "p95Degrees", "nilShare"],
@@ -147,6 +147,8 @@ import Testing
             #expect(Set(object.keys).isSubset(of: keys), "\(section) has unknown fields")
             #expect(keys.subtracting(optional).isSubset(of: Set(object.keys)), "\(section) misses fields")
         }
+        let airtime = try #require((json["ranging"] as? [String: Any])?["airtime"] as? [String: Any])
+        #expect(Set(airtime.keys) == ["channels", "slotsPerExchange", "capacityPerSecond", "demandPerSecond", "overCapacity"])
         let discovery = try #require(json["discovery"] as? [String: Any])
         #expect(discovery["sessions"] as? Int == 90 && discovery["pairs"] as? Int == 45)
         let decoded = try JSONDecoder().decode(SimulationSummary.self, from: Data(output.utf8))

@@ -147,3 +147,37 @@ import TestSupport
         #expect(engine.pairs.count == 21)
     }
 }
+
+/// The air's arithmetic: FiRa's 2 ms slots in 200 ms blocks carry 100 double-sided exchanges a second a channel (5
+/// slots each) and 165 single-sided ones (3 slots, 33 whole exchanges a block): the 80 to 170 of the published
+/// figures.
+@Suite struct MediumTests {
+    @Test func oneChannelCarriesAHundredDoubleSidedExchangesASecond() throws {
+        var medium = Medium()
+        try medium.validate()
+        #expect(medium.exchangesPerSecondPerChannel(.doubleSided) == 100)
+        #expect(abs(medium.exchangesPerSecondPerChannel(.singleSided) - 165) < 1e-9)
+        medium.channels = 3
+        #expect(medium.capacityPerSecond(.doubleSided) == 300)
+        // 100 peers, every pair at 10 Hz: 49,500 exchanges a second, 495 times one channel.
+        #expect(Double(4_950 * 10) / Medium().capacityPerSecond(.doubleSided) == 495)
+    }
+
+    @Test(arguments: [
+        ("channels", "medium channels must be between 1 and 16"),
+        ("slot", "medium slotDuration must be between 0.0001 and 0.1 s"),
+        ("block", "medium blockDuration must be at least one slot and at most 10 s"),
+        ("slots", "medium doubleSidedSlots must be between 1 and the slots of a block (100)"),
+    ])
+    func badMediaAreNamed(_ field: String, _ message: String) {
+        var m = Medium()
+        switch field {
+        case "channels": m.channels = 0
+        case "slot": m.slotDuration = 0
+        case "block": m.blockDuration = 0.001
+        default: m.doubleSidedSlots = 101
+        }
+        #expect(throws: MediumError.self) { try m.validate() }
+        do { try m.validate() } catch { #expect(error.description == message) }
+    }
+}

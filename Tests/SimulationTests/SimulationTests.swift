@@ -108,6 +108,28 @@ import World
         #expect(summary.ranging.received > 3_000 && summary.ranging.received <= 7_600)
     }
 
+    /// Every pair of 100 peers at 10 Hz asks for about 49,500 exchanges a second where one channel carries 100: the
+    /// summary says so, in the plan's own count.
+    @Test func theIdealPlanAsksForHundredsOfTimesTheAir() async throws {
+        let summary = try await Simulation(settings: settings { $0.peers = 100; $0.duration = 10 }).run()
+        let air = summary.ranging.airtime
+        #expect(air.channels == 1 && air.slotsPerExchange == 5 && air.capacityPerSecond == 100)
+        #expect(air.demandPerSecond == Double(summary.ranging.exchanges) / 10)
+        #expect(air.overCapacity == air.demandPerSecond / 100)
+        // Discovery takes the first 1.5 s: 4,950 pairs at 10 Hz for the other 8.5 s at least.
+        #expect(air.overCapacity > 420 && air.overCapacity <= 495)
+        var three = SimulationSettings()
+        three.medium.channels = 3
+        three.radio.scheme = .singleSided
+        three.transport = .memory
+        three.clock = .virtual
+        three.peers = 4
+        three.duration = 5
+        let small = try await Simulation(settings: three).run().ranging.airtime
+        #expect(small.capacityPerSecond == 495 && small.slotsPerExchange == 3)
+        #expect(small.overCapacity < 0.13)
+    }
+
     @Test func distanceFiguresMatchTheRadioModel() async throws {
         let summary = try await Simulation(settings: settings {
             $0.peers = 20; $0.duration = 30; $0.radio.linkModel = .lineOfSight
