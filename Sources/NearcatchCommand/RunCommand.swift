@@ -69,6 +69,10 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     @Option(help: "Line-of-sight model of every pair: markov (obstructions come and go), los, or nlos.")
     var link: RadioConfiguration.LinkModel = .markov
 
+    @Option(name: .customLong("ranging-policy"),
+            help: "Who ranges when: ideal (every pair of running sessions every round, whatever the air: 495 times one channel at 100 peers) or round-robin (a fair share of one channel for every running pair). docs/airtime.md.")
+    var rangingPolicy: SimulationSettings.RangingPolicy = .ideal
+
     @OptionGroup var network: NetworkOptions
 
     /// The run's own group, apart from `discover`'s, so that the two can run side by side.
@@ -122,6 +126,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
         s.replaceTrace = force
         s.traceUpdateInterval = traceUpdateInterval
         s.tracePoseInterval = tracePoseInterval
+        s.rangingPolicy = rangingPolicy
         s.loss = network.loss
         s.bump.distance = bumpDistance
         s.bump.rearmDistance = max(s.bump.rearmDistance, bumpDistance * 2)
@@ -192,3 +197,4 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
         try InterruptSignals.exit(after: signal, at: summary.run.interruptedAt ?? 0, clock: "simulated")
     }
 }
+extension SimulationSettings.RangingPolicy: ExpressibleByArgument {}

@@ -1,4 +1,5 @@
 import Geometry
+import Radio
 
 /// One exchange a planner chose: the pair (its index in ``RoundEngine/pairs``) and the instant it ranges at, in
 /// seconds after the round's start (within the round's interval). Eight bytes: a plan of 500,000 pairs is read
@@ -64,5 +65,48 @@ public struct EveryRunningPair: RangingPlanner {
         for (p, pair) in context.pairs.enumerated() where sessions.ranges(Int(pair.low), Int(pair.high)) {
             plan.exchanges.append(PlannedExchange(pair: p))
         }
+    }
+}
+
+/// A fair share of the air for every pair of running sessions: each round, as many exchanges as the medium carries
+/// in one room (its capacity over the round, the fractions carried over), taken in turn from the list of running
+/// pairs and spaced one exchange's slots apart. Every pair waits its turn, close or far: at 100 peers on one channel
+/// a pair ranges about once every 50 s.
+public struct RoundRobin: RangingPlanner {
+    /// Exchanges the medium carries in a second, and the seconds one exchange occupies.
+    private let capacityPerSecond: Double
+    private let exchangeDuration: Double
+    private var credit = 0.0
+    private var next = 0
+    private var running: [Int32] = []
+    private var plannedFor: UInt64?
+
+    public init(medium: Medium, scheme: RadioConfiguration.RangingScheme) {
+        capacityPerSecond = medium.capacityPerSecond(scheme)
+        exchangeDuration = Double(medium.slotsPerExchange(scheme)) * medium.slotDuration
+            / Double(max(medium.channels, 1))
+    }
+
+    public mutating func plan(_ context: PlanningContext, into plan: inout RangingPlan) {
+        let sessions = context.sessions
+        if plannedFor != sessions.version {
+            plannedFor = sessions.version
+            running.removeAll(keepingCapacity: true)
+            for (p, pair) in context.pairs.enumerated() where sessions.ranges(Int(pair.low), Int(pair.high)) {
+                running.append(Int32(p))
+            }
+            if next >= running.count { next = 0 }
+        }
+        plan.exchanges.removeAll(keepingCapacity: true)
+        credit += capacityPerSecond * context.interval
+        let count = min(Int(credit.rounded(.down)), running.count)
+        credit -= Double(count)
+        // Air not used this round (fewer running pairs than slots) is not saved for later.
+        if count == running.count { credit = min(credit, 1) }
+        for k in 0..<count {
+            plan.exchanges.append(PlannedExchange(pair: Int(running[(next + k) % running.count]),
+                                                  offset: Float(Double(k) * exchangeDuration)))
+        }
+        if !running.isEmpty { next = (next + count) % running.count }
     }
 }

@@ -47,7 +47,7 @@ public final class Simulation {
     public let runInfo: SimulationSummary.Run
     private let world: World
     private let udp: ClusterMaker?
-    private var planner: any RangingPlanner = EveryRunningPair()
+    private var planner: any RangingPlanner
     private var plan = RangingPlan()
     private let running: RunningSessions
     private let trace: TraceRecorder?
@@ -74,6 +74,10 @@ public final class Simulation {
         world = try World(scenario: settings.scenario, peers: settings.peers, seed: settings.seed,
                           mingle: settings.mingle)
         running = RunningSessions(peers: peers)
+        planner = switch settings.rangingPolicy {
+        case .ideal: EveryRunningPair()
+        case .roundRobin: RoundRobin(medium: settings.medium, scheme: settings.radio.scheme)
+        }
         profiles = (0..<peers).map { [world] i in Self.profile(name: "peer-\(i)", interests: world.interests[i]) }
         runInfo = SimulationSummary.Run(
             peers: peers, scenario: settings.scenario.name, transport: settings.transport.rawValue,
@@ -83,7 +87,7 @@ public final class Simulation {
             // The Float's decimal value, not its binary one (0.08, not 0.0799999982).
             loss: settings.loss, bumpDistance: Double(String(settings.bump.distance)) ?? Double(settings.bump.distance),
             lineOfSightSigma: settings.radio.lineOfSightSigma, antennaDelaySigma: settings.radio.antennaDelaySigma,
-            link: settings.radio.linkModel.rawValue, planner: "every-pair",
+            link: settings.radio.linkModel.rawValue, planner: settings.rangingPolicy.rawValue,
             traceUpdateInterval: settings.traceUpdateInterval, tracePoseInterval: settings.tracePoseInterval)
         trace = try settings.traceFile.map { file throws(SimulationSettingsError) in
             TraceRecorder(writer: try TraceWriter(file: file), peers: settings.peerCount,

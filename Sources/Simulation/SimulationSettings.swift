@@ -9,6 +9,12 @@ import World
 public struct SimulationSettings: Sendable {
     public enum TransportKind: String, Sendable, CaseIterable { case udp, memory }
     public enum ClockKind: String, Sendable, CaseIterable { case real, virtual }
+    /// Who ranges when (docs/airtime.md): `ideal`, every pair of running sessions every round, whatever the air;
+    /// `round-robin`, a fair share of the air one room's medium carries for every running pair.
+    public enum RangingPolicy: String, Sendable, CaseIterable {
+        case ideal
+        case roundRobin = "round-robin"
+    }
 
     /// Peers in the room (a scripted scenario brings its own count).
     public var peers = 100
@@ -27,8 +33,9 @@ public struct SimulationSettings: Sendable {
     public var estimator = EstimatorConfiguration()
     public var bump = BumpConfiguration()
     public var haptics = HapticCurve()
-    /// The air the devices share (docs/airtime.md).
+    /// The air the devices share (docs/airtime.md), and who ranges when within it.
     public var medium = Medium()
+    public var rangingPolicy = RangingPolicy.ideal
     public var discoveryTiming = DiscoveryTiming()
     /// Loss of the in-memory network.
     public var loss = 0.0

@@ -23,7 +23,7 @@ public struct SimulationSummary: Sendable, Codable, Equatable {
         public var lineOfSightSigma: Double
         public var antennaDelaySigma: Double
         public var link: String
-        /// Who ranges when: `every-pair` (every pair of running sessions every round).
+        /// Who ranges when: `ideal` (every pair of running sessions every round) or `round-robin` (docs/airtime.md).
         public var planner: String
         public var traceUpdateInterval: Double
         public var tracePoseInterval: Double

@@ -181,3 +181,53 @@ import TestSupport
         do { try m.validate() } catch { #expect(error.description == message) }
     }
 }
+
+/// Round-robin within the air: never more exchanges a round than the medium carries, no pair twice a round, offsets
+/// within the round one exchange apart, and every running pair the same share.
+@Suite struct RoundRobinTests {
+    @Test func aFairShareWithinTheAir() throws {
+        let peers = 7
+        let running = RunningSessions(peers: peers)
+        for a in 0..<peers { for b in 0..<peers where a != b { running.began(a, b) } }
+        let engine = try RoundEngine(peerIDs: (1...UInt64(peers)).map { $0 },
+                                     settings: PairSettings(seed: 1, radio: Fixtures.noiseless,
+                                                            estimator: EstimatorConfiguration(), bump: BumpConfiguration()),
+                                     workers: 2, view: running)
+        var planner = RoundRobin(medium: Medium(), scheme: .doubleSided)
+        var plan = RangingPlan()
+        var counts = [Int](repeating: 0, count: engine.pairs.count)
+        for k in 1...21 {
+            planner.plan(PlanningContext(time: Double(k) / 10, interval: 0.1, sessions: running.snapshot(),
+                                         pairs: engine.pairs, poses: []), into: &plan)
+            // 100 exchanges a second, 0.1 s a round: 10, 10 ms apart.
+            #expect(plan.exchanges.count == 10)
+            #expect(Set(plan.exchanges.map(\.pair)).count == plan.exchanges.count)
+            #expect(plan.exchanges.map(\.offset) == (0..<10).map { Float(Double($0) * 0.01) })
+            for e in plan.exchanges { counts[Int(e.pair)] += 1 }
+        }
+        // 21 pairs, 210 exchanges: 10 each.
+        #expect(counts == [Int](repeating: 10, count: 21))
+        // A pair that stops running leaves the turn at once.
+        running.set(0, 1, running: false)
+        planner.plan(PlanningContext(time: 2.2, interval: 0.1, sessions: running.snapshot(), pairs: engine.pairs,
+                                     poses: []), into: &plan)
+        #expect(!plan.exchanges.contains { $0.pair == Int32(engine.pairIndex(0, 1)) })
+    }
+
+    /// Fewer running pairs than slots: each ranges once a round, and unused air is not saved up for later.
+    @Test func fewPairsRangeOnceARound() throws {
+        let running = RunningSessions(peers: 3)
+        for a in 0..<3 { for b in 0..<3 where a != b { running.began(a, b) } }
+        let engine = try RoundEngine(peerIDs: [1, 2, 3],
+                                     settings: PairSettings(seed: 1, radio: Fixtures.noiseless,
+                                                            estimator: EstimatorConfiguration(), bump: BumpConfiguration()),
+                                     workers: 1, view: running)
+        var planner = RoundRobin(medium: Medium(), scheme: .doubleSided)
+        var plan = RangingPlan()
+        for k in 1...5 {
+            planner.plan(PlanningContext(time: Double(k) / 10, interval: 0.1, sessions: running.snapshot(),
+                                         pairs: engine.pairs, poses: []), into: &plan)
+            #expect(plan.exchanges.count == 3)
+        }
+    }
+}

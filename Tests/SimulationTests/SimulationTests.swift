@@ -130,6 +130,27 @@ import World
         #expect(small.overCapacity < 0.13)
     }
 
+    /// Round-robin stays within the air one channel carries, and its trace is the same for 1 and 4 workers.
+    @Test func roundRobinStaysWithinTheAir() async throws {
+        var traces: [Data] = []
+        var summaries: [SimulationSummary] = []
+        for workers in [1, 4] {
+            let path = temporaryPath("rr\(workers).jsonl")
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            summaries.append(try await Simulation(settings: settings {
+                $0.peers = 30; $0.duration = 10; $0.workers = workers; $0.rangingPolicy = .roundRobin
+                $0.tracePath = path; $0.traceUpdateInterval = 0
+            }).run())
+            traces.append(try Data(contentsOf: URL(fileURLWithPath: path)))
+        }
+        #expect(traces[0] == traces[1] && traces[0].count > 10_000)
+        let air = summaries[0].ranging.airtime
+        #expect(summaries[0].run.planner == "round-robin")
+        // 100 a second from the first running pair on: at most 1,000 in 10 s, at least the 8 s after discovery.
+        #expect(summaries[0].ranging.exchanges <= 1_000 && summaries[0].ranging.exchanges >= 800)
+        #expect(air.overCapacity <= 1 && air.overCapacity >= 0.8)
+    }
+
     @Test func distanceFiguresMatchTheRadioModel() async throws {
         let summary = try await Simulation(settings: settings {
             $0.peers = 20; $0.duration = 30; $0.radio.linkModel = .lineOfSight
