@@ -36,6 +36,10 @@ extension SimulationSummary {
             + "\(String(format: "%.0f", air.capacityPerSecond)) (\(air.slotsPerExchange) slots each): "
             + (air.overCapacity > 1 ? "\(String(format: "%.0f", air.overCapacity)) times the air there is"
                 : "\(String(format: "%.0f%%", air.overCapacity * 100)) of the air"))
+        lines.append("rate        exchanges per pair per second by true distance: " + ranging.bands.map { band in
+            "\(String(format: "%g", band.fromMetres))-\(String(format: "%g", band.toMetres)) m "
+                + (band.perPairPerSecond.map { String(format: $0 < 0.1 ? "%.3f" : "%.1f", $0) } ?? "-")
+        }.joined(separator: ", "))
         lines.append("distance    raw rmse \(cm(distanceRaw.rmse)) cm, p50 \(cm(distanceRaw.p50)) cm, p95 \(cm(distanceRaw.p95)) cm; "
             + "filtered rmse \(cm(distanceFiltered.rmse)) cm, p50 \(cm(distanceFiltered.p50)) cm, p95 \(cm(distanceFiltered.p95)) cm")
         lines.append("direction   p50 \(deg(direction.p50Degrees))°, p95 \(deg(direction.p95Degrees))°, "

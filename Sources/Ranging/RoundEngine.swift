@@ -4,6 +4,7 @@ import Estimation
 import Geometry
 import Radio
 import Sessions
+import Synchronization
 
 /// A bump as the pair's initiator fired it.
 public struct RangingBump: Sendable, Equatable {
@@ -63,6 +64,10 @@ public struct RangingStatistics: Sendable {
     public internal(set) var filteredCount = 0
     /// Pairs whose sessions were replaced, and whose estimators and detector started afresh.
     public internal(set) var sessionsRenewed = 0
+    /// Exchanges received, by the pair's true distance band (``RoundEngine/bandLimits``); a fixed vector, not an
+    /// array, so that counting one costs no uniqueness check.
+    var bandCounts = SIMD8<Int>()
+    public var receivedByBand: [Int] { (0..<RoundEngine.bandLimits.count).map { bandCounts[$0] } }
 
     mutating func merge(_ o: RangingStatistics) {
         raw.merge(o.raw)
@@ -72,6 +77,7 @@ public struct RangingStatistics: Sendable {
         updates += o.updates
         exchanges += o.exchanges
         received += o.received
+        bandCounts &+= o.bandCounts
     }
 }
 
@@ -138,6 +144,27 @@ public final class RoundEngine {
         identities = [UInt32](repeating: 0, count: count)
         self.workers = max(1, min(workers, max(count, 1)))
         outputs = Array(repeating: WorkerOutput(), count: self.workers)
+    }
+
+    /// The upper ends of the true distance bands the update rates are reported by, metres: 0-0.5, 0.5-1, 1-2, 2-5 and
+    /// 5-9 m (beyond 9 m nothing is measured).
+    public static let bandLimits: [Double] = [0.5, 1, 2, 5, 9]
+
+    /// Running pairs in each distance band at the poses given: one pass over the pairs, shared by the workers.
+    public func runningPairsByBand(poses: [Pose], sessions: RunningSessions.Snapshot) -> [Int] {
+        let workers = self.workers
+        let pairs = self.pairs
+        let counts = Mutex([Int](repeating: 0, count: Self.bandLimits.count))
+        DispatchQueue.concurrentPerform(iterations: workers) { w in
+            var local = [Int](repeating: 0, count: Self.bandLimits.count)
+            for p in (pairs.count * w / workers)..<(pairs.count * (w + 1) / workers) {
+                let a = Int(pairs[p].low), b = Int(pairs[p].high)
+                guard sessions.ranges(a, b) else { continue }
+                if let band = bandIndex((poses[a].position - poses[b].position).length) { local[band] += 1 }
+            }
+            counts.withLock { c in for k in c.indices { c[k] += local[k] } }
+        }
+        return counts.withLock { $0 }
     }
 
     /// The pair index of devices `i` and `j` (either order).
@@ -212,6 +239,7 @@ public final class RoundEngine {
         let truth = PairGeometry(context.poses[i], context.poses[r])
         guard let m = slot.radio.exchange(geometry: truth, at: time) else { return }
         out.statistics.received += 1
+        if let band = bandIndex(truth.distance) { out.statistics.bandCounts[band] += 1 }
         if let d = m.distance {
             let e = d - truth.distance
             slot.rawSquares += e * e
@@ -269,6 +297,17 @@ public final class RoundEngine {
         }
         return total
     }
+}
+
+/// The band of a true distance, `nil` beyond the last.
+@inline(__always)
+private func bandIndex(_ distance: Double) -> Int? {
+    if distance < 0.5 { return 0 }
+    if distance < 1 { return 1 }
+    if distance < 2 { return 2 }
+    if distance < 5 { return 3 }
+    if distance < 9 { return 4 }
+    return nil
 }
 
 /// What every exchange of a round reads.

@@ -55,6 +55,9 @@ public final class Simulation {
     private var observers: [(Detail, @Sendable (RunEvent) -> Void)] = []
     private var detail: Detail = []
     private var lastPoses = -Double.infinity
+    /// Pair-seconds of running pairs by distance band, counted once a simulated second.
+    private var bandSeconds = [Double](repeating: 0, count: RoundEngine.bandLimits.count)
+    private var lastBandCount = 0.0
     private let peers: Int
     /// Each device's profile, as it sends it after a bump.
     private let profiles: [[UInt8]]
@@ -274,6 +277,11 @@ public final class Simulation {
                          payload: profiles[bump.responder])
         }
         samplePoses(at: time)
+        if time - lastBandCount >= 1 - 1e-9 {
+            let counts = engine.runningPairsByBand(poses: poses, sessions: sessions)
+            for b in counts.indices { bandSeconds[b] += Double(counts[b]) * (time - lastBandCount) }
+            lastBandCount = time
+        }
         trace?.advance(to: time)
     }
 
@@ -328,7 +336,8 @@ public final class Simulation {
             discovery: .init(convergenceSeconds: convergence, pairs: peers * (peers - 1) / 2,
                              sessions: sessions, expectedSessions: peers * (peers - 1)),
             ranging: .init(exchanges: stats.exchanges, received: stats.received, updatesDelivered: stats.updates,
-                           sessionsRenewed: stats.sessionsRenewed, airtime: airtime(exchanges: stats.exchanges, over: end)),
+                           sessionsRenewed: stats.sessionsRenewed, airtime: airtime(exchanges: stats.exchanges, over: end),
+                           bands: bands(stats.receivedByBand)),
             distanceRaw: figures(stats.rawSquares, stats.rawCount, stats.raw),
             distanceFiltered: figures(stats.filteredSquares, stats.filteredCount, stats.filtered),
             direction: .init(p50Degrees: stats.direction.quantile(0.5).map(Self.degrees(fromHalfChord:)),
@@ -345,6 +354,15 @@ public final class Simulation {
             performance: .init(wallSeconds: wall, updatesPerSecond: wall > 0 ? Double(stats.updates) / wall : 0,
                                realTimeFactor: wall > 0 ? end / wall : 0, peakMemoryMB: Self.peakMemoryMB()),
             traceLines: trace?.lineCount)
+    }
+
+    private func bands(_ received: [Int]) -> [SimulationSummary.Band] {
+        RoundEngine.bandLimits.indices.map { b in
+            SimulationSummary.Band(
+                fromMetres: b == 0 ? 0 : RoundEngine.bandLimits[b - 1], toMetres: RoundEngine.bandLimits[b],
+                pairSeconds: bandSeconds[b], received: received[b],
+                perPairPerSecond: bandSeconds[b] > 0 ? Double(received[b]) / bandSeconds[b] : nil)
+        }
     }
 
     /// The exchanges asked for against what the medium carries.

@@ -49,6 +49,19 @@ public struct SimulationSummary: Sendable, Codable, Equatable {
         public var sessionsRenewed: Int
         /// The air the plan asked for against the air there is (docs/airtime.md).
         public var airtime: Airtime
+        /// How often a pair of running sessions ranged, by its true distance (0-0.5, 0.5-1, 1-2, 2-5, 5-9 m).
+        public var bands: [Band]
+    }
+
+    public struct Band: Sendable, Codable, Equatable {
+        public var fromMetres: Double
+        public var toMetres: Double
+        /// Seconds pairs of running sessions spent in the band (counted once a simulated second), and the exchanges
+        /// received from pairs in it.
+        public var pairSeconds: Double
+        public var received: Int
+        /// Received exchanges per pair per second; absent without pair-seconds.
+        public var perPairPerSecond: Double?
     }
 
     public struct Airtime: Sendable, Codable, Equatable {

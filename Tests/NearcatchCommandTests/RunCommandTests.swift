@@ -131,7 +131,7 @@ import Testing
                     "groupKey", "version", "loss", "bumpDistance", "lineOfSightSigma", "antennaDelaySigma", "link",
                     "planner", "traceUpdateInterval", "tracePoseInterval"],
             "discovery": ["convergenceSeconds", "pairs", "sessions", "expectedSessions"],
-            "ranging": ["exchanges", "received", "updatesDelivered", "sessionsRenewed", "airtime"],
+            "ranging": ["exchanges", "received", "updatesDelivered", "sessionsRenewed", "airtime", "bands"],
             "distanceRaw": ["rmse", "p50", "p95", "count"],
             "distanceFiltered": ["rmse", "p50", "p95", "count"],
             "direction": ["p50Degrees", "p95Degrees", "nilShare"],

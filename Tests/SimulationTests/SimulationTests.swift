@@ -118,6 +118,14 @@ import World
         #expect(air.overCapacity == air.demandPerSecond / 100)
         // Discovery takes the first 1.5 s: 4,950 pairs at 10 Hz for the other 8.5 s at least.
         #expect(air.overCapacity > 420 && air.overCapacity <= 495)
+        // Every band near 10 exchanges a pair a second (less the radio's 3% of losses; the pair-seconds are counted
+        // once a second, so a band's figure is good to a few percent).
+        let bands = summary.ranging.bands
+        #expect(bands.map(\.toMetres) == [0.5, 1, 2, 5, 9])
+        for band in bands where band.pairSeconds > 200 {
+            #expect(try #require(band.perPairPerSecond) > 8.5 && band.perPairPerSecond! < 10.5, "\(band)")
+        }
+        #expect(bands.reduce(0) { $0 + $1.received } <= summary.ranging.received)
         var three = SimulationSettings()
         three.medium.channels = 3
         three.radio.scheme = .singleSided
@@ -149,6 +157,10 @@ import World
         // 100 a second from the first running pair on: at most 1,000 in 10 s, at least the 8 s after discovery.
         #expect(summaries[0].ranging.exchanges <= 1_000 && summaries[0].ranging.exchanges >= 800)
         #expect(air.overCapacity <= 1 && air.overCapacity >= 0.8)
+        // 100 exchanges a second shared by 435 pairs: about 0.23 a pair a second, whatever the distance.
+        for band in summaries[0].ranging.bands where band.pairSeconds > 300 {
+            #expect(try #require(band.perPairPerSecond) > 0.12 && band.perPairPerSecond! < 0.3, "\(band)")
+        }
     }
 
     @Test func distanceFiguresMatchTheRadioModel() async throws {
