@@ -40,6 +40,12 @@ public struct PlanningContext {
         self.pairs = pairs
         self.poses = poses
     }
+
+    /// Calls `body` with the index of every pair whose two devices both hold a running session, in pair order.
+    @inline(__always)
+    public func forEachRunningPair(_ body: (Int) -> Void) {
+        for (p, pair) in pairs.enumerated() where sessions.ranges(Int(pair.low), Int(pair.high)) { body(p) }
+    }
 }
 
 /// Decides, each round, which pairs range and at which instant: the seam where the air's limits (channels, slots,
@@ -62,9 +68,7 @@ public struct EveryRunningPair: RangingPlanner {
         guard plannedFor != sessions.version else { return }
         plannedFor = sessions.version
         plan.exchanges.removeAll(keepingCapacity: true)
-        for (p, pair) in context.pairs.enumerated() where sessions.ranges(Int(pair.low), Int(pair.high)) {
-            plan.exchanges.append(PlannedExchange(pair: p))
-        }
+        context.forEachRunningPair { plan.exchanges.append(PlannedExchange(pair: $0)) }
     }
 }
 
@@ -92,9 +96,7 @@ public struct RoundRobin: RangingPlanner {
         if plannedFor != sessions.version {
             plannedFor = sessions.version
             running.removeAll(keepingCapacity: true)
-            for (p, pair) in context.pairs.enumerated() where sessions.ranges(Int(pair.low), Int(pair.high)) {
-                running.append(Int32(p))
-            }
+            context.forEachRunningPair { running.append(Int32($0)) }
             if next >= running.count { next = 0 }
         }
         plan.exchanges.removeAll(keepingCapacity: true)

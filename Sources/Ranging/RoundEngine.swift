@@ -299,15 +299,10 @@ public final class RoundEngine {
     }
 }
 
-/// The band of a true distance, `nil` beyond the last.
+/// The band of a true distance (``RoundEngine/bandLimits``), `nil` beyond the last.
 @inline(__always)
 private func bandIndex(_ distance: Double) -> Int? {
-    if distance < 0.5 { return 0 }
-    if distance < 1 { return 1 }
-    if distance < 2 { return 2 }
-    if distance < 5 { return 3 }
-    if distance < 9 { return 4 }
-    return nil
+    RoundEngine.bandLimits.firstIndex { distance < $0 }
 }
 
 /// What every exchange of a round reads.

@@ -63,18 +63,17 @@ final class TraceRecorder: Sendable {
             switch event.kind {
             case .session(let device, let peer, .didUpdate, _):
                 let key = device * peers + peer
-                if event.time - s.lastTraced[key] >= updateInterval - 1e-9 {
-                    s.lastTraced[key] = event.time
-                    if let line = Self.line(event) { s.pending.append(Line(time: event.time, order: s.order, text: line)) }
-                } else {
+                guard event.time - s.lastTraced[key] >= updateInterval - 1e-9 else {
                     s.held.append(HeldUpdate(event: event, order: s.order))
+                    return
                 }
+                s.lastTraced[key] = event.time
             case .bump(let device, let peer, _, _):
                 Self.release(pair: device, peer, before: event.time, &s)
-                if let line = Self.line(event) { s.pending.append(Line(time: event.time, order: s.order, text: line)) }
             default:
-                if let line = Self.line(event) { s.pending.append(Line(time: event.time, order: s.order, text: line)) }
+                break
             }
+            if let line = Self.line(event) { s.pending.append(Line(time: event.time, order: s.order, text: line)) }
         }
     }
 

@@ -177,22 +177,27 @@ import TestSupport
         case "block": m.blockDuration = 0.001
         default: m.doubleSidedSlots = 101
         }
-        #expect(throws: MediumError.self) { try m.validate() }
-        do { try m.validate() } catch { #expect(error.description == message) }
+        let error = #expect(throws: MediumError.self) { try m.validate() }
+        #expect(error?.description == message)
     }
 }
 
 /// Round-robin within the air: never more exchanges a round than the medium carries, no pair twice a round, offsets
 /// within the round one exchange apart, and every running pair the same share.
 @Suite struct RoundRobinTests {
-    @Test func aFairShareWithinTheAir() throws {
-        let peers = 7
+    /// `peers` devices, every one running a session with every other.
+    private static func room(_ peers: Int) throws -> (RunningSessions, RoundEngine) {
         let running = RunningSessions(peers: peers)
         for a in 0..<peers { for b in 0..<peers where a != b { running.began(a, b) } }
         let engine = try RoundEngine(peerIDs: (1...UInt64(peers)).map { $0 },
                                      settings: PairSettings(seed: 1, radio: Fixtures.noiseless,
                                                             estimator: EstimatorConfiguration(), bump: BumpConfiguration()),
                                      workers: 2, view: running)
+        return (running, engine)
+    }
+
+    @Test func aFairShareWithinTheAir() throws {
+        let (running, engine) = try Self.room(7)
         var planner = RoundRobin(medium: Medium(), scheme: .doubleSided)
         var plan = RangingPlan()
         var counts = [Int](repeating: 0, count: engine.pairs.count)
@@ -216,12 +221,7 @@ import TestSupport
 
     /// Fewer running pairs than slots: each ranges once a round, and unused air is not saved up for later.
     @Test func fewPairsRangeOnceARound() throws {
-        let running = RunningSessions(peers: 3)
-        for a in 0..<3 { for b in 0..<3 where a != b { running.began(a, b) } }
-        let engine = try RoundEngine(peerIDs: [1, 2, 3],
-                                     settings: PairSettings(seed: 1, radio: Fixtures.noiseless,
-                                                            estimator: EstimatorConfiguration(), bump: BumpConfiguration()),
-                                     workers: 1, view: running)
+        let (running, engine) = try Self.room(3)
         var planner = RoundRobin(medium: Medium(), scheme: .doubleSided)
         var plan = RangingPlan()
         for k in 1...5 {
