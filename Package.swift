@@ -41,7 +41,7 @@ let package = Package(
         .target(name: "World", dependencies: ["GSL", "Geometry"]),
         .target(name: "Bump"),
         // The pure ranging core: pair slots, the round engine, the planner seam, the running-session view.
-        .target(name: "Ranging", dependencies: ["Bump", "Estimation", "Geometry", "Radio", "Sessions"]),
+        .target(name: "Ranging", dependencies: ["Bump", "Estimation", "GSL", "Geometry", "Radio", "Sessions"]),
         .target(
             name: "Simulation",
             dependencies: [

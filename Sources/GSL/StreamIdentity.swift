@@ -13,6 +13,7 @@ public struct StreamIdentity: Sendable, Hashable {
         case network = 6
         case discovery = 7
         case token = 8
+        case planner = 9
     }
 
     public let kind: Kind

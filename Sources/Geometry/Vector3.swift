@@ -24,6 +24,10 @@ extension SIMD3 where Scalar == Double {
         dot(self).squareRoot()
     }
 
+    /// The square of the length: comparing it with a squared bound needs no square root.
+    @inlinable
+    public var lengthSquared: Double { dot(self) }
+
     /// The vector scaled to length 1; the zero vector stays zero.
     @inlinable
     public var normalized: Self {

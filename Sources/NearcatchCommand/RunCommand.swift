@@ -70,8 +70,23 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     var link: RadioConfiguration.LinkModel = .markov
 
     @Option(name: .customLong("ranging-policy"),
-            help: "Who ranges when: ideal (every pair of running sessions every round, whatever the air: 495 times one channel at 100 peers) or round-robin (a fair share of one channel for every running pair). docs/airtime.md.")
+            help: "Who ranges when (docs/airtime.md): ideal (every pair of running sessions every round, whatever the air: 495 times one channel at 100 peers), uncoordinated (every session on its own timer; overlapping exchanges in hearing collide), round-robin (a fair share of the air for every running pair) or proximity (the pairs that matter first).")
     var rangingPolicy: SimulationSettings.RangingPolicy = .ideal
+
+    @Option(parsing: .unconditional, help: "UWB channels the devices range on (default 1).")
+    var channels: Int = 1
+
+    @Option(name: .customLong("interference-range"), parsing: .unconditional,
+            help: "Metres within which two exchanges may not share a slot (default 20).")
+    var interferenceRange: Double = 20
+
+    @Option(name: .customLong("sessions-per-device"), parsing: .unconditional,
+            help: "Ranging sessions one device keeps active; those over it are suspended (default: no limit).")
+    var sessionsPerDevice: Int?
+
+    @Option(name: .customLong("exchanges-per-device"), parsing: .unconditional,
+            help: "Exchanges one device takes part in per second (default: no limit beyond one at a time).")
+    var exchangesPerDevice: Double?
 
     @OptionGroup var network: NetworkOptions
 
@@ -127,6 +142,10 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
         s.traceUpdateInterval = traceUpdateInterval
         s.tracePoseInterval = tracePoseInterval
         s.rangingPolicy = rangingPolicy
+        s.medium.channels = channels
+        s.medium.interferenceRange = interferenceRange
+        s.medium.sessionsPerDevice = sessionsPerDevice
+        s.medium.exchangesPerDevicePerSecond = exchangesPerDevice
         s.loss = network.loss
         s.bump.distance = bumpDistance
         s.bump.rearmDistance = max(s.bump.rearmDistance, bumpDistance * 2)

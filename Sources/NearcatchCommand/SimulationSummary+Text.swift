@@ -29,16 +29,29 @@ extension SimulationSummary {
         lines.append("discovery   \(converged); \(discovery.pairs) pairs, "
             + "\(discovery.sessions) of \(discovery.expectedSessions) sessions running at the end")
         lines.append("ranging     \(ranging.exchanges) exchanges, \(ranging.received) received, "
-            + "\(ranging.updatesDelivered) updates delivered")
+            + "\(ranging.updatesDelivered) updates delivered"
+            + (ranging.collided > 0 ? "; \(ranging.collided) lost to collisions" : "")
+            + (ranging.suspensions > 0 ? "; \(count(ranging.suspensions, "suspension")) by the device limit" : ""))
         let air = ranging.airtime
         lines.append("air         the plan asked for \(String(format: "%.0f", air.demandPerSecond)) exchanges/s; "
             + "\(count(air.channels, "channel")) carr\(air.channels == 1 ? "ies" : "y") "
             + "\(String(format: "%.0f", air.capacityPerSecond)) (\(air.slotsPerExchange) slots each): "
-            + (air.overCapacity > 1 ? "\(String(format: "%.0f", air.overCapacity)) times the air there is"
-                : "\(String(format: "%.0f%%", air.overCapacity * 100)) of the air"))
+            + (air.overCapacity > 1.5 ? "\(String(format: "%.0f", air.overCapacity)) times the air there is"
+                : "\(String(format: "%.0f%%", air.overCapacity * 100)) of the air")
+            + air.perChannel.map { c in
+                (c.airShare > 1.5 ? String(format: "; channel %d asked for %.0f times its air", c.channel, c.airShare)
+                    : String(format: "; channel %d %.0f%% used", c.channel, c.airShare * 100))
+                    + (c.collided > 0 ? String(format: ", %.0f%% of its exchanges collided",
+                                               Double(c.collided) / Double(max(c.exchanges, 1)) * 100) : "")
+            }.joined())
         lines.append("rate        exchanges per pair per second by true distance: " + ranging.bands.map { band in
             "\(String(format: "%g", band.fromMetres))-\(String(format: "%g", band.toMetres)) m "
                 + (band.perPairPerSecond.map { String(format: $0 < 0.1 ? "%.3f" : "%.1f", $0) } ?? "-")
+        }.joined(separator: ", "))
+        lines.append("age         p95 age of the estimate an app holds, by true distance: " + ranging.bands.map { band in
+            "\(String(format: "%g", band.fromMetres))-\(String(format: "%g", band.toMetres)) m "
+                + (band.ageP95.map { String(format: $0 < 10 ? "%.2f s" : "%.0f s", $0) } ?? "-")
+                + (band.withoutEstimateShare.map { $0 >= 0.005 ? String(format: " (%.0f%% none)", $0 * 100) : "" } ?? "")
         }.joined(separator: ", "))
         lines.append("distance    raw rmse \(cm(distanceRaw.rmse)) cm, p50 \(cm(distanceRaw.p50)) cm, p95 \(cm(distanceRaw.p95)) cm; "
             + "filtered rmse \(cm(distanceFiltered.rmse)) cm, p50 \(cm(distanceFiltered.p50)) cm, p95 \(cm(distanceFiltered.p95)) cm")

@@ -1,8 +1,8 @@
 import Radio
 
-/// The air the devices share: UWB channels divided into blocks of fixed slots, and the slots one ranging exchange
-/// takes (docs/airtime.md has the published figures these defaults come from). The first use is to say how much
-/// air a plan asks for; the airtime-aware planners of a later step allocate slots within it.
+/// The air the devices share: UWB channels divided into blocks of fixed slots, the slots one ranging exchange
+/// takes, how far an exchange disturbs others, and what one device's chip can hold (docs/airtime.md has the
+/// published figures these defaults come from, and the assumptions where none is published).
 public struct Medium: Sendable, Equatable {
     /// Channels the devices range on, each carrying its own blocks.
     public var channels = 1
@@ -13,8 +13,50 @@ public struct Medium: Sendable, Equatable {
     /// final, report) and single-sided (control, poll, response).
     public var doubleSidedSlots = 5
     public var singleSidedSlots = 3
+    /// Two exchanges may share a slot on one channel only when every device of one is farther than this from every
+    /// device of the other, metres. Twice the distance the radio still measures at (9 m), rounded: a preamble too
+    /// weak to range on still corrupts another receiver's timing.
+    public var interferenceRange = 20.0
+    /// Ranging sessions one device keeps active at once; those over it are suspended (the app is told, and told
+    /// again when one resumes). `nil`: no limit, as on phones, which publish none (NearCatch ran 99 per phone).
+    public var sessionsPerDevice: Int?
+    /// Exchanges one device takes part in per second, counted by block; `nil`: only the rule that a device is in
+    /// one exchange at a time.
+    public var exchangesPerDevicePerSecond: Double?
 
     public init() {}
+
+    /// Slots in one block.
+    public var slotsPerBlock: Int { Int((blockDuration / slotDuration + 1e-9).rounded(.down)) }
+
+    /// Seconds one exchange of `scheme` occupies its channel.
+    public func exchangeDuration(_ scheme: RadioConfiguration.RangingScheme) -> Double {
+        Double(slotsPerExchange(scheme)) * slotDuration
+    }
+
+    /// Exchanges one device may take part in within a block under ``exchangesPerDevicePerSecond``.
+    public var exchangesPerDevicePerBlock: Int? {
+        exchangesPerDevicePerSecond.map { Int(($0 * blockDuration + 1e-9).rounded(.down)) }
+    }
+
+    /// Where an exchange may start: the positions of each block (one after another, whole exchanges only), as
+    /// instants from the run's start, that fall in `start ..< end`. Calls `body` with each instant and its block.
+    public func forEachPosition(
+        _ scheme: RadioConfiguration.RangingScheme, from start: Double, to end: Double,
+        _ body: (_ time: Double, _ block: Int) -> Void
+    ) {
+        let perBlock = slotsPerBlock / slotsPerExchange(scheme)
+        let step = exchangeDuration(scheme)
+        var block = Int((start / blockDuration + 1e-9).rounded(.down))
+        while Double(block) * blockDuration < end - 1e-9 {
+            let blockStart = Double(block) * blockDuration
+            for k in 0..<perBlock {
+                let t = blockStart + Double(k) * step
+                if t >= start - 1e-9, t < end - 1e-9 { body(t, block) }
+            }
+            block += 1
+        }
+    }
 
     /// The slots an exchange of `scheme` takes.
     public func slotsPerExchange(_ scheme: RadioConfiguration.RangingScheme) -> Int {
@@ -23,8 +65,7 @@ public struct Medium: Sendable, Equatable {
 
     /// Exchanges one channel carries in a second: whole exchanges per block, blocks per second.
     public func exchangesPerSecondPerChannel(_ scheme: RadioConfiguration.RangingScheme) -> Double {
-        let slotsPerBlock = Int((blockDuration / slotDuration).rounded(.down))
-        return Double(slotsPerBlock / slotsPerExchange(scheme)) / blockDuration
+        Double(slotsPerBlock / slotsPerExchange(scheme)) / blockDuration
     }
 
     /// Exchanges all the channels carry in a second where every device hears every other (one room).
@@ -41,10 +82,21 @@ public struct Medium: Sendable, Equatable {
         guard blockDuration.isFinite, blockDuration >= slotDuration, blockDuration <= 10 else {
             throw MediumError(field: "blockDuration", rule: "at least one slot and at most 10 s")
         }
-        let slotsPerBlock = Int((blockDuration / slotDuration).rounded(.down))
         for (name, slots) in [("doubleSidedSlots", doubleSidedSlots), ("singleSidedSlots", singleSidedSlots)] {
             guard slots >= 1, slots <= slotsPerBlock else {
                 throw MediumError(field: name, rule: "between 1 and the slots of a block (\(slotsPerBlock))")
+            }
+        }
+        guard interferenceRange.isFinite, interferenceRange >= 0, interferenceRange <= 1_000 else {
+            throw MediumError(field: "interferenceRange", rule: "between 0 and 1000 metres")
+        }
+        if let n = sessionsPerDevice, n < 1 || n > 10_000 {
+            throw MediumError(field: "sessionsPerDevice", rule: "between 1 and 10000")
+        }
+        if let r = exchangesPerDevicePerSecond {
+            guard r.isFinite, r * blockDuration >= 1, r <= 10_000 else {
+                throw MediumError(field: "exchangesPerDevicePerSecond",
+                                  rule: "at least one a block (\(1 / blockDuration) a second) and at most 10000")
             }
         }
     }
@@ -55,5 +107,11 @@ public struct MediumError: Error, Sendable, Equatable, CustomStringConvertible {
     public let field: String
     public let rule: String
 
-    public var description: String { "medium \(field) must be \(rule)" }
+    /// The command line's flag for the field, where it has one.
+    public var flag: String? {
+        ["channels": "--channels", "interferenceRange": "--interference-range",
+         "sessionsPerDevice": "--sessions-per-device", "exchangesPerDevicePerSecond": "--exchanges-per-device"][field]
+    }
+
+    public var description: String { "\(flag ?? "medium \(field)") must be \(rule)" }
 }

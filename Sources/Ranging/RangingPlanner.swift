@@ -17,12 +17,32 @@ public struct PlannedExchange: Sendable, Equatable {
 /// The exchanges of one round, in the order the engine reports them. A pair appears at most once a round.
 public struct RangingPlan: Sendable {
     public var exchanges: [PlannedExchange] = []
+    /// The channel of each exchange, beside ``exchanges``, from the planners that model the air (empty otherwise).
+    public var channels: [UInt8] = []
+    /// Exchanges attempted this round that collided with another and were lost (`uncoordinated`), by channel.
+    public var collided: [Int] = []
+    /// Sessions a device's limit suspended or let run again this round (``Medium/sessionsPerDevice``).
+    public var suspensions: [SuspensionChange] = []
 
     public init() {}
 }
 
+/// A device's session with a peer suspended, or resumed, because of the device's limit of active sessions.
+public struct SuspensionChange: Sendable, Equatable {
+    public let device: Int
+    public let peer: Int
+    public let suspended: Bool
+
+    public init(device: Int, peer: Int, suspended: Bool) {
+        self.device = device
+        self.peer = peer
+        self.suspended = suspended
+    }
+}
+
 /// What a planner may know when it plans a round: the round's span, who holds running sessions with whom, the
-/// pairs, and the true poses (for policies that model the air, where distance decides who may share a slot).
+/// pairs, the true poses (for the air: distance decides who may share a slot), the latest estimate of each pair, and
+/// the peer each device is walking to (the one its user chose in the app).
 public struct PlanningContext {
     /// The round's start, seconds, and its length (1 / the rate).
     public let time: Double
@@ -31,14 +51,20 @@ public struct PlanningContext {
     /// Every pair, by index: the lower and the higher device index.
     public let pairs: [RoundEngine.Pair]
     public let poses: [Pose]
+    /// The latest estimate of each pair, by pair index (empty: none known).
+    public let estimates: [PairEstimate]
+    /// The device each device is walking to, -1 for none (empty: none known).
+    public let targets: [Int32]
 
     public init(time: Double, interval: Double, sessions: RunningSessions.Snapshot, pairs: [RoundEngine.Pair],
-                poses: [Pose]) {
+                poses: [Pose], estimates: [PairEstimate] = [], targets: [Int32] = []) {
         self.time = time
         self.interval = interval
         self.sessions = sessions
         self.pairs = pairs
         self.poses = poses
+        self.estimates = estimates
+        self.targets = targets
     }
 
     /// Calls `body` with the index of every pair whose two devices both hold a running session, in pair order.
@@ -72,43 +98,41 @@ public struct EveryRunningPair: RangingPlanner {
     }
 }
 
-/// A fair share of the air for every pair of running sessions: each round, as many exchanges as the medium carries
-/// in one room (its capacity over the round, the fractions carried over), taken in turn from the list of running
-/// pairs and spaced one exchange's slots apart. Every pair waits its turn, close or far: at 100 peers on one channel
-/// a pair ranges about once every 50 s.
+/// A fair share of the air for every pair of running sessions: each round, the running pairs in turn, each placed
+/// in the first slot of the round where neither device is busy and no exchange within the interference range uses
+/// the channel (``AirAllocator``), until the round's air is taken. Every pair waits its turn, close or far: at 100
+/// peers on one channel a pair ranges about once every 50 s.
 public struct RoundRobin: RangingPlanner {
-    /// Exchanges the medium carries in a second, and the seconds one exchange occupies.
-    private let capacityPerSecond: Double
-    private let exchangeDuration: Double
-    private var credit = 0.0
+    private var air: AirAllocator
+    private var limit: SessionLimit?
     private var next = 0
     private var running: [Int32] = []
     private var plannedFor: UInt64?
 
-    public init(medium: Medium, scheme: RadioConfiguration.RangingScheme) {
-        capacityPerSecond = medium.capacityPerSecond(scheme)
-        exchangeDuration = Double(medium.slotsPerExchange(scheme)) * medium.slotDuration
-            / Double(max(medium.channels, 1))
+    public init(medium: Medium, scheme: RadioConfiguration.RangingScheme, peers: Int) {
+        air = AirAllocator(medium: medium, scheme: scheme, peers: peers)
+        limit = medium.sessionsPerDevice.map { SessionLimit(limit: $0, peers: peers) }
     }
 
     public mutating func plan(_ context: PlanningContext, into plan: inout RangingPlan) {
-        let sessions = context.sessions
-        if plannedFor != sessions.version {
-            plannedFor = sessions.version
+        plan.suspensions.removeAll(keepingCapacity: true)
+        if plannedFor != context.sessions.version {
+            plannedFor = context.sessions.version
+            limit?.update(context.sessions, into: &plan.suspensions)
             running.removeAll(keepingCapacity: true)
-            context.forEachRunningPair { running.append(Int32($0)) }
+            context.forEachRunningPair { p in
+                let pair = context.pairs[p]
+                if limit?.allows(Int(pair.low), Int(pair.high)) ?? true { running.append(Int32(p)) }
+            }
             if next >= running.count { next = 0 }
         }
-        plan.exchanges.removeAll(keepingCapacity: true)
-        credit += capacityPerSecond * context.interval
-        let count = min(Int(credit.rounded(.down)), running.count)
-        credit -= Double(count)
-        // Air not used this round (fewer running pairs than slots) is not saved for later.
-        if count == running.count { credit = min(credit, 1) }
-        for k in 0..<count {
-            plan.exchanges.append(PlannedExchange(pair: Int(running[(next + k) % running.count]),
-                                                  offset: Float(Double(k) * exchangeDuration)))
+        air.begin(context, into: &plan)
+        guard !running.isEmpty else { return }
+        // The turn moves on past the last pair placed: those refused when the air was taken wait for the next round.
+        var placedThrough = -1
+        for k in 0..<running.count where !air.isSaturated {
+            if air.place(running[(next + k) % running.count], context, into: &plan) { placedThrough = k }
         }
-        if !running.isEmpty { next = (next + count) % running.count }
+        next = (next + placedThrough + 1) % running.count
     }
 }

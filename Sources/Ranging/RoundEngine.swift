@@ -24,6 +24,32 @@ public struct RangingBump: Sendable, Equatable {
     }
 }
 
+/// A pair's latest estimate, as its initiator's app holds it (what a planner may rank the pair by): the filtered
+/// distance, when it was measured (seconds; -∞ never), and how fast the pair closes, m/s (positive: nearing), from
+/// the change since the estimate before.
+public struct PairEstimate: Sendable, Equatable {
+    public var distance: Float = .nan
+    public var time: Float = -.infinity
+    public var closing: Float = 0
+
+    public init() {}
+
+    /// Takes a fresh estimate at `time`: the closing speed is smoothed over successive estimates less than 2 s
+    /// apart, and starts afresh after a longer gap.
+    @inline(__always)
+    mutating func take(_ d: Float, at t: Float) {
+        let gap = t - time
+        if distance.isFinite, gap > 0.02, gap < 2 {
+            let speed = (distance - d) / gap
+            closing = min(max(0.5 * closing + 0.5 * speed, -3), 3)
+        } else {
+            closing = 0
+        }
+        distance = d
+        time = t
+    }
+}
+
 /// One received exchange: the truth, the raw measurement, and the update each side's app received.
 public struct RangingExchange: Sendable {
     /// The pair's index in ``RoundEngine/pairs``.
@@ -103,6 +129,8 @@ public final class RoundEngine {
     }
 
     private var slots: [PairSlot]
+    /// Each pair's latest estimate, by pair index.
+    public private(set) var estimates: [PairEstimate]
     private var outputs: [WorkerOutput]
     private let settings: PairSettings
     /// The version of the session view the pairs' identities were last compared with, the identities then (apart
@@ -141,6 +169,7 @@ public final class RoundEngine {
         }
         self.slots = slots
         self.pairs = pairs
+        estimates = [PairEstimate](repeating: PairEstimate(), count: count)
         identities = [UInt32](repeating: 0, count: count)
         self.workers = max(1, min(workers, max(count, 1)))
         outputs = Array(repeating: WorkerOutput(), count: self.workers)
@@ -150,21 +179,51 @@ public final class RoundEngine {
     /// 5-9 m (beyond 9 m nothing is measured).
     public static let bandLimits: [Double] = [0.5, 1, 2, 5, 9]
 
-    /// Running pairs in each distance band at the poses given: one pass over the pairs, shared by the workers.
-    public func runningPairsByBand(poses: [Pose], sessions: RunningSessions.Snapshot) -> [Int] {
+    /// What a band sample found: running pairs in each distance band, those of them whose app holds no estimate yet,
+    /// and the ages of the estimates the others hold (seconds since the measurement).
+    public struct BandSample: Sendable {
+        public var pairs: [Int]
+        public var withoutEstimate: [Int]
+        public var ages: [Histogram]
+
+        public init() {
+            pairs = [Int](repeating: 0, count: RoundEngine.bandLimits.count)
+            withoutEstimate = pairs
+            ages = Array(repeating: Histogram(binWidth: 0.01, bins: 10_000), count: RoundEngine.bandLimits.count)
+        }
+
+        public mutating func merge(_ o: BandSample) {
+            for b in pairs.indices {
+                pairs[b] += o.pairs[b]
+                withoutEstimate[b] += o.withoutEstimate[b]
+                ages[b].merge(o.ages[b])
+            }
+        }
+    }
+
+    /// The running pairs in each distance band at `time` and the poses given, and the ages of their estimates: one
+    /// pass over the pairs, shared by the workers.
+    public func sampleBands(at time: Double, poses: [Pose], sessions: RunningSessions.Snapshot) -> BandSample {
         let workers = self.workers
         let pairs = self.pairs
-        let counts = Mutex([Int](repeating: 0, count: Self.bandLimits.count))
+        let estimates = self.estimates
+        let total = Mutex(BandSample())
         DispatchQueue.concurrentPerform(iterations: workers) { w in
-            var local = [Int](repeating: 0, count: Self.bandLimits.count)
+            var local = BandSample()
             for p in (pairs.count * w / workers)..<(pairs.count * (w + 1) / workers) {
                 let a = Int(pairs[p].low), b = Int(pairs[p].high)
-                guard sessions.ranges(a, b) else { continue }
-                if let band = bandIndex((poses[a].position - poses[b].position).length) { local[band] += 1 }
+                guard sessions.ranges(a, b),
+                      let band = bandIndex((poses[a].position - poses[b].position).length) else { continue }
+                local.pairs[band] += 1
+                if estimates[p].distance.isFinite {
+                    local.ages[band].add(time - Double(estimates[p].time))
+                } else {
+                    local.withoutEstimate[band] += 1
+                }
             }
-            counts.withLock { c in for k in c.indices { c[k] += local[k] } }
+            total.withLock { $0.merge(local) }
         }
-        return counts.withLock { $0 }
+        return total.withLock { $0 }
     }
 
     /// The pair index of devices `i` and `j` (either order).
@@ -188,14 +247,18 @@ public final class RoundEngine {
         let context = RoundContext(poses: poses, sessions: sessions, record: record, settings: settings)
         plan.exchanges.withUnsafeBufferPointer { planned in
             slots.withUnsafeMutableBufferPointer { slotBuffer in
-                outputs.withUnsafeMutableBufferPointer { outputBuffer in
-                    let shared = SharedBuffers(planned: planned, slots: slotBuffer, outputs: outputBuffer)
-                    DispatchQueue.concurrentPerform(iterations: workers) { w in
-                        let range = (count * w / workers)..<(count * (w + 1) / workers)
-                        for e in range {
-                            let exchange = shared.planned[e]
-                            Self.range(&shared.slots[Int(exchange.pair)], Int(exchange.pair), at: time + Double(exchange.offset),
-                                       into: &shared.outputs[w], context)
+                estimates.withUnsafeMutableBufferPointer { estimateBuffer in
+                    outputs.withUnsafeMutableBufferPointer { outputBuffer in
+                        let shared = SharedBuffers(planned: planned, slots: slotBuffer, estimates: estimateBuffer,
+                                                   outputs: outputBuffer)
+                        DispatchQueue.concurrentPerform(iterations: workers) { w in
+                            let range = (count * w / workers)..<(count * (w + 1) / workers)
+                            for e in range {
+                                let exchange = shared.planned[e]
+                                let p = Int(exchange.pair)
+                                Self.range(&shared.slots[p], &shared.estimates[p], p,
+                                           at: time + Double(exchange.offset), into: &shared.outputs[w], context)
+                            }
                         }
                     }
                 }
@@ -222,6 +285,7 @@ public final class RoundEngine {
             // a round apart, are one session).
             guard slots[p].hasState else { return }
             sessionsRenewed += 1
+            estimates[p] = PairEstimate()
             slots[p].estimatorI = SessionEstimator(configuration: settings.estimator)
             slots[p].estimatorR = SessionEstimator(configuration: settings.estimator)
             slots[p].bump = BumpDetector(configuration: settings.bump)
@@ -231,7 +295,8 @@ public final class RoundEngine {
     /// One pair's exchange, both sides' updates, scoring against the truth and the bump detector.
     @inline(__always)
     private static func range(
-        _ slot: inout PairSlot, _ pair: Int, at time: Double, into out: inout WorkerOutput, _ context: RoundContext
+        _ slot: inout PairSlot, _ estimate: inout PairEstimate, _ pair: Int, at time: Double,
+        into out: inout WorkerOutput, _ context: RoundContext
     ) {
         let i = slot.initiator
         let r = slot.responder
@@ -251,6 +316,7 @@ public final class RoundEngine {
         let ur = slot.estimatorR.update(filteredDistance: ui.distance, fresh: slot.estimatorI.distanceIsFresh,
                                         angle: m.angleAtResponder, at: time)
         out.statistics.updates += 2
+        if slot.estimatorI.distanceIsFresh, let d = ui.distance { estimate.take(d, at: Float(time)) }
         score(ui, truth: truth.distance, bearing: truth.bearingFromA, &slot, &out.statistics)
         score(ur, truth: truth.distance, bearing: truth.bearingFromB, &slot, &out.statistics)
         // A held estimate (its measurement refused) is not a new reading: counting it again would let one stale
@@ -281,6 +347,13 @@ public final class RoundEngine {
         } else {
             out.directionMissing += 1
         }
+    }
+
+    /// Exchanges received so far by true distance band, without the rest of ``statistics``.
+    public var receivedByBand: [Int] {
+        var counts = SIMD8<Int>()
+        for o in outputs { counts &+= o.statistics.bandCounts }
+        return (0..<Self.bandLimits.count).map { counts[$0] }
     }
 
     /// All workers' run-long statistics, merged; the squared-error sums added in pair order, so that the figures do
@@ -319,5 +392,6 @@ private struct RoundContext: Sendable {
 private struct SharedBuffers: @unchecked Sendable {
     let planned: UnsafeBufferPointer<PlannedExchange>
     let slots: UnsafeMutableBufferPointer<PairSlot>
+    let estimates: UnsafeMutableBufferPointer<PairEstimate>
     let outputs: UnsafeMutableBufferPointer<WorkerOutput>
 }

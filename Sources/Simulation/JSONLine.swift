@@ -58,6 +58,11 @@ struct JSONLine {
         vector(name, Double(v.x), Double(v.y), Double(v.z), digits: digits)
     }
 
+    mutating func ints(_ name: String, _ values: [Int]) {
+        key(name)
+        text += "[" + values.map(String.init).joined(separator: ",") + "]"
+    }
+
     mutating func string(_ name: String, _ value: String) {
         key(name)
         Self.appendString(value, to: &text)

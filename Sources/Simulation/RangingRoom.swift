@@ -5,12 +5,13 @@ import Radio
 import Ranging
 import World
 
-/// A room of peers with every session running and everyone standing still, ranged round after round: the ranging
-/// pipeline (radio draws, both sides' estimators, the bump detector, scoring) without discovery or movement. It is
-/// what the benchmarks measure, and what a run spends its rounds on.
+/// A room of peers with every session running and everyone standing still, ranged round after round under the
+/// settings' ranging policy: the planning and the ranging pipeline (radio draws, both sides' estimators, the bump
+/// detector, scoring) without discovery or movement. It is what the benchmarks measure, and what a run spends its
+/// rounds on.
 public final class RangingRoom {
     private let engine: RoundEngine
-    private var planner = EveryRunningPair()
+    private var planner: any RangingPlanner
     private var plan = RangingPlan()
     private let sessions: RunningSessions.Snapshot
     private let poses: [Pose]
@@ -39,6 +40,7 @@ public final class RangingRoom {
             settings: PairSettings(seed: s.seed, radio: s.radio, estimator: s.tunedEstimator, bump: s.bump),
             workers: workers, view: running)
         pairs = engine.pairs.count
+        planner = try s.makePlanner(peers: peers)
         for a in 0..<peers { for b in 0..<peers where a != b { running.began(a, b) } }
         sessions = running.snapshot()
         poses = world.poses
@@ -51,14 +53,23 @@ public final class RangingRoom {
         (try? World(scenario: .mingle, peers: peers, seed: seed))?.poses ?? []
     }
 
-    /// Ranges every pair once at `time` (seconds, after the previous round's).
+    /// Plans the round at `time` (seconds, after the previous round's) and ranges what the plan says.
     ///
     /// - Returns: the bumps fired in the round.
     @discardableResult
     public func round(at time: Double) -> Int {
-        planner.plan(PlanningContext(time: time, interval: interval, sessions: sessions, pairs: engine.pairs,
-                                     poses: poses), into: &plan)
+        plan(at: time)
         return engine.round(plan, at: time, poses: poses, sessions: sessions, record: false).bumps.count
+    }
+
+    /// Plans the round at `time` without ranging it: what the policy's planning costs.
+    ///
+    /// - Returns: the exchanges planned.
+    @discardableResult
+    public func plan(at time: Double) -> Int {
+        planner.plan(PlanningContext(time: time, interval: interval, sessions: sessions, pairs: engine.pairs,
+                                     poses: poses, estimates: engine.estimates), into: &plan)
+        return plan.exchanges.count
     }
 
     /// Updates delivered so far (two per received exchange).

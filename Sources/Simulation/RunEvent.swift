@@ -36,6 +36,9 @@ public struct RunEvent: Sendable {
         case profile(device: Int, peer: Int, bytes: Int)
         /// The haptic intensity `device` plays while walking to, or touching, `peer` (0 to 1), at each update.
         case haptic(device: Int, peer: Int, intensity: Double)
+        /// The air used in the second up to `time`, by channel: exchanges attempted and those lost to collisions
+        /// (from the policies that model the air), and exchanges received by true distance band.
+        case air(exchanges: [Int], collided: [Int], receivedByBand: [Int])
     }
 
     /// What lay behind one update: the raw measurement the estimator was given and the truth it is scored against,

@@ -55,9 +55,17 @@ public final class Simulation {
     private var observers: [(Detail, @Sendable (RunEvent) -> Void)] = []
     private var detail: Detail = []
     private var lastPoses = -Double.infinity
-    /// Pair-seconds of running pairs by distance band, counted once a simulated second.
+    /// Pair-seconds of running pairs by distance band, counted once a simulated second, with the estimates' ages.
     private var bandSeconds = [Double](repeating: 0, count: RoundEngine.bandLimits.count)
+    private var bands = RoundEngine.BandSample()
     private var lastBandCount = 0.0
+    /// The air used, by channel, over the run and since the last `air` event; suspensions by device limits.
+    private var channelExchanges: [Int]
+    private var channelCollided: [Int]
+    private var secondExchanges: [Int]
+    private var secondCollided: [Int]
+    private var lastReceivedByBand = [Int](repeating: 0, count: RoundEngine.bandLimits.count)
+    private var suspensions = 0
     private let peers: Int
     /// Each device's profile, as it sends it after a bump.
     private let profiles: [[UInt8]]
@@ -77,10 +85,11 @@ public final class Simulation {
         world = try World(scenario: settings.scenario, peers: settings.peers, seed: settings.seed,
                           mingle: settings.mingle)
         running = RunningSessions(peers: peers)
-        planner = switch settings.rangingPolicy {
-        case .ideal: EveryRunningPair()
-        case .roundRobin: RoundRobin(medium: settings.medium, scheme: settings.radio.scheme)
-        }
+        planner = try settings.makePlanner(peers: peers)
+        channelExchanges = [Int](repeating: 0, count: settings.medium.channels)
+        channelCollided = channelExchanges
+        secondExchanges = channelExchanges
+        secondCollided = channelExchanges
         profiles = (0..<peers).map { [world] i in Self.profile(name: "peer-\(i)", interests: world.interests[i]) }
         runInfo = SimulationSummary.Run(
             peers: peers, scenario: settings.scenario.name, transport: settings.transport.rawValue,
@@ -261,11 +270,12 @@ public final class Simulation {
             }
         }
         let poses = world.poses
+        let targets = (0..<peers).map { Int32(world.partner(of: $0) ?? -1) }
         planner.plan(PlanningContext(time: time, interval: 1 / settings.rate, sessions: sessions, pairs: engine.pairs,
-                                     poses: poses), into: &plan)
+                                     poses: poses, estimates: engine.estimates, targets: targets), into: &plan)
+        countAir(at: time)
         let result = engine.round(plan, at: time, poses: poses, sessions: sessions, record: detail.contains(.updates))
         if !result.exchanges.isEmpty {
-            let targets = (0..<peers).map(world.partner(of:))
             for x in result.exchanges { deliver(x, targets: targets) }
         }
         for bump in result.bumps {
@@ -278,21 +288,51 @@ public final class Simulation {
         }
         samplePoses(at: time)
         if time - lastBandCount >= 1 - 1e-9 {
-            let counts = engine.runningPairsByBand(poses: poses, sessions: sessions)
-            for b in counts.indices { bandSeconds[b] += Double(counts[b]) * (time - lastBandCount) }
+            let sample = engine.sampleBands(at: time, poses: poses, sessions: sessions)
+            for b in sample.pairs.indices { bandSeconds[b] += Double(sample.pairs[b]) * (time - lastBandCount) }
+            bands.merge(sample)
             lastBandCount = time
+            let received = engine.receivedByBand
+            emit(RunEvent(time: time, kind: .air(exchanges: secondExchanges, collided: secondCollided,
+                                                 receivedByBand: zip(received, lastReceivedByBand).map { $0 - $1 })))
+            lastReceivedByBand = received
+            for c in secondExchanges.indices {
+                secondExchanges[c] = 0
+                secondCollided[c] = 0
+            }
         }
         trace?.advance(to: time)
     }
 
+    /// Counts the plan's use of each channel, and tells the apps of the sessions a device limit suspended or let run
+    /// again.
+    private func countAir(at time: Double) {
+        for c in plan.channels {
+            channelExchanges[Int(c)] += 1
+            secondExchanges[Int(c)] += 1
+        }
+        for (c, n) in plan.collided.enumerated() where n > 0 {
+            channelExchanges[c] += n
+            secondExchanges[c] += n
+            channelCollided[c] += n
+            secondCollided[c] += n
+        }
+        for change in plan.suspensions {
+            if change.suspended { suspensions += 1 }
+            emit(RunEvent(time: time, kind: .session(device: change.device, peer: change.peer,
+                                                     event: change.suspended ? .suspended : .suspensionEnded,
+                                                     reading: nil)))
+        }
+    }
+
     /// Both sides' updates of one exchange, as their apps receive them (`didUpdate`), and the haptic intensity a
     /// side plays while walking to the other.
-    private func deliver(_ x: RangingExchange, targets: [Int?]) {
+    private func deliver(_ x: RangingExchange, targets: [Int32]) {
         let m = x.measurement
         for initiator in [true, false] {
             let (device, peer) = initiator ? (x.initiator, x.responder) : (x.responder, x.initiator)
             let update = initiator ? x.atInitiator : x.atResponder
-            if targets[device] == peer {
+            if targets[device] == Int32(peer) {
                 emit(RunEvent(time: x.time, kind: .haptic(device: device, peer: peer,
                                                           intensity: Double(settings.haptics.intensity(at: update.distance)))))
             }
@@ -326,6 +366,7 @@ public final class Simulation {
                 rmse: count > 0 ? (squares / Double(count)).squareRoot() : nil, p50: h.quantile(0.5),
                 p95: h.quantile(0.95), count: count)
         }
+        let collided = channelCollided.reduce(0, +)
         let bumps = tally.bumps
         let score = BumpScore(bumps: bumps, tracker: world.tracker, end: end)
         let directionTotal = Double(stats.updates)
@@ -335,9 +376,11 @@ public final class Simulation {
             run: run,
             discovery: .init(convergenceSeconds: convergence, pairs: peers * (peers - 1) / 2,
                              sessions: sessions, expectedSessions: peers * (peers - 1)),
-            ranging: .init(exchanges: stats.exchanges, received: stats.received, updatesDelivered: stats.updates,
-                           sessionsRenewed: stats.sessionsRenewed, airtime: airtime(exchanges: stats.exchanges, over: end),
-                           bands: bands(stats.receivedByBand)),
+            ranging: .init(exchanges: stats.exchanges + collided, received: stats.received, collided: collided,
+                           suspensions: suspensions, updatesDelivered: stats.updates,
+                           sessionsRenewed: stats.sessionsRenewed,
+                           airtime: airtime(exchanges: stats.exchanges + collided, over: end),
+                           bands: bandFigures(stats.receivedByBand)),
             distanceRaw: figures(stats.rawSquares, stats.rawCount, stats.raw),
             distanceFiltered: figures(stats.filteredSquares, stats.filteredCount, stats.filtered),
             direction: .init(p50Degrees: stats.direction.quantile(0.5).map(Self.degrees(fromHalfChord:)),
@@ -356,12 +399,14 @@ public final class Simulation {
             traceLines: trace?.lineCount)
     }
 
-    private func bands(_ received: [Int]) -> [SimulationSummary.Band] {
+    private func bandFigures(_ received: [Int]) -> [SimulationSummary.Band] {
         RoundEngine.bandLimits.indices.map { b in
             SimulationSummary.Band(
                 fromMetres: b == 0 ? 0 : RoundEngine.bandLimits[b - 1], toMetres: RoundEngine.bandLimits[b],
                 pairSeconds: bandSeconds[b], received: received[b],
-                perPairPerSecond: bandSeconds[b] > 0 ? Double(received[b]) / bandSeconds[b] : nil)
+                perPairPerSecond: bandSeconds[b] > 0 ? Double(received[b]) / bandSeconds[b] : nil,
+                ageP50: bands.ages[b].quantile(0.5), ageP95: bands.ages[b].quantile(0.95),
+                withoutEstimateShare: bands.pairs[b] > 0 ? Double(bands.withoutEstimate[b]) / Double(bands.pairs[b]) : nil)
         }
     }
 
@@ -370,9 +415,16 @@ public final class Simulation {
         let scheme = settings.radio.scheme
         let capacity = settings.medium.capacityPerSecond(scheme)
         let demand = seconds > 0 ? Double(exchanges) / seconds : 0
+        let duration = settings.medium.exchangeDuration(scheme)
         return SimulationSummary.Airtime(
             channels: settings.medium.channels, slotsPerExchange: settings.medium.slotsPerExchange(scheme),
-            capacityPerSecond: capacity, demandPerSecond: demand, overCapacity: capacity > 0 ? demand / capacity : 0)
+            capacityPerSecond: capacity, demandPerSecond: demand, overCapacity: capacity > 0 ? demand / capacity : 0,
+            interferenceRange: settings.medium.interferenceRange,
+            perChannel: settings.rangingPolicy == .ideal ? [] : channelExchanges.indices.map { c in
+                SimulationSummary.ChannelUse(
+                    channel: c + 1, exchanges: channelExchanges[c], collided: channelCollided[c],
+                    airShare: seconds > 0 ? Double(channelExchanges[c]) * duration / seconds : 0)
+            })
     }
 
     /// The angle between two unit vectors whose chord is twice `halfChord`: 2 asin(halfChord), in degrees.

@@ -10,10 +10,13 @@ public struct SimulationSettings: Sendable {
     public enum TransportKind: String, Sendable, CaseIterable { case udp, memory }
     public enum ClockKind: String, Sendable, CaseIterable { case real, virtual }
     /// Who ranges when (docs/airtime.md): `ideal`, every pair of running sessions every round, whatever the air;
-    /// `round-robin`, a fair share of the air one room's medium carries for every running pair.
+    /// `uncoordinated`, every session on its own timer, colliding; `round-robin`, a fair share of the medium's air
+    /// for every running pair; `proximity`, the pairs that matter first.
     public enum RangingPolicy: String, Sendable, CaseIterable {
         case ideal
+        case uncoordinated
         case roundRobin = "round-robin"
+        case proximity
     }
 
     /// Peers in the room (a scripted scenario brings its own count).
@@ -36,6 +39,7 @@ public struct SimulationSettings: Sendable {
     /// The air the devices share (docs/airtime.md), and who ranges when within it.
     public var medium = Medium()
     public var rangingPolicy = RangingPolicy.ideal
+    public var proximity = ProximitySettings()
     public var discoveryTiming = DiscoveryTiming()
     /// Loss of the in-memory network.
     public var loss = 0.0
@@ -108,5 +112,20 @@ extension SimulationSettings {
         do { try bump.validate() } catch { throw SimulationSettingsError(message: error.description) }
         do { try medium.validate() } catch { throw SimulationSettingsError(message: error.description) }
         do { try discoveryTiming.validate() } catch { throw SimulationSettingsError(message: error.description) }
+    }
+}
+
+extension SimulationSettings {
+    /// The planner of ``rangingPolicy`` for `peers` devices.
+    ///
+    /// - Throws: a GSL allocation error.
+    public func makePlanner(peers: Int) throws -> any RangingPlanner {
+        switch rangingPolicy {
+        case .ideal: EveryRunningPair()
+        case .uncoordinated: try Uncoordinated(medium: medium, scheme: radio.scheme, peers: peers, seed: seed)
+        case .roundRobin: RoundRobin(medium: medium, scheme: radio.scheme, peers: peers)
+        case .proximity: try Proximity(medium: medium, scheme: radio.scheme, peers: peers, seed: seed,
+                                       settings: proximity)
+        }
     }
 }

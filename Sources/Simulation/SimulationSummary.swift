@@ -23,7 +23,7 @@ public struct SimulationSummary: Sendable, Codable, Equatable {
         public var lineOfSightSigma: Double
         public var antennaDelaySigma: Double
         public var link: String
-        /// Who ranges when: `ideal` (every pair of running sessions every round) or `round-robin` (docs/airtime.md).
+        /// Who ranges when: `ideal`, `uncoordinated`, `round-robin` or `proximity` (docs/airtime.md).
         public var planner: String
         public var traceUpdateInterval: Double
         public var tracePoseInterval: Double
@@ -39,9 +39,13 @@ public struct SimulationSummary: Sendable, Codable, Equatable {
     }
 
     public struct Ranging: Sendable, Codable, Equatable {
-        /// Exchanges attempted (pairs of running sessions, once per round) and received (not lost).
+        /// Exchanges attempted (those the policy planned, collided ones included) and received (not lost).
         public var exchanges: Int
         public var received: Int
+        /// Exchanges lost because another overlapped them in hearing (`uncoordinated`).
+        public var collided: Int
+        /// Times a device's session limit suspended one of its sessions (``Medium/sessionsPerDevice``).
+        public var suspensions: Int
         /// Updates delivered to apps (two per received exchange, one per side).
         public var updatesDelivered: Int
         /// Times a pair's sessions were replaced (a restart, a repair) and its estimators and detector started
@@ -62,6 +66,12 @@ public struct SimulationSummary: Sendable, Codable, Equatable {
         public var received: Int
         /// Received exchanges per pair per second; absent without pair-seconds.
         public var perPairPerSecond: Double?
+        /// The age of the estimate an app holds for a peer in the band (seconds since it was measured), sampled with
+        /// the pair-seconds; absent when no pair in the band held one. And the share of the sampled pairs whose app
+        /// held no estimate at all.
+        public var ageP50: Double?
+        public var ageP95: Double?
+        public var withoutEstimateShare: Double?
     }
 
     public struct Airtime: Sendable, Codable, Equatable {
@@ -74,6 +84,21 @@ public struct SimulationSummary: Sendable, Codable, Equatable {
         public var demandPerSecond: Double
         /// Demand over capacity: above 1, a plan no real channel could carry.
         public var overCapacity: Double
+        /// Metres within which two exchanges may not share a slot.
+        public var interferenceRange: Double
+        /// Each channel's use, from the policies that model the air (empty under `ideal`).
+        public var perChannel: [ChannelUse]
+    }
+
+    public struct ChannelUse: Sendable, Codable, Equatable {
+        /// The channel, from 1.
+        public var channel: Int
+        /// Exchanges attempted on it, and those lost to collisions.
+        public var exchanges: Int
+        public var collided: Int
+        /// Air used: the seconds its exchanges occupied over the time run. Above 1 only where exchanges far apart
+        /// shared slots.
+        public var airShare: Double
     }
 
     public struct ErrorFigures: Sendable, Codable, Equatable {

@@ -188,6 +188,12 @@ final class TraceRecorder: Sendable {
             var j = pair(t, "haptic", device, peer)
             j.number("intensity", intensity, digits: 3)
             return j.line
+        case .air(let exchanges, let collided, let received):
+            var j = JSONLine(time: t, type: "air")
+            j.ints("exchanges", exchanges)
+            j.ints("collided", collided)
+            j.ints("receivedByBand", received)
+            return j.line
         }
     }
 

@@ -164,7 +164,10 @@ import TestSupport
     }
 
     @Test(arguments: [
-        ("channels", "medium channels must be between 1 and 16"),
+        ("channels", "--channels must be between 1 and 16"),
+        ("range", "--interference-range must be between 0 and 1000 metres"),
+        ("sessions", "--sessions-per-device must be between 1 and 10000"),
+        ("rate", "--exchanges-per-device must be at least one a block (5.0 a second) and at most 10000"),
         ("slot", "medium slotDuration must be between 0.0001 and 0.1 s"),
         ("block", "medium blockDuration must be at least one slot and at most 10 s"),
         ("slots", "medium doubleSidedSlots must be between 1 and the slots of a block (100)"),
@@ -175,59 +178,12 @@ import TestSupport
         case "channels": m.channels = 0
         case "slot": m.slotDuration = 0
         case "block": m.blockDuration = 0.001
+        case "range": m.interferenceRange = -1
+        case "sessions": m.sessionsPerDevice = 0
+        case "rate": m.exchangesPerDevicePerSecond = 4
         default: m.doubleSidedSlots = 101
         }
         let error = #expect(throws: MediumError.self) { try m.validate() }
         #expect(error?.description == message)
-    }
-}
-
-/// Round-robin within the air: never more exchanges a round than the medium carries, no pair twice a round, offsets
-/// within the round one exchange apart, and every running pair the same share.
-@Suite struct RoundRobinTests {
-    /// `peers` devices, every one running a session with every other.
-    private static func room(_ peers: Int) throws -> (RunningSessions, RoundEngine) {
-        let running = RunningSessions(peers: peers)
-        for a in 0..<peers { for b in 0..<peers where a != b { running.began(a, b) } }
-        let engine = try RoundEngine(peerIDs: (1...UInt64(peers)).map { $0 },
-                                     settings: PairSettings(seed: 1, radio: Fixtures.noiseless,
-                                                            estimator: EstimatorConfiguration(), bump: BumpConfiguration()),
-                                     workers: 2, view: running)
-        return (running, engine)
-    }
-
-    @Test func aFairShareWithinTheAir() throws {
-        let (running, engine) = try Self.room(7)
-        var planner = RoundRobin(medium: Medium(), scheme: .doubleSided)
-        var plan = RangingPlan()
-        var counts = [Int](repeating: 0, count: engine.pairs.count)
-        for k in 1...21 {
-            planner.plan(PlanningContext(time: Double(k) / 10, interval: 0.1, sessions: running.snapshot(),
-                                         pairs: engine.pairs, poses: []), into: &plan)
-            // 100 exchanges a second, 0.1 s a round: 10, 10 ms apart.
-            #expect(plan.exchanges.count == 10)
-            #expect(Set(plan.exchanges.map(\.pair)).count == plan.exchanges.count)
-            #expect(plan.exchanges.map(\.offset) == (0..<10).map { Float(Double($0) * 0.01) })
-            for e in plan.exchanges { counts[Int(e.pair)] += 1 }
-        }
-        // 21 pairs, 210 exchanges: 10 each.
-        #expect(counts == [Int](repeating: 10, count: 21))
-        // A pair that stops running leaves the turn at once.
-        running.set(0, 1, running: false)
-        planner.plan(PlanningContext(time: 2.2, interval: 0.1, sessions: running.snapshot(), pairs: engine.pairs,
-                                     poses: []), into: &plan)
-        #expect(!plan.exchanges.contains { $0.pair == Int32(engine.pairIndex(0, 1)) })
-    }
-
-    /// Fewer running pairs than slots: each ranges once a round, and unused air is not saved up for later.
-    @Test func fewPairsRangeOnceARound() throws {
-        let (running, engine) = try Self.room(3)
-        var planner = RoundRobin(medium: Medium(), scheme: .doubleSided)
-        var plan = RangingPlan()
-        for k in 1...5 {
-            planner.plan(PlanningContext(time: Double(k) / 10, interval: 0.1, sessions: running.snapshot(),
-                                         pairs: engine.pairs, poses: []), into: &plan)
-            #expect(plan.exchanges.count == 3)
-        }
     }
 }

@@ -1,0 +1,118 @@
+import Geometry
+import Radio
+
+/// Places a round's exchanges in the medium: the positions of the blocks that fall in the round (one exchange's
+/// slots each), on every channel. An exchange takes a position and a channel when
+/// - neither of its devices is in another exchange at that position (on any channel: one radio each),
+/// - no exchange already there on that channel has a device within the interference range of either of its devices
+///   (farther apart, two exchanges share the slot: spatial reuse),
+/// - neither device has used up its exchanges of that block (``Medium/exchangesPerDevicePerSecond``).
+///
+/// Who hears whom is decided from the true positions: the medium's physics, which a real coordinator would have to
+/// learn, so the coordinated policies' figures are the best such a scheme can do.
+public struct AirAllocator {
+    public let medium: Medium
+    /// Seconds one exchange occupies its channel.
+    public let exchangeDuration: Double
+    private let scheme: RadioConfiguration.RangingScheme
+    private let rangeSquared: Double
+    private let perBlock: Int?
+    private let channels: Int
+    private let peers: Int
+    /// The round's positions: their instants from the run's start and their blocks.
+    public private(set) var times: [Double] = []
+    private var blocks: [Int] = []
+    private var roundStart = 0.0
+    /// The pairs placed at each position and channel (position × channels + channel).
+    private var occupants: [[Int32]] = []
+    /// For each device, a bit per position of the round where it is busy.
+    private var busy: [UInt64] = []
+    private var words = 1
+    /// Exchanges each device took part in during the two latest blocks (a round may straddle two), by block parity.
+    private var blockCounts: [[UInt16]]
+    private var countedBlock = [Int.min, Int.min]
+    /// Candidates refused in a row: past a bound the round's air is taken and further candidates would be refused too.
+    private var refusedInARow = 0
+
+    public init(medium: Medium, scheme: RadioConfiguration.RangingScheme, peers: Int) {
+        self.medium = medium
+        exchangeDuration = medium.exchangeDuration(scheme)
+        rangeSquared = medium.interferenceRange * medium.interferenceRange
+        perBlock = medium.exchangesPerDevicePerBlock
+        channels = medium.channels
+        self.peers = peers
+        blockCounts = [[UInt16](repeating: 0, count: peers), [UInt16](repeating: 0, count: peers)]
+        self.scheme = scheme
+    }
+
+    /// Whether the round's air is taken, as far as a planner need try: many candidates refused in a row.
+    public var isSaturated: Bool { refusedInARow >= max(64, 4 * times.count * channels) }
+
+    /// Starts the round of `context`, and empties `plan` of the previous round's exchanges.
+    public mutating func begin(_ context: PlanningContext, into plan: inout RangingPlan) {
+        plan.exchanges.removeAll(keepingCapacity: true)
+        plan.channels.removeAll(keepingCapacity: true)
+        plan.collided.removeAll(keepingCapacity: true)
+        roundStart = context.time
+        times.removeAll(keepingCapacity: true)
+        blocks.removeAll(keepingCapacity: true)
+        medium.forEachPosition(scheme, from: context.time, to: context.time + context.interval) { t, block in
+            times.append(t)
+            blocks.append(block)
+        }
+        for b in Set(blocks) where countedBlock[b & 1] != b {
+            countedBlock[b & 1] = b
+            for d in 0..<peers { blockCounts[b & 1][d] = 0 }
+        }
+        let needed = times.count * channels
+        if occupants.count < needed { occupants += Array(repeating: [], count: needed - occupants.count) }
+        for k in 0..<needed { occupants[k].removeAll(keepingCapacity: true) }
+        words = max(1, (times.count + 63) / 64)
+        if busy.count != peers * words { busy = [UInt64](repeating: 0, count: peers * words) }
+        else { for k in busy.indices { busy[k] = 0 } }
+        refusedInARow = 0
+    }
+
+    @inline(__always)
+    private func isBusy(_ device: Int, _ position: Int) -> Bool {
+        busy[device * words + position >> 6] & (1 << UInt64(position & 63)) != 0
+    }
+
+    /// Places pair `p` at the first position and channel the rules allow, adding it to `plan`.
+    ///
+    /// - Returns: whether it was placed.
+    @discardableResult
+    public mutating func place(_ p: Int32, _ context: PlanningContext, into plan: inout RangingPlan) -> Bool {
+        let pair = context.pairs[Int(p)]
+        let a = Int(pair.low), b = Int(pair.high)
+        let pa = context.poses[a].position, pb = context.poses[b].position
+        for position in times.indices {
+            guard !isBusy(a, position), !isBusy(b, position) else { continue }
+            let parity = blocks[position] & 1
+            if let perBlock, Int(blockCounts[parity][a]) >= perBlock || Int(blockCounts[parity][b]) >= perBlock {
+                continue
+            }
+            channel: for channel in 0..<channels {
+                for q in occupants[position * channels + channel] {
+                    let other = context.pairs[Int(q)]
+                    let pc = context.poses[Int(other.low)].position, pd = context.poses[Int(other.high)].position
+                    if (pa - pc).lengthSquared <= rangeSquared || (pa - pd).lengthSquared <= rangeSquared
+                        || (pb - pc).lengthSquared <= rangeSquared || (pb - pd).lengthSquared <= rangeSquared {
+                        continue channel
+                    }
+                }
+                occupants[position * channels + channel].append(p)
+                busy[a * words + position >> 6] |= 1 << UInt64(position & 63)
+                busy[b * words + position >> 6] |= 1 << UInt64(position & 63)
+                blockCounts[parity][a] += 1
+                blockCounts[parity][b] += 1
+                plan.exchanges.append(PlannedExchange(pair: Int(p), offset: Float(times[position] - roundStart)))
+                plan.channels.append(UInt8(channel))
+                refusedInARow = 0
+                return true
+            }
+        }
+        refusedInARow += 1
+        return false
+    }
+}

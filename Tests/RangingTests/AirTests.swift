@@ -1,0 +1,246 @@
+import Bump
+import Estimation
+import Foundation
+import Geometry
+import Radio
+import Ranging
+import Testing
+import TestSupport
+
+/// A crowd for the planners: `peers` devices at the positions given, every one running a session with every other,
+/// ranged by a noiseless engine so that the planners see estimates as in a run.
+private struct Crowd {
+    let running: RunningSessions
+    let engine: RoundEngine
+    var poses: [Pose]
+
+    init(positions: [Vector3]) throws {
+        running = RunningSessions(peers: positions.count)
+        for a in positions.indices { for b in positions.indices where a != b { running.began(a, b) } }
+        engine = try RoundEngine(peerIDs: (1...UInt64(positions.count)).map { $0 },
+                                 settings: PairSettings(seed: 1, radio: Fixtures.noiseless,
+                                                        estimator: EstimatorConfiguration(), bump: BumpConfiguration()),
+                                 workers: 2, view: running)
+        poses = positions.map { Pose(position: $0, orientation: Orientation(heading: 0)) }
+    }
+
+    /// `count` devices on a square grid `spacing` metres apart, starting at the origin.
+    static func grid(_ count: Int, spacing: Double) throws -> Crowd {
+        let side = Int(Double(count).squareRoot().rounded(.up))
+        return try Crowd(positions: (0..<count).map { Vector3(Double($0 % side) * spacing, Double($0 / side) * spacing, 1.2) })
+    }
+
+    func context(round k: Int, interval: Double = 0.1) -> PlanningContext {
+        PlanningContext(time: Double(k) * interval, interval: interval, sessions: running.snapshot(),
+                        pairs: engine.pairs, poses: poses, estimates: engine.estimates)
+    }
+
+    /// Plans round `k` and ranges it.
+    func round(_ k: Int, _ planner: inout some RangingPlanner, _ plan: inout RangingPlan, interval: Double = 0.1) {
+        let context = context(round: k, interval: interval)
+        planner.plan(context, into: &plan)
+        _ = engine.round(plan, at: context.time, poses: poses, sessions: context.sessions, record: false)
+    }
+}
+
+/// Round-robin within the air: never more exchanges a round than the medium carries, no pair twice a round, offsets
+/// within the round one exchange apart, and every running pair the same share.
+@Suite struct RoundRobinTests {
+    @Test func aFairShareWithinTheAir() throws {
+        let crowd = try Crowd.grid(7, spacing: 1)
+        var planner = RoundRobin(medium: Medium(), scheme: .doubleSided, peers: 7)
+        var plan = RangingPlan()
+        var counts = [Int](repeating: 0, count: crowd.engine.pairs.count)
+        for k in 1...21 {
+            planner.plan(crowd.context(round: k), into: &plan)
+            // 100 exchanges a second, 0.1 s a round: 10, 10 ms apart, on the one channel.
+            #expect(plan.exchanges.count == 10)
+            #expect(Set(plan.exchanges.map(\.pair)).count == plan.exchanges.count)
+            for (n, e) in plan.exchanges.enumerated() { #expect(abs(Double(e.offset) - Double(n) * 0.01) < 1e-6) }
+            #expect(plan.channels == [UInt8](repeating: 0, count: 10))
+            for e in plan.exchanges { counts[Int(e.pair)] += 1 }
+        }
+        // 21 pairs, 210 exchanges: 10 each.
+        #expect(counts == [Int](repeating: 10, count: 21))
+        // A pair that stops running leaves the turn at once.
+        crowd.running.set(0, 1, running: false)
+        planner.plan(crowd.context(round: 22), into: &plan)
+        #expect(!plan.exchanges.contains { $0.pair == Int32(crowd.engine.pairIndex(0, 1)) })
+    }
+
+    /// Fewer running pairs than slots: each ranges once a round, and unused air is not saved up for later.
+    @Test func fewPairsRangeOnceARound() throws {
+        let crowd = try Crowd.grid(3, spacing: 1)
+        var planner = RoundRobin(medium: Medium(), scheme: .doubleSided, peers: 3)
+        var plan = RangingPlan()
+        for k in 1...5 {
+            planner.plan(crowd.context(round: k), into: &plan)
+            #expect(plan.exchanges.count == 3)
+        }
+    }
+}
+
+/// The rules of the air, checked on every exchange the coordinated planners place in a crowd spread wider than the
+/// interference range, on two channels: without device limits (slots shared by distance), and with both limits set.
+@Suite struct AirRulesTests {
+    enum Policy: String, CaseIterable { case roundRobin, proximity }
+
+    private static func medium(limited: Bool) -> Medium {
+        var m = Medium()
+        m.channels = 2
+        m.interferenceRange = 12
+        if limited {
+            m.sessionsPerDevice = 6
+            m.exchangesPerDevicePerSecond = 20
+        }
+        return m
+    }
+
+    private static func planner(_ policy: Policy, _ medium: Medium, peers: Int) throws -> any RangingPlanner {
+        switch policy {
+        case .roundRobin: RoundRobin(medium: medium, scheme: .doubleSided, peers: peers)
+        case .proximity: try Proximity(medium: medium, scheme: .doubleSided, peers: peers, seed: 3)
+        }
+    }
+
+    @Test(arguments: Policy.allCases, [false, true])
+    func noBlockNeighbourhoodOrDeviceIsOverItsBudget(_ policy: Policy, limited: Bool) throws {
+        // 64 devices 4 m apart: 28 m across, wider than the 12-m interference range.
+        let crowd = try Crowd.grid(64, spacing: 4)
+        let medium = Self.medium(limited: limited)
+        var planner = try Self.planner(policy, medium, peers: 64)
+        var plan = RangingPlan()
+        let range = medium.interferenceRange
+        let duration = medium.exchangeDuration(.doubleSided)
+        let positionsPerBlock = medium.slotsPerBlock / medium.doubleSidedSlots
+        // (block, device) -> exchanges; (block, channel, centre device) -> exchanges with a device within 6 m of the
+        // centre (all such devices hear each other, so no two of them may share a slot).
+        var perDevice: [[Int]: Int] = [:]
+        var perNeighbourhood: [[Int]: Int] = [:]
+        var suspended = Set<[Int]>()
+        var placed = 0
+        var shared = 0
+        for k in 1...40 {
+            let time = Double(k) * 0.1
+            crowd.round(k, &planner, &plan)
+            for change in plan.suspensions {
+                if change.suspended { suspended.insert([change.device, change.peer]) }
+                else { suspended.remove([change.device, change.peer]) }
+            }
+            // Each device runs 63 sessions; limited, it keeps 6 active and the app is told of the other 57.
+            for d in 0..<64 { #expect(suspended.count(where: { $0[0] == d }) == (limited ? 57 : 0)) }
+            let exchanges = zip(plan.exchanges, plan.channels).map { e, c in
+                (pair: crowd.engine.pairs[Int(e.pair)], start: time + Double(e.offset), channel: Int(c))
+            }
+            placed += exchanges.count
+            for (i, x) in exchanges.enumerated() {
+                let a = Int(x.pair.low), b = Int(x.pair.high)
+                #expect(!suspended.contains([a, b]) && !suspended.contains([b, a]), "a suspended session ranged")
+                #expect(x.start >= time - 1e-6 && x.start < time + 0.1 - 1e-6)
+                let block = Int((x.start / medium.blockDuration + 1e-6).rounded(.down))
+                for d in [a, b] { perDevice[[block, d], default: 0] += 1 }
+                for centre in 0..<64 {
+                    let c = crowd.poses[centre].position
+                    if (crowd.poses[a].position - c).length <= range / 2 || (crowd.poses[b].position - c).length <= range / 2 {
+                        perNeighbourhood[[block, x.channel, centre], default: 0] += 1
+                    }
+                }
+                // Offsets are Floats: a microsecond apart is apart.
+                for y in exchanges[(i + 1)...] where abs(x.start - y.start) < duration - 1e-6 {
+                    let devices = [Int(y.pair.low), Int(y.pair.high)]
+                    #expect(!devices.contains(a) && !devices.contains(b), "a device in two exchanges at once")
+                    guard x.channel == y.channel else { continue }
+                    shared += 1
+                    let closest = [a, b].flatMap { p in
+                        devices.map { (crowd.poses[p].position - crowd.poses[$0].position).length }
+                    }.min()!
+                    #expect(closest > range, "two exchanges in hearing share a slot")
+                }
+            }
+        }
+        #expect(perNeighbourhood.values.max()! <= positionsPerBlock)
+        if limited {
+            // 20 exchanges a second a device: 4 a block; and the pairs both sides keep do range.
+            #expect(perDevice.values.max()! <= 4)
+            #expect(placed > 100)
+        } else {
+            // More than two channels carry in one room (20 a round): slots shared by distance.
+            #expect(placed > 40 * 20)
+            #expect(shared > 100)
+        }
+    }
+}
+
+/// `uncoordinated` on a static crowd all in hearing, one channel: each of m sessions starts once a round of T at a
+/// uniform instant and lasts τ, so an exchange survives when none of the other m − 1 starts within τ of it:
+/// (1 − 2τ/T)^(m−1).
+@Suite struct UncoordinatedTests {
+    @Test func collisionShareMatchesRandomAccess() throws {
+        // 8 devices within 2 m: 28 sessions; slots of 0.4 ms make an exchange 2 ms, 2τ/T = 0.04.
+        let crowd = try Crowd.grid(8, spacing: 0.6)
+        var medium = Medium()
+        medium.slotDuration = 0.0004
+        var planner = try Uncoordinated(medium: medium, scheme: .doubleSided, peers: 8, seed: 5)
+        var plan = RangingPlan()
+        var attempts = 0
+        var collided = 0
+        for k in 1...400 {
+            crowd.round(k, &planner, &plan)
+            attempts += plan.exchanges.count + plan.collided.reduce(0, +)
+            collided += plan.collided.reduce(0, +)
+            #expect(plan.exchanges.count + plan.collided[0] == 28)
+        }
+        let expected: Double = 1 - pow(0.96, 27.0)
+        let measured = Double(collided) / Double(attempts)
+        // 11,200 attempts, rounds independent: the share's standard error is about 0.005.
+        #expect(attempts == 11_200)
+        #expect(abs(measured - expected) < 0.02, "measured \(measured), expected \(expected)")
+    }
+
+    /// Two groups farther apart than the interference range do not disturb each other; within a group they do.
+    @Test func distanceSeparatesCollisions() throws {
+        let near = (0..<4).map { Vector3(Double($0) * 0.5, 0, 1.2) }
+        let far = (0..<4).map { Vector3(100 + Double($0) * 0.5, 0, 1.2) }
+        let crowd = try Crowd(positions: near + far)
+        // Sessions only within each group: 6 + 6.
+        for a in 0..<8 { for b in 0..<8 where a != b && (a < 4) != (b < 4) { crowd.running.set(a, b, running: false) } }
+        var medium = Medium()
+        medium.slotDuration = 0.0004
+        var planner = try Uncoordinated(medium: medium, scheme: .doubleSided, peers: 8, seed: 9)
+        var plan = RangingPlan()
+        var collided = 0
+        for k in 1...400 {
+            crowd.round(k, &planner, &plan)
+            collided += plan.collided[0]
+            #expect(plan.exchanges.count + plan.collided[0] == 12)
+        }
+        // Each group alone: 1 − 0.96^5 = 18.5% of 4,800 attempts.
+        let measured = Double(collided) / 4_800
+        #expect(abs(measured - (1 - pow(0.96, 5.0))) < 0.025, "measured \(measured)")
+    }
+}
+
+/// A device's limit of active sessions: first come, first kept; the app told once of each suspension and each end.
+@Suite struct SessionLimitTests {
+    @Test func firstComeFirstKept() throws {
+        let running = RunningSessions(peers: 5)
+        var limit = SessionLimit(limit: 2, peers: 5)
+        var changes: [SuspensionChange] = []
+        for peer in 1..<5 { running.began(0, peer) }
+        limit.update(running.snapshot(), into: &changes)
+        #expect(limit.activeCount(0) == 2 && limit.isActive(0, 1) && limit.isActive(0, 2))
+        #expect(changes == [SuspensionChange(device: 0, peer: 3, suspended: true),
+                            SuspensionChange(device: 0, peer: 4, suspended: true)])
+        // Peer 1's session ends: 3 takes its place and is told it runs again; 4 stays suspended, not told twice.
+        changes.removeAll()
+        running.set(0, 1, running: false)
+        limit.update(running.snapshot(), into: &changes)
+        #expect(changes == [SuspensionChange(device: 0, peer: 3, suspended: false)])
+        #expect(limit.activeCount(0) == 2 && limit.isActive(0, 3) && !limit.isActive(0, 4))
+        // The pair ranges only when both sides keep it.
+        #expect(!limit.allows(0, 3))
+        running.began(3, 0)
+        limit.update(running.snapshot(), into: &changes)
+        #expect(limit.allows(0, 3))
+    }
+}
