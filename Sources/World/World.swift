@@ -245,9 +245,7 @@ public final class World {
         }
         switch encounter.phase {
         case .approaching:
-            // With a margin: the last steps halve what is left of the gap, which in floating point reaches the
-            // gesture's gap only after some fifty steps (2.5 s of two people standing still at 0.5 m).
-            if gap <= mingle.gestureStartGap + 1e-6 {
+            if gap <= mingle.gestureStartGap {
                 // Hands meet at one height for the gesture.
                 let height = (motion[a].position.z + motion[b].position.z) / 2
                 motion[a].position.z = height
