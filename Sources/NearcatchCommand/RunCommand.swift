@@ -70,8 +70,8 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     var link: RadioConfiguration.LinkModel = .markov
 
     @Option(name: .customLong("ranging-policy"),
-            help: "Who ranges when (docs/airtime.md): ideal (every pair of running sessions every round, whatever the air: 495 times one channel at 100 peers), uncoordinated (every session on its own timer; overlapping exchanges in hearing collide), round-robin (a fair share of the air for every running pair) or proximity (the pairs that matter first).")
-    var rangingPolicy: SimulationSettings.RangingPolicy = .ideal
+            help: "Who ranges when (docs/airtime.md): proximity (the default: the pairs that matter first, within the air), ideal (every pair of running sessions every round, whatever the air: 495 times one channel at 100 peers), uncoordinated (every session on its own timer; overlapping exchanges in hearing collide) or round-robin (a fair share of the air for every running pair).")
+    var rangingPolicy: SimulationSettings.RangingPolicy = .proximity
 
     @Option(parsing: .unconditional, help: "UWB channels the devices range on (default 1).")
     var channels: Int = 1

@@ -14,9 +14,12 @@ public struct ProximitySettings: Sendable, Equatable {
     /// closing speed is known.
     public var targetNearDistance = 0.2
     public var targetLongestInterval = 1.0
-    /// The speed two people may have closed at since the latest estimate, m/s: an old estimate counts as nearer
-    /// than it read, so that a pair not ranged for a while comes back up.
-    public var assumedClosingSpeed = 0.1
+    /// The speed two people not walking to each other may have closed at since the latest estimate, m/s (a walking
+    /// pace): an old estimate counts as nearer than it read, so that a pair not ranged for a while comes back up
+    /// before it could touch.
+    public var assumedClosingSpeed = 1.0
+    /// Seconds after a bump during which the pair wants no more than one update.
+    public var afterBump = 2.0
     /// Updates a closing pair should get before it could touch.
     public var updatesBeforeContact = 4.0
     /// The Bluetooth signal strength pairs without an estimate are ranked by: log-distance path loss with this
@@ -139,9 +142,13 @@ public struct Proximity: RangingPlanner {
         let longest = walking ? settings.targetLongestInterval : settings.longestInterval
         if !context.estimates.isEmpty, context.estimates[p].distance.isFinite {
             let e = context.estimates[p]
+            // A pair that just bumped has nothing more to find until its phones part.
+            if t - Double(e.bumped) < settings.afterBump { return min(settings.afterBump, longest) }
             let age = max(0, t - Double(e.time))
             closing = Double(e.closing)
-            distance = Double(e.distance) - max(closing, 0) * age - settings.assumedClosingSpeed * age
+            // A walking pair's way is known (its closing speed, an update a second); any other pair could have
+            // started toward each other since.
+            distance = Double(e.distance) - max(closing, 0) * age - (walking ? 0 : settings.assumedClosingSpeed * age)
         } else if bluetooth[p].isFinite {
             distance = Double(bluetooth[p])
         } else {

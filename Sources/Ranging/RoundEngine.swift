@@ -31,6 +31,8 @@ public struct PairEstimate: Sendable, Equatable {
     public var distance: Float = .nan
     public var time: Float = -.infinity
     public var closing: Float = 0
+    /// When the pair's detector last fired (-∞ never): until the phones part, it has nothing more to find.
+    public var bumped: Float = -.infinity
 
     public init() {}
 
@@ -295,7 +297,7 @@ public final class RoundEngine {
     /// One pair's exchange, both sides' updates, scoring against the truth and the bump detector.
     @inline(__always)
     private static func range(
-        _ slot: inout PairSlot, _ estimate: inout PairEstimate, _ pair: Int, at time: Double,
+        _ slot: inout PairSlot, _ latest: inout PairEstimate, _ pair: Int, at time: Double,
         into out: inout WorkerOutput, _ context: RoundContext
     ) {
         let i = slot.initiator
@@ -316,12 +318,13 @@ public final class RoundEngine {
         let ur = slot.estimatorR.update(filteredDistance: ui.distance, fresh: slot.estimatorI.distanceIsFresh,
                                         angle: m.angleAtResponder, at: time)
         out.statistics.updates += 2
-        if slot.estimatorI.distanceIsFresh, let d = ui.distance { estimate.take(d, at: Float(time)) }
+        if slot.estimatorI.distanceIsFresh, let d = ui.distance { latest.take(d, at: Float(time)) }
         score(ui, truth: truth.distance, bearing: truth.bearingFromA, &slot, &out.statistics)
         score(ur, truth: truth.distance, bearing: truth.bearingFromB, &slot, &out.statistics)
         // A held estimate (its measurement refused) is not a new reading: counting it again would let one stale
         // low value make up "2 of 3".
         if slot.bump.update(distance: slot.estimatorI.distanceIsFresh ? ui.distance : nil), let estimate = ui.distance {
+            latest.bumped = Float(time)
             out.round.bumps.append(RangingBump(initiator: i, responder: r, time: time, estimate: estimate,
                                                trueDistance: truth.distance))
         }

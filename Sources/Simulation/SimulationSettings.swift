@@ -38,7 +38,7 @@ public struct SimulationSettings: Sendable {
     public var haptics = HapticCurve()
     /// The air the devices share (docs/airtime.md), and who ranges when within it.
     public var medium = Medium()
-    public var rangingPolicy = RangingPolicy.ideal
+    public var rangingPolicy = RangingPolicy.proximity
     public var proximity = ProximitySettings()
     public var discoveryTiming = DiscoveryTiming()
     /// Loss of the in-memory network.

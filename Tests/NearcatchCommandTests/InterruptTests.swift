@@ -37,6 +37,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let trace = folder + "/t.jsonl"
         let run = try start(["--peers", "10", "--transport", "memory", "--clock", "real", "--duration", "30",
+                             "--ranging-policy", "ideal",
                              "--trace", trace, "--format", "json"])
         try await Task.sleep(for: .seconds(3))
         kill(run.0.processIdentifier, signal)

@@ -122,8 +122,8 @@ import Testing
 
     @Test func jsonSummaryHasItsDocumentedFields() async throws {
         let command = try #require(
-            try NearcatchSim.parseAsRoot(["--peers", "10", "--transport", "memory", "--duration", "10", "--format", "json"])
-                as? RunCommand)
+            try NearcatchSim.parseAsRoot(["--peers", "10", "--transport", "memory", "--duration", "10", "--format", "json",
+                                          "--ranging-policy", "ideal"]) as? RunCommand)
         let output = try command.render(try await command.execute())
         let json = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
         let expected: [String: Set<String>] = [
@@ -131,7 +131,8 @@ import Testing
                     "groupKey", "version", "loss", "bumpDistance", "lineOfSightSigma", "antennaDelaySigma", "link",
                     "planner", "traceUpdateInterval", "tracePoseInterval"],
             "discovery": ["convergenceSeconds", "pairs", "sessions", "expectedSessions"],
-            "ranging": ["exchanges", "received", "updatesDelivered", "sessionsRenewed", "airtime", "bands"],
+            "ranging": ["exchanges", "received", "collided", "suspensions", "updatesDelivered", "sessionsRenewed",
+                        "airtime", "bands"],
             "distanceRaw": ["rmse", "p50", "p95", "count"],
             "distanceFiltered": ["rmse", "p50", "p95", "count"],
             "direction": ["p50Degrees", "p95Degrees", "nilShare"],
@@ -148,7 +149,12 @@ import Testing
             #expect(keys.subtracting(optional).isSubset(of: Set(object.keys)), "\(section) misses fields")
         }
         let airtime = try #require((json["ranging"] as? [String: Any])?["airtime"] as? [String: Any])
-        #expect(Set(airtime.keys) == ["channels", "slotsPerExchange", "capacityPerSecond", "demandPerSecond", "overCapacity"])
+        #expect(Set(airtime.keys) == ["channels", "slotsPerExchange", "capacityPerSecond", "demandPerSecond", "overCapacity",
+                                      "interferenceRange", "perChannel"])
+        let band = try #require(((json["ranging"] as? [String: Any])?["bands"] as? [[String: Any]])?.last)
+        #expect(Set(band.keys).isSubset(of: ["fromMetres", "toMetres", "pairSeconds", "received", "perPairPerSecond",
+                                             "ageP50", "ageP95", "withoutEstimateShare"]))
+        #expect(band["ageP95"] as? Double ?? 9 < 0.2)
         let discovery = try #require(json["discovery"] as? [String: Any])
         #expect(discovery["sessions"] as? Int == 90 && discovery["pairs"] as? Int == 45)
         let decoded = try JSONDecoder().decode(SimulationSummary.self, from: Data(output.utf8))

@@ -3,7 +3,9 @@ import Testing
 
 @Suite struct RangingRoomTests {
     @Test func everyPairRangesOncePerRound() throws {
-        let room = try RangingRoom(peers: 30, workers: 2)
+        var ideal = SimulationSettings()
+        ideal.rangingPolicy = .ideal
+        let room = try RangingRoom(peers: 30, workers: 2, settings: ideal)
         #expect(room.pairs == 435)
         for k in 1...20 { room.round(at: Double(k) / 10) }
         // About 2% of exchanges are lost, a tenth of them obstructed ones at 20%: roughly 97% arrive.

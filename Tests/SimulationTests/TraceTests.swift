@@ -37,6 +37,8 @@ import TestSupport
         s.peers = peers
         s.duration = duration
         s.seed = seed
+        // Every pair every round: the trace's volume and the updates around bumps are what is tested here.
+        s.rangingPolicy = .ideal
         s.tracePath = path
         s.traceUpdateInterval = updateInterval
         let simulation = try Simulation(settings: s)
