@@ -53,6 +53,7 @@ public struct AirAllocator {
         plan.exchanges.removeAll(keepingCapacity: true)
         plan.channels.removeAll(keepingCapacity: true)
         plan.collided.removeAll(keepingCapacity: true)
+        plan.collided.append(contentsOf: repeatElement(0, count: channels))
         roundStart = context.time
         times.removeAll(keepingCapacity: true)
         blocks.removeAll(keepingCapacity: true)
@@ -60,7 +61,7 @@ public struct AirAllocator {
             times.append(t)
             blocks.append(block)
         }
-        for b in Set(blocks) where countedBlock[b & 1] != b {
+        for b in [blocks.first, blocks.last].compactMap({ $0 }) where countedBlock[b & 1] != b {
             countedBlock[b & 1] = b
             for d in 0..<peers { blockCounts[b & 1][d] = 0 }
         }

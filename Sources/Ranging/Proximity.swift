@@ -102,7 +102,7 @@ public struct Proximity: RangingPlanner {
             let waited = min(t - Double(lastRanged[Int(p)]), settings.longestInterval)
             let priority = waited / (wanted * wanted)
             // Within a bucket, pair order.
-            let k = min(max(Int((log2(max(priority, 1e-12)) * 2).rounded(.down)) + 40, 0), Self.tierBuckets - 1)
+            let k = min(max(Self.halfOctave(priority) + 40, 0), Self.tierBuckets - 1)
             buckets[walking && waited >= wanted - 1e-6 ? Self.tierBuckets + k : k].append(p)
         }
         place: for k in buckets.indices.reversed() {
@@ -113,6 +113,14 @@ public struct Proximity: RangingPlanner {
         }
     }
 
+    /// ⌊2 log2(x)⌋ from the number's exponent and significand, without a logarithm (500,000 pairs a round at 1,000
+    /// peers).
+    @inline(__always)
+    private static func halfOctave(_ x: Double) -> Int {
+        let v = max(x, 1e-12)
+        return 2 * Int(v.exponent) + (v.significand >= 1.4142135623730951 ? 1 : 0)
+    }
+
     /// The Bluetooth distance of every running pair without an estimate, in pair order: each reading's loss is the
     /// true distance's, 10 n log10(d), plus X ~ N(0, σ) dB; the smoothed loss gives the distance.
     private mutating func readSignals(_ context: PlanningContext) {
@@ -120,7 +128,11 @@ public struct Proximity: RangingPlanner {
         let alpha = Float(settings.bluetoothSmoothing)
         for p in running where context.estimates.isEmpty || !context.estimates[Int(p)].distance.isFinite {
             let pair = context.pairs[Int(p)]
-            let d = (context.poses[Int(pair.low)].position - context.poses[Int(pair.high)].position).length
+            let d2 = (context.poses[Int(pair.low)].position - context.poses[Int(pair.high)].position).lengthSquared
+            // Beyond 15 m no reading could rank a pair sooner than the longest interval (it would take 8 standard
+            // deviations of smoothed shadowing to read it under 2 m), so none is drawn.
+            guard d2 < 225 else { continue }
+            let d = d2.squareRoot()
             let loss = Float(10 * n * log10(max(d, 0.01)) + random.gaussian(sigma: settings.bluetoothSigmaDB))
             smoothedLoss[Int(p)] = smoothedLoss[Int(p)].isFinite ? alpha * loss + (1 - alpha) * smoothedLoss[Int(p)] : loss
             bluetooth[Int(p)] = Float(pow(10, Double(smoothedLoss[Int(p)]) / (10 * n)))

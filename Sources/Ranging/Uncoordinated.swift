@@ -24,6 +24,7 @@ public struct Uncoordinated: RangingPlanner {
     /// The attempts sorted into buckets one exchange long (counting sort): only neighbouring buckets can overlap.
     private var bucketStart: [Int] = []
     private var order: [Int32] = []
+    private var fill: [Int] = []
 
     /// - Throws: a GSL allocation error.
     public init(medium: Medium, scheme: RadioConfiguration.RangingScheme, peers: Int, seed: UInt64) throws {
@@ -47,7 +48,8 @@ public struct Uncoordinated: RangingPlanner {
         }
         plan.exchanges.removeAll(keepingCapacity: true)
         plan.channels.removeAll(keepingCapacity: true)
-        plan.collided = [Int](repeating: 0, count: channels)
+        plan.collided.removeAll(keepingCapacity: true)
+        plan.collided.append(contentsOf: repeatElement(0, count: channels))
         let m = running.count
         guard m > 0 else { return }
         let period = context.interval
@@ -59,10 +61,11 @@ public struct Uncoordinated: RangingPlanner {
         }
         sortIntoBuckets(period: period)
         let buckets = bucketStart.count - 1
-        lost = [Bool](repeating: false, count: m)
+        lost.removeAll(keepingCapacity: true)
+        lost.append(contentsOf: repeatElement(false, count: m))
         for i in 0..<m where !lost[i] {
             let bucket = bucketOf(starts[i], buckets: buckets, period: period)
-            search: for shift in [-1, 0, 1] where buckets >= 3 || shift == 0 || buckets == 2 && shift == 1 {
+            search: for shift in -1...1 where buckets >= 3 || shift == 0 || buckets == 2 && shift == 1 {
                 let k = (bucket + shift + buckets) % buckets
                 for slot in bucketStart[k]..<bucketStart[k + 1] {
                     let j = Int(order[slot])
@@ -90,11 +93,14 @@ public struct Uncoordinated: RangingPlanner {
     /// Buckets at least one exchange long, so that an exchange overlaps only those of its bucket and the two beside.
     private mutating func sortIntoBuckets(period: Double) {
         let buckets = max(1, Int(period / exchangeDuration))
-        bucketStart = [Int](repeating: 0, count: buckets + 1)
+        bucketStart.removeAll(keepingCapacity: true)
+        bucketStart.append(contentsOf: repeatElement(0, count: buckets + 1))
         for s in starts { bucketStart[bucketOf(s, buckets: buckets, period: period) + 1] += 1 }
         for k in 0..<buckets { bucketStart[k + 1] += bucketStart[k] }
-        var fill = bucketStart
-        order = [Int32](repeating: 0, count: starts.count)
+        fill.removeAll(keepingCapacity: true)
+        fill.append(contentsOf: bucketStart)
+        order.removeAll(keepingCapacity: true)
+        order.append(contentsOf: repeatElement(0, count: starts.count))
         for (i, s) in starts.enumerated() {
             let k = bucketOf(s, buckets: buckets, period: period)
             order[fill[k]] = Int32(i)

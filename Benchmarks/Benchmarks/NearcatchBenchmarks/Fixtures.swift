@@ -15,15 +15,23 @@ final class RoomState {
 
     /// - Parameter areaPerPeer: floor area per peer, m² (4 in the mingle hall; 0.01 puts everyone in a 6 m hall,
     ///   all within range of each other).
-    init(peers: Int, workers: Int, areaPerPeer: Double = 4) throws {
+    /// - Parameter policy: who ranges when; `ideal` (every pair every round) measures the ranging pipeline itself.
+    init(peers: Int, workers: Int, areaPerPeer: Double = 4, policy: SimulationSettings.RangingPolicy = .ideal) throws {
         var settings = SimulationSettings()
         settings.mingle.areaPerPeer = areaPerPeer
+        settings.rangingPolicy = policy
         room = try RangingRoom(peers: peers, workers: workers, settings: settings)
     }
 
     func next() -> Int {
         time += 0.1
         return room.round(at: time)
+    }
+
+    /// Plans the next round without ranging it.
+    func nextPlan() -> Int {
+        time += 0.1
+        return room.plan(at: time)
     }
 }
 
