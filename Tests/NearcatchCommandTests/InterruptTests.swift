@@ -24,6 +24,22 @@ import Testing
         return (process, pipe)
     }
 
+    /// Waits until the process catches `signal` (its bit in /proc's SigCgt), for at most 20 s: a signal sent before
+    /// the run's handler is in place would be lost (the run ignores it while the handler is being installed), and on
+    /// a loaded machine a process may take more than the few seconds a fixed sleep gives it.
+    private func waitUntilCatching(_ process: Process, _ signal: Int32) async throws {
+        let path = "/proc/\(process.processIdentifier)/status"
+        for _ in 0..<400 {
+            if let status = try? String(contentsOfFile: path, encoding: .utf8),
+               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
+               let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16),
+               mask & (1 << UInt64(signal - 1)) != 0 {
+                return
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
     private func finish(_ started: (Process, Pipe)) -> (status: Int32, output: Data) {
         let data = started.1.fileHandleForReading.readDataToEndOfFile()
         started.0.waitUntilExit()
@@ -39,6 +55,7 @@ import Testing
         let run = try start(["--peers", "10", "--transport", "memory", "--clock", "real", "--duration", "30",
                              "--ranging-policy", "ideal",
                              "--trace", trace, "--format", "json"])
+        try await waitUntilCatching(run.0, signal)
         try await Task.sleep(for: .seconds(3))
         kill(run.0.processIdentifier, signal)
         let (exit, output) = finish(run)
@@ -60,6 +77,7 @@ import Testing
         let leaving = try start(["discover", "--peers", "3", "--linger", "30"] + group)
         // Both converge in about 1.5 s; the leaving one is then lingering, and a Ctrl-C ends it.
         try await Task.sleep(for: .seconds(5))
+        try await waitUntilCatching(leaving.0, SIGINT)
         leaving.0.interrupt()
         let left = finish(leaving)
         let stayed = finish(staying)
