@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import GSL
 import Radio
@@ -52,12 +53,14 @@ public struct Proximity: RangingPlanner {
     private var bluetoothRead = -Double.infinity
     /// Pairs by priority, in half-octave buckets: the upper half for walking pairs that are due, the lower for all
     /// others.
-    private var buckets: [[Int32]] = Array(repeating: [], count: 2 * Self.tierBuckets)
+    private var buckets: [[[Int32]]]
     private static let tierBuckets = 64
 
     /// - Throws: a GSL allocation error.
+    /// - Parameter workers: threads that share the ranking of the pairs (the plan is the same whatever it is).
     public init(medium: Medium, scheme: RadioConfiguration.RangingScheme, peers: Int, seed: UInt64,
-                settings: ProximitySettings = ProximitySettings()) throws {
+                settings: ProximitySettings = ProximitySettings(), workers: Int = 1) throws {
+        buckets = Array(repeating: Array(repeating: [], count: 2 * Self.tierBuckets), count: max(1, workers))
         self.settings = settings
         random = try RandomSource(runSeed: seed, stream: StreamIdentity(kind: .planner, first: 2, second: 0))
         air = AirAllocator(medium: medium, scheme: scheme, peers: peers)
@@ -93,32 +96,62 @@ public struct Proximity: RangingPlanner {
         }
         if readBluetooth { readSignals(context) }
         air.begin(context, into: &plan)
-        for k in buckets.indices { buckets[k].removeAll(keepingCapacity: true) }
-        for p in running {
-            let walking = isWalkingPair(Int(p), context)
-            let wanted = wantedInterval(Int(p), walking: walking, context)
-            // A pair never ranged counts as having waited the longest interval: its Bluetooth distance, not its
-            // newness, decides when it first ranges.
-            let waited = min(t - Double(lastRanged[Int(p)]), settings.longestInterval)
-            let priority = waited / (wanted * wanted)
-            // Within a bucket, pair order.
-            let k = min(max(Self.halfOctave(priority) + 40, 0), Self.tierBuckets - 1)
-            buckets[walking && waited >= wanted - 1e-6 ? Self.tierBuckets + k : k].append(p)
+        // Every running pair's priority, on the workers in contiguous chunks of the running pairs, each into its own
+        // buckets; read back chunk after chunk, so that a bucket holds its pairs in pair order whatever the count.
+        var parts = buckets
+        buckets = []
+        let workers = parts.count
+        let count = running.count
+        // The view holds a copy of the planner: it ends with the scan, before `lastRanged` is written, so that the
+        // write copies nothing.
+        do {
+            let scan = ScanState(planner: self, context: context)
+            parts.withUnsafeMutableBufferPointer { buffer in
+                let shared = WorkerBuckets(buffer: buffer)
+                DispatchQueue.concurrentPerform(iterations: workers) { w in
+                    shared.buffer[w].withUnsafeMutableBufferPointer { mine in
+                        for k in mine.indices { mine[k].removeAll(keepingCapacity: true) }
+                        for i in (count * w / workers)..<(count * (w + 1) / workers) {
+                            let (key, p) = scan.bucket(i)
+                            mine[key].append(p)
+                        }
+                    }
+                }
+            }
         }
-        place: for k in buckets.indices.reversed() {
-            for p in buckets[k] {
-                if air.isSaturated { break place }
-                if air.place(p, context, into: &plan) { lastRanged[Int(p)] = Float(t) }
+        buckets = parts
+        place: for k in (0..<(2 * Self.tierBuckets)).reversed() {
+            for w in 0..<workers {
+                for p in buckets[w][k] {
+                    if air.isSaturated { break place }
+                    if air.place(p, context, into: &plan) { lastRanged[Int(p)] = Float(t) }
+                }
             }
         }
     }
 
-    /// ⌊2 log2(x)⌋ from the number's exponent and significand, without a logarithm (500,000 pairs a round at 1,000
+    /// The bucket of the `i`th running pair: its priority, the time since it last ranged over the interval it wants,
+    /// squared, in half octaves; in the upper half when it is a walking pair that is due.
+    @inline(__always)
+    fileprivate func bucket(ofRunning i: Int, _ context: PlanningContext) -> (Int, Int32) {
+        let p = running[i]
+        let walking = isWalkingPair(Int(p), context)
+        let wanted = wantedInterval(Int(p), walking: walking, context)
+        // A pair never ranged counts as having waited the longest interval: its Bluetooth distance, not its
+        // newness, decides when it first ranges.
+        let waited = min(context.time - Double(lastRanged[Int(p)]), settings.longestInterval)
+        let priority = waited / (wanted * wanted)
+        let k = min(max(Self.halfOctave(priority) + 40, 0), Self.tierBuckets - 1)
+        return (walking && waited >= wanted - 1e-6 ? Self.tierBuckets + k : k, p)
+    }
+
+    /// ⌊2 log2(x)⌋ from the number's bits, without a logarithm (500,000 pairs a round at 1,000
     /// peers).
     @inline(__always)
     private static func halfOctave(_ x: Double) -> Int {
-        let v = max(x, 1e-12)
-        return 2 * Int(v.exponent) + (v.significand >= 1.4142135623730951 ? 1 : 0)
+        // From the bits: the biased exponent, and whether the fraction is at least √2 − 1 (0x6A09E667F3BCD / 2^52).
+        let bits = max(x, 1e-12).bitPattern
+        return 2 * (Int(truncatingIfNeeded: (bits >> 52) & 0x7FF) - 1023) + (bits & 0xF_FFFF_FFFF_FFFF >= 0x6_A09E_667F_3BCD ? 1 : 0)
     }
 
     /// The Bluetooth distance of every running pair without an estimate, in pair order: each reading's loss is the
@@ -177,4 +210,18 @@ public struct Proximity: RangingPlanner {
         }
         return min(max(wanted, settings.shortestInterval), longest)
     }
+}
+
+/// A read-only view of the planner for the workers that rank the pairs: each reads, none writes.
+private struct ScanState: @unchecked Sendable {
+    let planner: Proximity
+    let context: PlanningContext
+
+    @inline(__always)
+    func bucket(_ i: Int) -> (Int, Int32) { planner.bucket(ofRunning: i, context) }
+}
+
+/// The workers' buckets: worker `w` writes element `w` only.
+private struct WorkerBuckets: @unchecked Sendable {
+    let buffer: UnsafeMutableBufferPointer<[[Int32]]>
 }

@@ -66,6 +66,7 @@ public final class Simulation {
     private var secondCollided: [Int]
     private var lastReceivedByBand = [Int](repeating: 0, count: RoundEngine.bandLimits.count)
     private var suspensions = 0
+    private var roundsRun = 0
     private let peers: Int
     /// Each device's profile, as it sends it after a bump.
     private let profiles: [[UInt8]]
@@ -274,6 +275,7 @@ public final class Simulation {
         planner.plan(PlanningContext(time: time, interval: 1 / settings.rate, sessions: sessions, pairs: engine.pairs,
                                      poses: poses, estimates: engine.estimates, targets: targets), into: &plan)
         countAir(at: time)
+        roundsRun += 1
         let result = engine.round(plan, at: time, poses: poses, sessions: sessions, record: detail.contains(.updates))
         if !result.exchanges.isEmpty {
             for x in result.exchanges { deliver(x, targets: targets) }
@@ -379,7 +381,9 @@ public final class Simulation {
             ranging: .init(exchanges: stats.exchanges + collided, received: stats.received, collided: collided,
                            suspensions: suspensions, updatesDelivered: stats.updates,
                            sessionsRenewed: stats.sessionsRenewed,
-                           airtime: airtime(exchanges: stats.exchanges + collided, over: end),
+                           // Over the rounds run: each plans a round's air, the last one (at the end) included.
+                           airtime: airtime(exchanges: stats.exchanges + collided,
+                                            over: Double(roundsRun) / settings.rate),
                            bands: bandFigures(stats.receivedByBand)),
             distanceRaw: figures(stats.rawSquares, stats.rawCount, stats.raw),
             distanceFiltered: figures(stats.filteredSquares, stats.filteredCount, stats.filtered),

@@ -125,7 +125,7 @@ extension SimulationSettings {
         case .uncoordinated: try Uncoordinated(medium: medium, scheme: radio.scheme, peers: peers, seed: seed)
         case .roundRobin: RoundRobin(medium: medium, scheme: radio.scheme, peers: peers)
         case .proximity: try Proximity(medium: medium, scheme: radio.scheme, peers: peers, seed: seed,
-                                       settings: proximity)
+                                       settings: proximity, workers: workers)
         }
     }
 }
