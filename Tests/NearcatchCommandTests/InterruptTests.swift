@@ -52,20 +52,23 @@ import Testing
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let trace = folder + "/t.jsonl"
-        let run = try start(["--peers", "10", "--transport", "memory", "--clock", "real", "--duration", "30",
+        let started = Date()
+        let run = try start(["--peers", "10", "--transport", "memory", "--clock", "real", "--duration", "60",
                              "--ranging-policy", "ideal",
                              "--trace", trace, "--format", "json"])
         try await waitUntilCatching(run.0, signal)
         try await Task.sleep(for: .seconds(3))
         kill(run.0.processIdentifier, signal)
+        let signalled = Date().timeIntervalSince(started)
         let (exit, output) = finish(run)
         #expect(run.0.terminationReason == .exit)
         #expect(exit == status)
         let summary = try JSONDecoder().decode(SimulationSummary.self, from: output)
         let reached = try #require(summary.run.interruptedAt)
-        // Paced in real time: it stopped about 3 s in, well before its 30 s.
-        #expect(reached >= 1 && reached <= 15)
-        #expect(summary.run.duration == 30)
+        // Paced in real time: it stopped when signalled (3 s after its handler was in place; on a loaded machine
+        // the process may take several seconds to start), well before its 60 s.
+        #expect(reached >= 1 && reached <= signalled + 1, "reached \(reached), signalled at \(signalled)")
+        #expect(summary.run.duration == 60)
         #expect(summary.discovery.sessions == 90)
         #expect(summary.ranging.updatesDelivered > 1_000)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
@@ -73,7 +76,9 @@ import Testing
 
     @Test func peersInAnotherProcessSeeTheGoodbyes() async throws {
         let group = ["--group", "239.255.94.3:47943", "--expect-peers", "6", "--duration", "30", "--format", "json"]
-        let staying = try start(["discover", "--peers", "3", "--linger", "10"] + group)
+        // The staying nodes linger long enough to hear the goodbyes even when a loaded machine starts the leaving
+        // process late.
+        let staying = try start(["discover", "--peers", "3", "--linger", "25"] + group)
         let leaving = try start(["discover", "--peers", "3", "--linger", "30"] + group)
         // Both converge in about 1.5 s; the leaving one is then lingering, and a Ctrl-C ends it.
         try await Task.sleep(for: .seconds(5))

@@ -117,8 +117,8 @@ import World
         let summary = try await Simulation(settings: settings { $0.peers = 100; $0.duration = 10 }).run()
         let air = summary.ranging.airtime
         #expect(air.channels == 1 && air.slotsPerExchange == 5 && air.capacityPerSecond == 100)
-        // Over the 101 rounds run (0, 0.1 ... 10 s), each planning 0.1 s of air.
-        #expect(abs(air.demandPerSecond - Double(summary.ranging.exchanges) / 10.1) < 1e-9)
+        // Over the 100 rounds run (0, 0.1 ... 9.9 s), each planning 0.1 s of air.
+        #expect(abs(air.demandPerSecond - Double(summary.ranging.exchanges) / 10) < 1e-9)
         #expect(air.overCapacity == air.demandPerSecond / 100)
         // Discovery takes the first 1.5 s: 4,950 pairs at 10 Hz for the other 8.5 s at least.
         #expect(air.overCapacity > 420 && air.overCapacity <= 495)
