@@ -37,11 +37,14 @@ extension SimulationSummary {
         lines.append("air         the plan asked for \(String(format: "%.0f", air.demandPerSecond)) exchanges/s; "
             + "\(count(air.channels, "channel")) carr\(air.channels == 1 ? "ies" : "y") "
             + "\(String(format: "%.0f", air.capacityPerSecond)) (\(air.slotsPerExchange) slots each): "
-            + (air.overCapacity > 1.5 ? "\(String(format: "%.0f", air.overCapacity)) times the air there is"
-                : "\(String(format: "%.0f%%", air.overCapacity * 100)) of the air")
+            + (air.overCapacity <= 1.5 ? "\(String(format: "%.0f%%", air.overCapacity * 100)) of the air"
+                : air.perChannel.isEmpty || ranging.collided > 0
+                ? "\(String(format: "%.0f", air.overCapacity)) times the air there is"
+                : "\(String(format: "%.1f", air.overCapacity)) times one room's air, slots shared beyond the interference range")
             + air.perChannel.map { c in
-                (c.airShare > 1.5 ? String(format: "; channel %d asked for %.0f times its air", c.channel, c.airShare)
-                    : String(format: "; channel %d %.0f%% used", c.channel, c.airShare * 100))
+                (c.airShare <= 1.5 ? String(format: "; channel %d %.0f%% used", c.channel, c.airShare * 100)
+                    : c.collided > 0 ? String(format: "; channel %d asked for %.0f times its air", c.channel, c.airShare)
+                    : String(format: "; channel %d used %.1f times over by distance", c.channel, c.airShare))
                     + (c.collided > 0 ? String(format: ", %.0f%% of its exchanges collided",
                                                Double(c.collided) / Double(max(c.exchanges, 1)) * 100) : "")
             }.joined())

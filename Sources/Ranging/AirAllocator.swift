@@ -23,6 +23,7 @@ public struct AirAllocator {
     public private(set) var times: [Double] = []
     private var blocks: [Int] = []
     private var roundStart = 0.0
+    private var plannedThrough = -Double.infinity
     /// The pairs placed at each position and channel (position × channels + channel).
     private var occupants: [[Int32]] = []
     /// For each device, a bit per position of the round where it is busy.
@@ -57,7 +58,11 @@ public struct AirAllocator {
         roundStart = context.time
         times.removeAll(keepingCapacity: true)
         blocks.removeAll(keepingCapacity: true)
-        medium.forEachPosition(scheme, from: context.time, to: context.time + context.interval) { t, block in
+        // From where the previous round's air ended: over UDP rounds come on the wall clock, sometimes closer than
+        // the interval, and two rounds must not plan the same slots.
+        let from = max(context.time, plannedThrough)
+        plannedThrough = max(plannedThrough, context.time + context.interval)
+        medium.forEachPosition(scheme, from: from, to: context.time + context.interval) { t, block in
             times.append(t)
             blocks.append(block)
         }
