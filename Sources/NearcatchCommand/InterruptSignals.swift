@@ -17,6 +17,12 @@ final class InterruptSignals: @unchecked Sendable {
 
     /// Starts catching; `cancel` runs once, on a dispatch thread, at the first signal.
     init(cancel: @escaping @Sendable () -> Void) {
+        // A process inherits its parent's blocked signals (a test runner's thread, a supervisor): blocked, a signal
+        // would wait forever and the run would go on to its end. This thread takes them, whatever the others do.
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        for number in Self.caught { sigaddset(&unblock, number) }
+        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
         for number in Self.caught {
             // Ignored first, so that the default action (ending the process) does not run before the source sees it.
             signal(number, SIG_IGN)
