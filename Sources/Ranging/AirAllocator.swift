@@ -66,7 +66,9 @@ public struct AirAllocator {
             times.append(t)
             blocks.append(block)
         }
-        for b in [blocks.first, blocks.last].compactMap({ $0 }) where countedBlock[b & 1] != b {
+        // A round's positions fall in at most two blocks, its first and its last.
+        for b in [blocks.first, blocks.last] {
+            guard let b, countedBlock[b & 1] != b else { continue }
             countedBlock[b & 1] = b
             for d in 0..<peers { blockCounts[b & 1][d] = 0 }
         }
@@ -91,7 +93,6 @@ public struct AirAllocator {
     public mutating func place(_ p: Int32, _ context: PlanningContext, into plan: inout RangingPlan) -> Bool {
         let pair = context.pairs[Int(p)]
         let a = Int(pair.low), b = Int(pair.high)
-        let pa = context.poses[a].position, pb = context.poses[b].position
         for position in times.indices {
             guard !isBusy(a, position), !isBusy(b, position) else { continue }
             let parity = blocks[position] & 1
@@ -99,13 +100,9 @@ public struct AirAllocator {
                 continue
             }
             channel: for channel in 0..<channels {
-                for q in occupants[position * channels + channel] {
-                    let other = context.pairs[Int(q)]
-                    let pc = context.poses[Int(other.low)].position, pd = context.poses[Int(other.high)].position
-                    if (pa - pc).lengthSquared <= rangeSquared || (pa - pd).lengthSquared <= rangeSquared
-                        || (pb - pc).lengthSquared <= rangeSquared || (pb - pd).lengthSquared <= rangeSquared {
-                        continue channel
-                    }
+                for q in occupants[position * channels + channel]
+                where context.inHearing(pair, context.pairs[Int(q)], rangeSquared: rangeSquared) {
+                    continue channel
                 }
                 occupants[position * channels + channel].append(p)
                 busy[a * words + position >> 6] |= 1 << UInt64(position & 63)

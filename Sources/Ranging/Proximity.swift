@@ -43,9 +43,7 @@ public struct Proximity: RangingPlanner {
     private let settings: ProximitySettings
     private let random: RandomSource
     private var air: AirAllocator
-    private var limit: SessionLimit?
-    private var running: [Int32] = []
-    private var plannedFor: UInt64?
+    private var admitted: AdmittedPairs
     /// When each pair last ranged, seconds (-∞ never), and its Bluetooth distance (NaN none yet).
     private var lastRanged: [Float]
     private var bluetooth: [Float]
@@ -64,7 +62,7 @@ public struct Proximity: RangingPlanner {
         self.settings = settings
         random = try RandomSource(runSeed: seed, stream: StreamIdentity(kind: .planner, first: 2, second: 0))
         air = AirAllocator(medium: medium, scheme: scheme, peers: peers)
-        limit = medium.sessionsPerDevice.map { SessionLimit(limit: $0, peers: peers) }
+        admitted = AdmittedPairs(medium: medium, peers: peers)
         let pairs = peers * (peers - 1) / 2
         lastRanged = [Float](repeating: -.infinity, count: pairs)
         bluetooth = [Float](repeating: .nan, count: pairs)
@@ -76,23 +74,17 @@ public struct Proximity: RangingPlanner {
         let t = context.time
         let readBluetooth = t - bluetoothRead >= 1 - 1e-9
         if readBluetooth { bluetoothRead = t }
-        if plannedFor != context.sessions.version || (readBluetooth && limit != nil) {
-            plannedFor = context.sessions.version
-            if var l = limit {
-                // Each device keeps the sessions whose pairs want the shortest intervals (ranked by a copy of the
-                // planner: the score is read while the limit changes).
-                let ranking = self
-                l.update(context.sessions, score: { d, e in
-                    let p = RunningSessions.pairIndex(d, e, peers: context.sessions.peers)
-                    return 1 / ranking.wantedInterval(p, walking: ranking.isWalkingPair(p, context), context)
-                }, into: &plan.suspensions)
-                limit = l
-            }
-            running.removeAll(keepingCapacity: true)
-            context.forEachRunningPair { p in
-                let pair = context.pairs[p]
-                if limit?.allows(Int(pair.low), Int(pair.high)) ?? true { running.append(Int32(p)) }
-            }
+        if admitted.limit != nil {
+            // Each device keeps the sessions whose pairs want the shortest intervals, re-ranked once a second (by
+            // a copy of the planner, read while the limit changes, and gone before the planner's arrays are
+            // written: a copy alive then would make each write copy its array).
+            let ranking = self
+            admitted.refresh(context, rerank: readBluetooth, score: { d, e in
+                let p = RunningSessions.pairIndex(d, e, peers: context.sessions.peers)
+                return 1 / ranking.wantedInterval(p, walking: ranking.isWalkingPair(p, context), context)
+            }, into: &plan.suspensions)
+        } else {
+            admitted.refresh(context, into: &plan.suspensions)
         }
         if readBluetooth { readSignals(context) }
         air.begin(context, into: &plan)
@@ -101,7 +93,7 @@ public struct Proximity: RangingPlanner {
         var parts = buckets
         buckets = []
         let workers = parts.count
-        let count = running.count
+        let count = admitted.pairs.count
         // The view holds a copy of the planner: it ends with the scan, before `lastRanged` is written, so that the
         // write copies nothing.
         do {
@@ -134,7 +126,7 @@ public struct Proximity: RangingPlanner {
     /// squared, in half octaves; in the upper half when it is a walking pair that is due.
     @inline(__always)
     fileprivate func bucket(ofRunning i: Int, _ context: PlanningContext) -> (Int, Int32) {
-        let p = running[i]
+        let p = admitted.pairs[i]
         let walking = isWalkingPair(Int(p), context)
         let wanted = wantedInterval(Int(p), walking: walking, context)
         // A pair never ranged counts as having waited the longest interval: its Bluetooth distance, not its
@@ -159,7 +151,7 @@ public struct Proximity: RangingPlanner {
     private mutating func readSignals(_ context: PlanningContext) {
         let n = settings.bluetoothExponent
         let alpha = Float(settings.bluetoothSmoothing)
-        for p in running where context.estimates.isEmpty || !context.estimates[Int(p)].distance.isFinite {
+        for p in admitted.pairs where context.estimates.isEmpty || !context.estimates[Int(p)].distance.isFinite {
             let pair = context.pairs[Int(p)]
             let d2 = (context.poses[Int(pair.low)].position - context.poses[Int(pair.high)].position).lengthSquared
             // Beyond 15 m no reading could rank a pair sooner than the longest interval (it would take 8 standard

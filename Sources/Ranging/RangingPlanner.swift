@@ -67,6 +67,16 @@ public struct PlanningContext {
         self.targets = targets
     }
 
+    /// Whether pairs `p` and `q` are in hearing of each other: a device of one within `rangeSquared` (squared
+    /// metres) of a device of the other.
+    @inline(__always)
+    public func inHearing(_ p: RoundEngine.Pair, _ q: RoundEngine.Pair, rangeSquared: Double) -> Bool {
+        let a = poses[Int(p.low)].position, b = poses[Int(p.high)].position
+        let c = poses[Int(q.low)].position, d = poses[Int(q.high)].position
+        return (a - c).lengthSquared <= rangeSquared || (a - d).lengthSquared <= rangeSquared
+            || (b - c).lengthSquared <= rangeSquared || (b - d).lengthSquared <= rangeSquared
+    }
+
     /// Calls `body` with the index of every pair whose two devices both hold a running session, in pair order.
     @inline(__always)
     public func forEachRunningPair(_ body: (Int) -> Void) {
@@ -104,28 +114,18 @@ public struct EveryRunningPair: RangingPlanner {
 /// peers on one channel a pair ranges about once every 50 s.
 public struct RoundRobin: RangingPlanner {
     private var air: AirAllocator
-    private var limit: SessionLimit?
+    private var admitted: AdmittedPairs
     private var next = 0
-    private var running: [Int32] = []
-    private var plannedFor: UInt64?
 
     public init(medium: Medium, scheme: RadioConfiguration.RangingScheme, peers: Int) {
         air = AirAllocator(medium: medium, scheme: scheme, peers: peers)
-        limit = medium.sessionsPerDevice.map { SessionLimit(limit: $0, peers: peers) }
+        admitted = AdmittedPairs(medium: medium, peers: peers)
     }
 
     public mutating func plan(_ context: PlanningContext, into plan: inout RangingPlan) {
         plan.suspensions.removeAll(keepingCapacity: true)
-        if plannedFor != context.sessions.version {
-            plannedFor = context.sessions.version
-            limit?.update(context.sessions, into: &plan.suspensions)
-            running.removeAll(keepingCapacity: true)
-            context.forEachRunningPair { p in
-                let pair = context.pairs[p]
-                if limit?.allows(Int(pair.low), Int(pair.high)) ?? true { running.append(Int32(p)) }
-            }
-            if next >= running.count { next = 0 }
-        }
+        if admitted.refresh(context, into: &plan.suspensions), next >= admitted.pairs.count { next = 0 }
+        let running = admitted.pairs
         air.begin(context, into: &plan)
         guard !running.isEmpty else { return }
         // The turn moves on past the last pair placed: those refused when the air was taken wait for the next round.

@@ -93,3 +93,38 @@ public struct SessionLimit {
         }
     }
 }
+
+/// The pairs a planner may range, in pair order: both sides hold a running session with the other and, under a
+/// device limit, both keep it active. Rebuilt when the sessions change, or when the caller asks (a limit that
+/// re-ranks its sessions); the suspensions the limit decides go to the plan.
+struct AdmittedPairs {
+    private(set) var limit: SessionLimit?
+    private(set) var pairs: [Int32] = []
+    private var builtFor: UInt64?
+
+    init(medium: Medium, peers: Int) {
+        limit = medium.sessionsPerDevice.map { SessionLimit(limit: $0, peers: peers) }
+    }
+
+    /// Brings the pairs up to date with `context`'s sessions.
+    ///
+    /// - Parameters:
+    ///   - rerank: rebuild even if no session changed (the limit's scores moved).
+    ///   - score: how the limit ranks a device's sessions (``SessionLimit/update(_:score:into:)``).
+    /// - Returns: whether the pairs were rebuilt.
+    @discardableResult
+    mutating func refresh(
+        _ context: PlanningContext, rerank: Bool = false, score: ((_ device: Int, _ peer: Int) -> Double)? = nil,
+        into changes: inout [SuspensionChange]
+    ) -> Bool {
+        guard builtFor != context.sessions.version || rerank else { return false }
+        builtFor = context.sessions.version
+        limit?.update(context.sessions, score: score, into: &changes)
+        pairs.removeAll(keepingCapacity: true)
+        context.forEachRunningPair { p in
+            let pair = context.pairs[p]
+            if limit?.allows(Int(pair.low), Int(pair.high)) ?? true { pairs.append(Int32(p)) }
+        }
+        return true
+    }
+}

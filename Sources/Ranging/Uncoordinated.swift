@@ -15,9 +15,7 @@ public struct Uncoordinated: RangingPlanner {
     private let exchangeDuration: Double
     private let rangeSquared: Double
     private let channels: Int
-    private var limit: SessionLimit?
-    private var running: [Int32] = []
-    private var plannedFor: UInt64?
+    private var admitted: AdmittedPairs
     private var starts: [Double] = []
     private var channelOf: [UInt8] = []
     private var lost: [Bool] = []
@@ -32,20 +30,13 @@ public struct Uncoordinated: RangingPlanner {
         exchangeDuration = medium.exchangeDuration(scheme)
         rangeSquared = medium.interferenceRange * medium.interferenceRange
         channels = medium.channels
-        limit = medium.sessionsPerDevice.map { SessionLimit(limit: $0, peers: peers) }
+        admitted = AdmittedPairs(medium: medium, peers: peers)
     }
 
     public mutating func plan(_ context: PlanningContext, into plan: inout RangingPlan) {
         plan.suspensions.removeAll(keepingCapacity: true)
-        if plannedFor != context.sessions.version {
-            plannedFor = context.sessions.version
-            limit?.update(context.sessions, into: &plan.suspensions)
-            running.removeAll(keepingCapacity: true)
-            context.forEachRunningPair { p in
-                let pair = context.pairs[p]
-                if limit?.allows(Int(pair.low), Int(pair.high)) ?? true { running.append(Int32(p)) }
-            }
-        }
+        admitted.refresh(context, into: &plan.suspensions)
+        let running = admitted.pairs
         plan.exchanges.removeAll(keepingCapacity: true)
         plan.channels.removeAll(keepingCapacity: true)
         plan.collided.removeAll(keepingCapacity: true)
@@ -69,7 +60,8 @@ public struct Uncoordinated: RangingPlanner {
                 let k = (bucket + shift + buckets) % buckets
                 for slot in bucketStart[k]..<bucketStart[k + 1] {
                     let j = Int(order[slot])
-                    guard j != i, overlaps(starts[i], starts[j], period: period), conflict(i, j, context) else { continue }
+                    guard j != i, overlaps(starts[i], starts[j], period: period),
+                          conflict(i, j, running, context) else { continue }
                     lost[i] = true
                     lost[j] = true
                     break search
@@ -115,13 +107,9 @@ public struct Uncoordinated: RangingPlanner {
     }
 
     @inline(__always)
-    private func conflict(_ i: Int, _ j: Int, _ context: PlanningContext) -> Bool {
+    private func conflict(_ i: Int, _ j: Int, _ running: [Int32], _ context: PlanningContext) -> Bool {
         let p = context.pairs[Int(running[i])], q = context.pairs[Int(running[j])]
         if p.low == q.low || p.low == q.high || p.high == q.low || p.high == q.high { return true }
-        guard channelOf[i] == channelOf[j] else { return false }
-        let pa = context.poses[Int(p.low)].position, pb = context.poses[Int(p.high)].position
-        let pc = context.poses[Int(q.low)].position, pd = context.poses[Int(q.high)].position
-        return (pa - pc).lengthSquared <= rangeSquared || (pa - pd).lengthSquared <= rangeSquared
-            || (pb - pc).lengthSquared <= rangeSquared || (pb - pd).lengthSquared <= rangeSquared
+        return channelOf[i] == channelOf[j] && context.inHearing(p, q, rangeSquared: rangeSquared)
     }
 }
