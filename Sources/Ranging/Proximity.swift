@@ -15,9 +15,10 @@ public struct ProximitySettings: Sendable, Equatable {
     /// closing speed is known.
     public var targetNearDistance = 0.2
     public var targetLongestInterval = 1.0
-    /// The speed two people not walking to each other may have closed at since the latest estimate, m/s (a walking
-    /// pace): an old estimate counts as nearer than it read, so that a pair not ranged for a while comes back up
-    /// before it could touch.
+    /// How fast two people not walking to each other may have closed since the latest estimate: the sum of the two
+    /// devices' own speeds (a phone's motion sensors tell whether and how fast its holder walks), or, where those
+    /// are unknown, this speed, m/s. An old estimate counts as nearer than it read, so that a pair not ranged for a
+    /// while comes back up before it could touch, and two people standing still are left alone.
     public var assumedClosingSpeed = 1.0
     /// Seconds after a bump during which the pair wants no more than one update.
     public var afterBump = 2.0
@@ -171,6 +172,14 @@ public struct Proximity: RangingPlanner {
         return context.targets[Int(pair.low)] == pair.high || context.targets[Int(pair.high)] == pair.low
     }
 
+    /// The speed at which the devices of pair `p` may be closing, whatever the last estimate said.
+    @inline(__always)
+    private func mayClose(_ p: Int, _ context: PlanningContext) -> Double {
+        guard !context.speeds.isEmpty else { return settings.assumedClosingSpeed }
+        let pair = context.pairs[p]
+        return Double(context.speeds[Int(pair.low)] + context.speeds[Int(pair.high)])
+    }
+
     /// The interval pair `p` wants between updates, seconds.
     private func wantedInterval(_ p: Int, walking: Bool, _ context: PlanningContext) -> Double {
         let t = context.time
@@ -185,7 +194,7 @@ public struct Proximity: RangingPlanner {
             closing = Double(e.closing)
             // A walking pair's way is known (its closing speed, an update a second); any other pair could have
             // started toward each other since.
-            distance = Double(e.distance) - max(closing, 0) * age - (walking ? 0 : settings.assumedClosingSpeed * age)
+            distance = Double(e.distance) - max(closing, 0) * age - (walking ? 0 : mayClose(p, context) * age)
         } else if bluetooth[p].isFinite {
             distance = Double(bluetooth[p])
         } else {

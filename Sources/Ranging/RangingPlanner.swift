@@ -55,9 +55,11 @@ public struct PlanningContext {
     public let estimates: [PairEstimate]
     /// The device each device is walking to, -1 for none (empty: none known).
     public let targets: [Int32]
+    /// Each device's own speed over the ground, m/s, as its motion sensors tell it (empty: none known).
+    public let speeds: [Float]
 
     public init(time: Double, interval: Double, sessions: RunningSessions.Snapshot, pairs: [RoundEngine.Pair],
-                poses: [Pose], estimates: [PairEstimate] = [], targets: [Int32] = []) {
+                poses: [Pose], estimates: [PairEstimate] = [], targets: [Int32] = [], speeds: [Float] = []) {
         self.time = time
         self.interval = interval
         self.sessions = sessions
@@ -65,6 +67,7 @@ public struct PlanningContext {
         self.poses = poses
         self.estimates = estimates
         self.targets = targets
+        self.speeds = speeds
     }
 
     /// Whether pairs `p` and `q` are in hearing of each other: a device of one within `rangeSquared` (squared

@@ -236,17 +236,25 @@ public final class RoundEngine {
 
     /// Ranges the plan's exchanges of the round starting at `time`, at the poses given.
     ///
-    /// - Parameter record: keep every received exchange in the result (for a trace or an observer).
+    /// - Parameters:
+    ///   - poses: every device's pose at the round's start.
+    ///   - end: every device's pose at the round's end, `interval` seconds later: an exchange at an offset into the
+    ///     round measures the positions at its instant, between the two (the nearer one's orientation). Without it
+    ///     (an empty array) every exchange measures the start's geometry.
+    ///   - record: keep every received exchange in the result (for a trace or an observer).
     public func round(
-        _ plan: RangingPlan, at time: Double, poses: [Pose], sessions: RunningSessions.Snapshot, record: Bool
+        _ plan: RangingPlan, at time: Double, poses: [Pose], end: [Pose] = [], interval: Double = 0,
+        sessions: RunningSessions.Snapshot, record: Bool
     ) -> RoundResult {
+        precondition(end.isEmpty || (end.count == poses.count && interval > 0), "the round's end poses need its interval")
         if sessions.version != sessionsVersion {
             renew()
             sessionsVersion = sessions.version
         }
         let count = plan.exchanges.count
         let workers = self.workers
-        let context = RoundContext(poses: poses, sessions: sessions, record: record, settings: settings)
+        let context = RoundContext(poses: poses, end: end, interval: interval, sessions: sessions, record: record,
+                                   settings: settings)
         plan.exchanges.withUnsafeBufferPointer { planned in
             slots.withUnsafeMutableBufferPointer { slotBuffer in
                 estimates.withUnsafeMutableBufferPointer { estimateBuffer in
@@ -258,8 +266,8 @@ public final class RoundEngine {
                             for e in range {
                                 let exchange = shared.planned[e]
                                 let p = Int(exchange.pair)
-                                Self.range(&shared.slots[p], &shared.estimates[p], p,
-                                           at: time + Double(exchange.offset), into: &shared.outputs[w], context)
+                                Self.range(&shared.slots[p], &shared.estimates[p], p, at: time,
+                                           offset: Double(exchange.offset), into: &shared.outputs[w], context)
                             }
                         }
                     }
@@ -297,13 +305,14 @@ public final class RoundEngine {
     /// One pair's exchange, both sides' updates, scoring against the truth and the bump detector.
     @inline(__always)
     private static func range(
-        _ slot: inout PairSlot, _ latest: inout PairEstimate, _ pair: Int, at time: Double,
+        _ slot: inout PairSlot, _ latest: inout PairEstimate, _ pair: Int, at start: Double, offset: Double,
         into out: inout WorkerOutput, _ context: RoundContext
     ) {
         let i = slot.initiator
         let r = slot.responder
+        let time = start + offset
         out.statistics.exchanges += 1
-        let truth = PairGeometry(context.poses[i], context.poses[r])
+        let truth = PairGeometry(context.pose(i, at: offset), context.pose(r, at: offset))
         guard let m = slot.radio.exchange(geometry: truth, at: time) else { return }
         out.statistics.received += 1
         if let band = bandIndex(truth.distance) { out.statistics.bandCounts[band] += 1 }
@@ -384,9 +393,20 @@ private func bandIndex(_ distance: Double) -> Int? {
 /// What every exchange of a round reads.
 private struct RoundContext: Sendable {
     let poses: [Pose]
+    let end: [Pose]
+    let interval: Double
     let sessions: RunningSessions.Snapshot
     let record: Bool
     let settings: PairSettings
+
+    /// Device `d`'s pose `offset` seconds into the round.
+    @inline(__always)
+    func pose(_ d: Int, at offset: Double) -> Pose {
+        guard offset > 0, !end.isEmpty else { return poses[d] }
+        let f = min(offset / interval, 1)
+        return Pose(position: poses[d].position + (end[d].position - poses[d].position) * f,
+                    orientation: f < 0.5 ? poses[d].orientation : end[d].orientation)
+    }
 }
 
 /// The round's buffers, handed to the workers of `concurrentPerform`. Each worker writes only the slots of its own

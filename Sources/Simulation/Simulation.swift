@@ -67,6 +67,9 @@ public final class Simulation {
     private var lastReceivedByBand = [Int](repeating: 0, count: RoundEngine.bandLimits.count)
     private var suspensions = 0
     private var roundsRun = 0
+    /// Every device's pose at the start of the next round (the world has run to it); empty before the first.
+    private var roundStart: [Pose] = []
+    private var previousStart: [Pose] = []
     private let peers: Int
     /// Each device's profile, as it sends it after a bump.
     private let profiles: [[UInt8]]
@@ -167,7 +170,7 @@ public final class Simulation {
             watch(cluster)
             writeHeader(cluster.peerIDs)
             cluster.start()
-            samplePoses(at: 0)
+            samplePoses(at: 0, world.poses)
             cluster.repeatAt(rate: settings.rate, until: settings.duration) { [unowned self] time in
                 round(at: time, engine: engine, cluster: cluster)
             }
@@ -243,22 +246,18 @@ public final class Simulation {
         trace.writeHeader(String(decoding: data, as: UTF8.self))
     }
 
-    private func samplePoses(at time: Double) {
+    private func samplePoses(at time: Double, _ poses: [Pose]) {
         guard detail.contains(.poses), time - lastPoses >= settings.tracePoseInterval - 1e-9 else { return }
         lastPoses = time
-        for (device, pose) in world.poses.enumerated() {
+        for (device, pose) in poses.enumerated() {
             emit(RunEvent(time: time, kind: .pose(device: device, pose: pose)))
         }
     }
 
     // MARK: - One round
 
-    /// Advances the world, ranges the pairs the planner chose, and handles the bumps: each side sends its profile to
-    /// the other over the transport, as the app does.
-    private func round(at time: Double, engine: RoundEngine, cluster: any Cluster) {
-        // Mingling peers choose among the peers they hold sessions with, as of the round's start.
-        let sessions = running.snapshot()
-        world.knows = { i, j in sessions.holds(i, j) }
+    /// Advances the world and turns what the truth saw on the way into run events.
+    private func advanceWorld(to time: Double) {
         for change in world.advance(to: time) {
             switch change {
             case .contactStarted(let c):
@@ -270,13 +269,41 @@ public final class Simulation {
                 emit(RunEvent(time: m.time, kind: .nearMiss(device: m.a, peer: m.b, minimumDistance: m.minimumDistance)))
             }
         }
-        let poses = world.poses
+    }
+
+    /// Advances the world, ranges the pairs the planner chose, and handles the bumps: each side sends its profile to
+    /// the other over the transport, as the app does.
+    private func round(at time: Double, engine: RoundEngine, cluster: any Cluster) {
+        // Mingling peers choose among the peers they hold sessions with, as of the round's start.
+        let sessions = running.snapshot()
+        world.knows = { i, j in sessions.holds(i, j) }
+        let interval = 1 / settings.rate
+        // The world runs a round ahead: an exchange planned at an offset into the round measures the positions at
+        // its instant, between the round's start and end.
+        if roundStart.isEmpty {
+            advanceWorld(to: time)
+            roundStart = world.poses
+        }
+        let poses = roundStart
         let targets = (0..<peers).map { Int32(world.partner(of: $0) ?? -1) }
-        planner.plan(PlanningContext(time: time, interval: 1 / settings.rate, sessions: sessions, pairs: engine.pairs,
-                                     poses: poses, estimates: engine.estimates, targets: targets), into: &plan)
+        // Each device's speed over the last round, as its own motion sensors would tell it.
+        let speeds = previousStart.isEmpty ? [Float](repeating: 0, count: peers) : zip(poses, previousStart).map { now, then in
+            var moved = now.position - then.position
+            moved.z = 0
+            return Float(moved.length / interval)
+        }
+        previousStart = poses
+        samplePoses(at: time, poses)
+        advanceWorld(to: time + interval)
+        let end = world.poses
+        roundStart = end
+        planner.plan(PlanningContext(time: time, interval: interval, sessions: sessions, pairs: engine.pairs,
+                                     poses: poses, estimates: engine.estimates, targets: targets, speeds: speeds),
+                     into: &plan)
         countAir(at: time)
         roundsRun += 1
-        let result = engine.round(plan, at: time, poses: poses, sessions: sessions, record: detail.contains(.updates))
+        let result = engine.round(plan, at: time, poses: poses, end: end, interval: interval, sessions: sessions,
+                                  record: detail.contains(.updates))
         if !result.exchanges.isEmpty {
             for x in result.exchanges { deliver(x, targets: targets) }
         }
@@ -288,7 +315,6 @@ public final class Simulation {
             cluster.send(from: bump.responder, to: bump.initiator, kind: Self.profileKind,
                          payload: profiles[bump.responder])
         }
-        samplePoses(at: time)
         if time - lastBandCount >= 1 - 1e-9 {
             let sample = engine.sampleBands(at: time, poses: poses, sessions: sessions)
             for b in sample.pairs.indices { bandSeconds[b] += Double(sample.pairs[b]) * (time - lastBandCount) }

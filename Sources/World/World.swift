@@ -37,6 +37,9 @@ public final class World {
     public let hallSide: Double
     /// The interests each peer publishes in its discovery info.
     public let interests: [[String]]
+    /// Each peer's interests as bits (one per distinct interest, 64 to a word), so that pairing up counts shared
+    /// interests with a few `popcount`s rather than building sets.
+    private let interestBits: [[UInt64]]
     public private(set) var time: Double = 0
     public private(set) var poses: [Pose]
     public private(set) var tracker = ContactTracker()
@@ -59,6 +62,7 @@ public final class World {
         if case .scripted(let file) = scenario {
             peerCount = file.peers.count
             interests = file.peers.map(\.interests)
+            interestBits = Self.bits(interests)
             hallSide = 0
             poses = []
             poses = (0..<peerCount).map { scriptedPose($0, at: 0, file: file) }
@@ -77,6 +81,7 @@ public final class World {
             drawn.append(chosen.sorted())
         }
         interests = drawn
+        interestBits = Self.bits(drawn)
         poses = []
         for _ in 0..<peers {
             let start = randomPoint(height: 1.1 + 0.2 * random.uniform())
@@ -85,6 +90,24 @@ public final class World {
                                  heading: random.uniform() * 2 * .pi))
         }
         poses = motion.map { Pose(position: $0.position, orientation: Orientation(heading: $0.heading)) }
+    }
+
+    private static func bits(_ interests: [[String]]) -> [[UInt64]] {
+        var index: [String: Int] = [:]
+        for name in interests.joined() where index[name] == nil { index[name] = index.count }
+        let words = (index.count + 63) / 64
+        return interests.map { names in
+            var bits = [UInt64](repeating: 0, count: words)
+            for name in names {
+                let k = index[name]!
+                bits[k / 64] |= 1 << UInt64(k % 64)
+            }
+            return bits
+        }
+    }
+
+    private func sharedInterests(_ i: Int, _ j: Int) -> Int {
+        zip(interestBits[i], interestBits[j]).reduce(0) { $0 + ($1.0 & $1.1).nonzeroBitCount }
     }
 
     private func randomPoint(height: Double) -> Vector3 {
@@ -142,32 +165,47 @@ public final class World {
     }
 
     /// People do not walk through each other: two peers that are not each other's partner are pushed apart, in
-    /// the horizontal plane, to at least `personalSpace`. Without this, phones would pass within centimetres of
+    /// the horizontal plane, toward at least `personalSpace`. Without this, phones would pass within centimetres of
     /// strangers and the truth would count chance contacts no one made.
+    ///
+    /// The pushes of all pairs are summed and applied together, a few rounds a step, and no peer is nudged more than
+    /// `nudge` a round: pushed one pair after another, a peer caught in a crowd of gesturing pairs was shoved a metre
+    /// in one step, onto a stranger's phone.
     private func keepApart() {
         let space = mingle.personalSpace
-        let pairs = NeighbourGrid(motion.map(\.position), cell: space).candidatePairs()
-        for (i, j) in pairs where partner(of: i) != j {
-            var d = motion[j].position - motion[i].position
-            d.z = 0
-            let distance = d.length
-            guard distance < space else { continue }
-            let away = distance > 1e-9 ? d / distance : Vector3(1, 0, 0)
-            let push = (space - distance) / 2
-            // A free peer steps aside for an engaged one; an engaged peer that must move takes its partner along,
-            // so that the pair's planned gap is kept.
-            let iFree = motion[i].encounter == nil
-            let jFree = motion[j].encounter == nil
-            let shareI = iFree == jFree ? push : (iFree ? 2 * push : 0)
-            let shareJ = iFree == jFree ? push : (jFree ? 2 * push : 0)
-            shift(i, by: -away * shareI)
-            shift(j, by: away * shareJ)
+        let nudge = 0.05
+        let rounds = 4
+        var offsets = [Vector3](repeating: .zero, count: motion.count)
+        // No peer moves more than `rounds * nudge` in the step, so the pairs that may come within `space` are found
+        // once.
+        let near = NeighbourGrid(motion.map(\.position), cell: space + 2 * Double(rounds) * nudge).candidatePairs()
+            .filter { partner(of: $0.0) != $0.1 }
+        for _ in 0..<rounds {
+            var crowded = false
+            for (i, j) in near {
+                var d = motion[j].position - motion[i].position
+                d.z = 0
+                let distance = d.length
+                guard distance < space - 1e-3 else { continue }
+                crowded = true
+                let away = distance > 1e-9 ? d / distance : Vector3(1, 0, 0)
+                let push = (space - distance) / 2
+                // A free peer steps aside for an engaged one; an engaged peer that must move takes its partner
+                // along, so that the pair's planned gap is kept.
+                let iFree = motion[i].encounter == nil
+                let jFree = motion[j].encounter == nil
+                offsets[i] -= away * (iFree == jFree ? push : (iFree ? 2 * push : 0))
+                offsets[j] += away * (iFree == jFree ? push : (jFree ? 2 * push : 0))
+            }
+            guard crowded else { return }
+            for i in motion.indices {
+                var offset = offsets[i]
+                if let other = partner(of: i) { offset += offsets[other] }
+                let length = offset.length
+                motion[i].position += length > nudge ? offset * (nudge / length) : offset
+            }
+            for i in offsets.indices { offsets[i] = .zero }
         }
-    }
-
-    private func shift(_ i: Int, by offset: Vector3) {
-        motion[i].position += offset
-        if let other = partner(of: i) { motion[other].position += offset }
     }
 
     /// For each peer, the distance to the nearest other peer ahead of it (within 45 degrees of its way), up to
@@ -214,7 +252,7 @@ public final class World {
             var best: (score: Int, distance: Double, j: Int)?
             for j in 0..<peerCount where j != i && motion[j].encounter == nil && time >= motion[j].readyAt
                 && !motion[i].met.contains(j) && knows(i, j) && knows(j, i) {
-                let score = Set(interests[i]).intersection(interests[j]).count
+                let score = sharedInterests(i, j)
                 let distance = (motion[i].position - motion[j].position).length
                 if let b = best, (b.score, -b.distance) >= (score, -distance) { continue }
                 best = (score, distance, j)
@@ -245,7 +283,7 @@ public final class World {
         }
         switch encounter.phase {
         case .approaching:
-            if gap <= mingle.gestureStartGap {
+            if gap <= mingle.gestureStartGap + 1e-6 {
                 // Hands meet at one height for the gesture.
                 let height = (motion[a].position.z + motion[b].position.z) / 2
                 motion[a].position.z = height

@@ -75,23 +75,28 @@ import Testing
     }
 
     @Test func peersInAnotherProcessSeeTheGoodbyes() async throws {
-        let group = ["--group", "239.255.94.3:47943", "--expect-peers", "6", "--duration", "30", "--format", "json"]
-        // The staying nodes linger long enough to hear the goodbyes even when a loaded machine starts the leaving
-        // process late.
-        let staying = try start(["discover", "--peers", "3", "--linger", "25"] + group)
-        let leaving = try start(["discover", "--peers", "3", "--linger", "30"] + group)
+        // Neither group ends on its own: a test runner whose threads are all busy may resume this test many seconds
+        // late, and a group that had ended by then would have ignored the signal or missed the goodbyes.
+        let group = ["--group", "239.255.94.3:47943", "--expect-peers", "6", "--duration", "300", "--linger", "300",
+                     "--format", "json"]
+        let staying = try start(["discover", "--peers", "3"] + group)
+        let leaving = try start(["discover", "--peers", "3"] + group)
         // Both converge in about 1.5 s; the leaving one is then lingering, and a Ctrl-C ends it.
         try await Task.sleep(for: .seconds(5))
         try await waitUntilCatching(leaving.0, SIGINT)
         leaving.0.interrupt()
         let left = finish(leaving)
+        // The goodbyes are on their way over loopback; then the staying group is stopped too, to read its report.
+        try await Task.sleep(for: .seconds(3))
+        try await waitUntilCatching(staying.0, SIGINT)
+        staying.0.interrupt()
         let stayed = finish(staying)
-        #expect(left.status == 130)
+        #expect(left.status == 130 && stayed.status == 130)
         let leftReport = try JSONDecoder().decode(ClusterReport.self, from: left.output)
         #expect(leftReport.converged)
         #expect(leftReport.interruptedAt != nil)
         let stayedReport = try JSONDecoder().decode(ClusterReport.self, from: stayed.output)
-        #expect(stayed.status == 0 && stayedReport.converged && stayedReport.interruptedAt == nil)
+        #expect(stayedReport.converged)
         // Each of the 3 staying nodes lost the 3 leaving ones, by their goodbyes, none by silence.
         #expect(stayedReport.lostPeers == ["peerEnded": 9, "timeout": 0])
     }

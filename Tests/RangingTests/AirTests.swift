@@ -30,14 +30,15 @@ private struct Crowd {
         return try Crowd(positions: (0..<count).map { Vector3(Double($0 % side) * spacing, Double($0 / side) * spacing, 1.2) })
     }
 
-    func context(round k: Int, interval: Double = 0.1) -> PlanningContext {
+    func context(round k: Int, interval: Double = 0.1, speeds: [Float] = []) -> PlanningContext {
         PlanningContext(time: Double(k) * interval, interval: interval, sessions: running.snapshot(),
-                        pairs: engine.pairs, poses: poses, estimates: engine.estimates)
+                        pairs: engine.pairs, poses: poses, estimates: engine.estimates, speeds: speeds)
     }
 
     /// Plans round `k` and ranges it.
-    func round(_ k: Int, _ planner: inout some RangingPlanner, _ plan: inout RangingPlan, interval: Double = 0.1) {
-        let context = context(round: k, interval: interval)
+    func round(_ k: Int, _ planner: inout some RangingPlanner, _ plan: inout RangingPlan, interval: Double = 0.1,
+               speeds: [Float] = []) {
+        let context = context(round: k, interval: interval, speeds: speeds)
         planner.plan(context, into: &plan)
         _ = engine.round(plan, at: context.time, poses: poses, sessions: context.sessions, record: false)
     }
@@ -221,6 +222,35 @@ private struct Crowd {
 }
 
 /// A device's limit of active sessions: first come, first kept; the app told once of each suspension and each end.
+@Suite struct ProximityTests {
+    /// Twelve devices 3 m apart on one channel cut to one exchange a round (66 pairs share it: about one
+    /// exchange a pair every 6.6 s). The holders of devices 10 and 11 walk, 1 m/s each as their phones' motion sensors
+    /// tell: 3 m apart, they could touch within 1.5 s, so their pair is ranged again before then, every time; told
+    /// that everyone stands, the planner leaves the same pair for seconds.
+    @Test(arguments: [true, false])
+    func walkersAreRangedAgainBeforeTheyCouldTouch(_ walking: Bool) throws {
+        let crowd = try Crowd(positions: (0..<12).map { Vector3(Double($0 % 4) * 3, Double($0 / 4) * 3, 1.2) })
+        var medium = Medium()
+        medium.slotDuration = 0.02
+        var planner = try Proximity(medium: medium, scheme: .doubleSided, peers: 12, seed: 1)
+        var plan = RangingPlan()
+        let pair = RunningSessions.pairIndex(10, 11, peers: 12)
+        var rounds: [Int] = []
+        for k in 0..<150 {
+            crowd.round(k, &planner, &plan, speeds: (0..<12).map { walking && $0 >= 10 ? 1 : 0 })
+            #expect(plan.exchanges.count <= 1)
+            if plan.exchanges.contains(where: { Int($0.pair) == pair }) { rounds.append(k) }
+        }
+        let gaps = zip(rounds.dropFirst(), rounds).map { $0 - $1 }
+        if walking {
+            // 3 m at 2 m/s: due once the estimate, brought forward, is under about 0.8 m, 1 to 1.1 s on.
+            #expect(rounds.count >= 8 && gaps.allSatisfy { $0 <= 15 }, "\(rounds)")
+        } else {
+            #expect(rounds.count <= 4 && (gaps.max() ?? 150) >= 40, "\(rounds)")
+        }
+    }
+}
+
 @Suite struct SessionLimitTests {
     @Test func firstComeFirstKept() throws {
         let running = RunningSessions(peers: 5)

@@ -138,6 +138,26 @@ import TestSupport
     }
 
     /// Pair indices run over every pair once, in the order of the engine's pairs.
+    /// An exchange planned 60 ms into a 100-ms round in which the devices close from 1 m to 0.5 m measures them
+    /// 0.7 m apart at its own instant; without the round's end poses, the start's geometry.
+    @Test(arguments: [true, false])
+    func anExchangeMeasuresThePositionsAtItsInstant(_ withEnd: Bool) throws {
+        let running = RunningSessions(peers: 2)
+        let engine = try Self.engine(ids: [1, 2], view: running)
+        Self.bothRunning(running, 0, 1)
+        let sessions = running.snapshot()
+        var plan = RangingPlan()
+        plan.exchanges = [PlannedExchange(pair: 0, offset: 0.06)]
+        let start = [Self.pose(x: 0, facing: 1), Self.pose(x: 1, facing: 0)]
+        let end = [Self.pose(x: 0.25, facing: 1), Self.pose(x: 0.75, facing: 0)]
+        let result = engine.round(plan, at: 2, poses: start, end: withEnd ? end : [], interval: 0.1, sessions: sessions,
+                                  record: true)
+        let exchange = try #require(result.exchanges.first)
+        #expect(abs(exchange.time - 2.06) < 1e-6)
+        #expect(abs(exchange.truth.distance - (withEnd ? 0.7 : 1)) < 1e-6, "\(exchange.truth.distance)")
+        #expect(abs(Double(try #require(exchange.measurement.distance)) - (withEnd ? 0.7 : 1)) < 0.01)
+    }
+
     @Test func pairIndicesAreTheOrderOfThePairs() throws {
         let engine = try Self.engine(ids: Array(1...7))
         for (p, pair) in engine.pairs.enumerated() {

@@ -13,15 +13,22 @@ import TestSupport
         let finished = world.finishedEncounters
         let touches = finished.filter { $0.kind == .touch }
         let misses = finished.filter { $0.kind == .nearMiss }
-        #expect(finished.count > 60)
+        // About five encounters a peer (540 here): an approach that stopped a hair above the gesture's start stalled
+        // there for the rest of the run, and 108 finished.
+        #expect(finished.count > 400)
         let ended = world.tracker.contacts.filter { $0.end != nil }
         let contacts = ended.filter { $0.duration! >= ContactTracker.minimumTouchDuration }
         let brushes = ended.count - contacts.count
         let nearMisses = world.tracker.nearMisses
-        #expect(contacts.count == touches.count)
-        // Strangers keep 0.6 m apart, but a free peer squeezed between two partners walking to each other can
-        // brush one for a 50 ms step; such brushes stay rare.
-        #expect(brushes <= touches.count / 10)
+        // Every contact held is a planned touch, finished or ending as the run stops; every finished touch is one.
+        let planned = Set((finished + world.encounters.compactMap { $0 }).filter { $0.kind == .touch }
+            .map { [min($0.a, $0.b), max($0.a, $0.b)] })
+        #expect(contacts.allSatisfy { planned.contains([$0.a, $0.b]) })
+        #expect(Set(contacts.map { [$0.a, $0.b] }).count == contacts.count)
+        #expect(contacts.count >= touches.count && contacts.count <= touches.count + world.encounters.compactMap { $0 }.count)
+        // Strangers are nudged toward 0.6 m apart a few centimetres at a time, never shoved through a neighbour:
+        // a stranger's phone comes within 8 cm rarely if ever.
+        #expect(brushes <= touches.count / 100)
         #expect(nearMisses.count >= misses.count)
         for touch in touches {
             let contact = try #require(contacts.first { ($0.a, $0.b) == (min(touch.a, touch.b), max(touch.a, touch.b)) })
