@@ -14,8 +14,8 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
         abstract: "Simulate a room of peers: discovery, sessions, ranging, bumps, scored against the truth.",
         discussion: """
             By default 100 peers mingle for 60 simulated seconds: they discover each other over UDP multicast on \
-            loopback, open one session per peer (9,900 for 100 peers), range every pair at 10 Hz in real time, \
-            and touch phones with the peers that share their interests. With --transport memory the run uses a \
+            loopback, open one session per peer (9,900 for 100 peers), range in real time within the air one UWB \
+            channel carries, the pairs that matter first (--ranging-policy, docs/airtime.md), and touch phones with the peers that share their interests. With --transport memory the run uses a \
             virtual clock (as fast as the machine goes) and the same seed gives a byte-identical trace whatever \
             --workers is. Ctrl-C or SIGTERM ends a run early: the nodes say goodbye, the summary of the time run \
             is printed, no trace is written, and the exit status is 130 or 143. Summary fields and the trace \
@@ -31,7 +31,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     @Option(parsing: .unconditional, help: "Simulated seconds (default 60).")
     var duration: Double = 60
 
-    @Option(parsing: .unconditional, help: "Ranging rounds per second; every pair of running sessions ranges once per round (0.5 to 100).")
+    @Option(parsing: .unconditional, help: "Ranging rounds per second: under --ranging-policy ideal every pair of running sessions ranges once a round; under the others the round is how often the plan is made (0.5 to 100).")
     var rate: Double = 10
 
     @Option(help: "mingle, random-waypoint, or the path of a scenario file (docs/scenario-format.md).")
