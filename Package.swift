@@ -20,6 +20,8 @@ let package = Package(
         .library(name: "UDPRun", targets: ["UDPRun"]),
         .library(name: "Ranging", targets: ["Ranging"]),
         .library(name: "Simulation", targets: ["Simulation"]),
+        // For app developers: their own session code and tests against a simulated room (docs/app-testing.md).
+        .library(name: "NearbySimulator", targets: ["NearbySimulator"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -48,6 +50,10 @@ let package = Package(
                 "Bump", "Discovery", "DiscoveryRun", "Estimation", "GSL", "Geometry", "Radio", "Ranging", "Sessions",
                 "Transport", "World",
             ]
+        ),
+        .target(
+            name: "NearbySimulator",
+            dependencies: ["DiscoveryRun", "GSL", "Ranging", "Sessions", "Simulation", "Transport", "World"]
         ),
         .target(
             name: "Transport",
@@ -105,6 +111,7 @@ let package = Package(
         ),
         .testTarget(name: "RangingTests", dependencies: ["Ranging", "Radio", "Geometry", "Estimation", "Bump", "Sessions", "TestSupport"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport"]),
+        .testTarget(name: "NearbySimulatorTests", dependencies: ["NearbySimulator"]),
         .testTarget(
             name: "MulticastTransportTests",
             dependencies: ["MulticastTransport", "Transport", .product(name: "NIOPosix", package: "swift-nio")]

@@ -131,6 +131,9 @@ public struct DiscoveryNode {
     public private(set) var peers: [PeerID: KnownPeer] = [:]
     public private(set) var counters = DiscoveryCounters()
     private var invitations: [PeerID: Invitation] = [:]
+    /// Data from peers we invited that arrived before their acceptance, by peer.
+    private var earlyData: [PeerID: [(token: DiscoveryToken, kind: UInt8, payload: [UInt8])]] = [:]
+    static let earlyDataHeld = 8
     /// Peers that declined an invitation, and when: not invited again before the invitation timeout has passed once
     /// more. An invitation that merely went unanswered is tried again at the peer's next announcement instead: the
     /// peer is alive, only the datagrams were lost.
@@ -413,6 +416,7 @@ public struct DiscoveryNode {
         case .decline(let address, let echo, let code):
             return receiveAnswer(address, echo: echo, now: now) { node in
                 node.endInvitation(address.from)
+                node.earlyData[address.from] = nil
                 node.declinedAt[address.from] = now
                 node.table.remove(peer: address.from)
                 let error = SessionError(code, peer: address.from, detail: "the peer declined the session")
@@ -423,7 +427,15 @@ public struct DiscoveryNode {
                                   now: now)
         case .sessionData(let from, let to, let token, let kind, let payload):
             guard to == me else { return refuse(.misaddressed) }
-            guard table.matches(peer: from, remoteToken: token) else { return refuse(.tokenMismatch) }
+            guard table.matches(peer: from, remoteToken: token) else {
+                // The peer took our invitation and sent data at once; its acceptance, sent first, may arrive after
+                // the data (jitter, reordering). Held until the acceptance names the same token, a few a peer.
+                if invitations[from] != nil, earlyData[from, default: []].count < Self.earlyDataHeld {
+                    earlyData[from, default: []].append((token, kind, payload))
+                    return []
+                }
+                return refuse(.tokenMismatch)
+            }
             peers[from]?.lastHeard = now
             return [.event(.data(from, kind: kind, payload: payload))]
         }
@@ -783,9 +795,11 @@ public struct DiscoveryNode {
         if let invitation = endInvitation(address.from), invitation.sends == 1 {
             roundTrip.add(now - invitation.lastSentAt)
         }
+        let early = earlyData.removeValue(forKey: address.from) ?? []
         if case .completed = outcome {
             heldOff[address.from] = nil
             return [.event(.session(address.from, .began(remoteToken: token)))]
+                + early.filter { $0.token == token }.map { .event(.data(address.from, kind: $0.kind, payload: $0.payload)) }
         }
         counters.duplicates += 1
         return []

@@ -161,19 +161,7 @@ public final class Simulation {
             } else {
                 cluster = try InMemoryCluster(settings: clusterSettings, conditions: NetworkConditions(loss: settings.loss))
             }
-            let engine = try RoundEngine(
-                peerIDs: cluster.peerIDs.map(\.rawValue),
-                settings: PairSettings(seed: settings.seed, radio: settings.radio, estimator: settings.tunedEstimator,
-                                       bump: settings.bump),
-                workers: settings.workers, view: running)
-            // Watched before the nodes start, so that no event goes unseen.
-            watch(cluster)
-            writeHeader(cluster.peerIDs)
-            cluster.start()
-            samplePoses(at: 0, world.poses)
-            cluster.repeatAt(rate: settings.rate, until: settings.duration) { [unowned self] time in
-                round(at: time, engine: engine, cluster: cluster)
-            }
+            let engine = try setUp(cluster)
             let expected = peers * (peers - 1)
             let outcome = await ClusterPacer.run(
                 cluster, until: settings.duration, step: 1, realTime: settings.clock == .real,
@@ -197,11 +185,51 @@ public final class Simulation {
         }
     }
 
+    /// Sets up a run in memory that its caller advances step by step (the app-testing library) instead of pacing it
+    /// to its end: the nodes are built and their starts scheduled on the cluster's virtual clock, and nothing runs
+    /// before `cluster.run(until:)`. The rounds are scheduled up to ``SimulationSettings/duration``.
+    ///
+    /// - Returns: the cluster, whose clock is the run's.
+    /// - Parameter conditions: what the network does to each datagram (by default: ``SimulationSettings/loss``).
+    public func begin(conditions: NetworkConditions? = nil) throws -> InMemoryCluster {
+        precondition(settings.transport == .memory, "a stepped run is in memory")
+        let cluster = try InMemoryCluster(settings: clusterSettings,
+                                          conditions: conditions ?? NetworkConditions(loss: settings.loss))
+        _ = try setUp(cluster)
+        return cluster
+    }
+
+    /// Who runs a ranging session with whom: fed from the discovery nodes' sessions, or, with
+    /// ``SimulationSettings/appInTheLoop``, by the apps.
+    public var runningSessions: RunningSessions { running }
+
+    /// The world's truth: poses, contacts and near misses.
+    public var truth: World { world }
+
+    /// The engine, the observers and the rounds of a run on `cluster`, before its nodes start.
+    private func setUp(_ cluster: any Cluster) throws -> RoundEngine {
+        let engine = try RoundEngine(
+            peerIDs: cluster.peerIDs.map(\.rawValue),
+            settings: PairSettings(seed: settings.seed, radio: settings.radio, estimator: settings.tunedEstimator,
+                                   bump: settings.bump),
+            workers: settings.workers, view: running)
+        // Watched before the nodes start, so that no event goes unseen.
+        watch(cluster)
+        writeHeader(cluster.peerIDs)
+        cluster.start()
+        samplePoses(at: 0, world.poses)
+        cluster.repeatAt(rate: settings.rate, until: settings.duration) { [unowned self] time in
+            round(at: time, engine: engine, cluster: cluster)
+        }
+        return engine
+    }
+
     /// Keeps the running-session view in step with the nodes' events and turns those into run events.
     private func watch(_ cluster: any Cluster) {
         let index = Dictionary(uniqueKeysWithValues: cluster.peerIDs.enumerated().map { ($1, $0) })
         let running = self.running
         let observers = self.observers
+        let appInTheLoop = settings.appInTheLoop
         @Sendable func emit(_ event: RunEvent) {
             for (_, observer) in observers { observer(event) }
         }
@@ -217,6 +245,8 @@ public final class Simulation {
             case .session(let id, let event):
                 guard let peer = index[id] else { return }
                 switch event {
+                // The apps run their own sessions: discovery's only connect the devices.
+                case _ where appInTheLoop: break
                 case .began: running.began(device, peer)
                 case .suspensionEnded: running.set(device, peer, running: true)
                 case .suspended, .didRemove, .invalidated: running.set(device, peer, running: false)
@@ -310,6 +340,7 @@ public final class Simulation {
         for bump in result.bumps {
             emit(RunEvent(time: bump.time, kind: .bump(device: bump.initiator, peer: bump.responder,
                                                        estimate: bump.estimate, trueDistance: bump.trueDistance)))
+            if settings.appInTheLoop { continue }
             cluster.send(from: bump.initiator, to: bump.responder, kind: Self.profileKind,
                          payload: profiles[bump.initiator])
             cluster.send(from: bump.responder, to: bump.initiator, kind: Self.profileKind,

@@ -61,6 +61,10 @@ public struct SimulationSettings: Sendable {
     /// Every device's pose goes into the trace every this many seconds (at the first round at or after; 0: every
     /// round).
     public var tracePoseInterval = 0.5
+    /// Whether the devices' apps run their own ranging sessions (the app-testing library): then a pair ranges only
+    /// while the apps say so (``Simulation/runningSessions``), not as soon as discovery has exchanged tokens, and no
+    /// profile is sent after a bump (that is the app's business).
+    public var appInTheLoop = false
 
     public init() {}
 

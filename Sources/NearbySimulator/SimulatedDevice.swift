@@ -1,0 +1,57 @@
+/// Told what a device's peer-to-peer framework reports, on the thread that advances the room: peers found and lost
+/// (with the discovery info they advertise), connections, data received.
+public protocol SimulatedDeviceDelegate: AnyObject {
+    func device(_ device: SimulatedDevice, found peer: PeerID, discoveryInfo: [String: String])
+    func device(_ device: SimulatedDevice, lost peer: PeerID)
+    /// The two devices are connected and may send each other data.
+    func device(_ device: SimulatedDevice, connected peer: PeerID)
+    func device(_ device: SimulatedDevice, received data: [UInt8], from peer: PeerID)
+}
+
+extension SimulatedDeviceDelegate {
+    public func device(_ device: SimulatedDevice, found peer: PeerID, discoveryInfo: [String: String]) {}
+    public func device(_ device: SimulatedDevice, lost peer: PeerID) {}
+    public func device(_ device: SimulatedDevice, connected peer: PeerID) {}
+    public func device(_ device: SimulatedDevice, received data: [UInt8], from peer: PeerID) {}
+}
+
+/// One simulated phone: its discovery (it advertises its discovery info and browses from the start, and accepts
+/// every invitation, as the command line's nodes do), its data channel to connected peers, and the ranging
+/// sessions its app makes.
+///
+/// Used on the thread that advances the room.
+public final class SimulatedDevice {
+    /// The device's index in the room, 0 to `peers - 1`.
+    public let index: Int
+    /// Its identity: the same after a restart.
+    public let peerID: PeerID
+    /// What it advertises (its interests, under `interests`, comma-separated).
+    public let discoveryInfo: [String: String]
+    public weak var delegate: SimulatedDeviceDelegate?
+    /// The peers it is connected to now.
+    public internal(set) var connectedPeers: Set<PeerID> = []
+    /// Times the device was restarted (a new incarnation with new tokens).
+    public internal(set) var restarts = 0
+
+    weak var room: SimulatedRoom?
+
+    init(index: Int, peerID: PeerID, discoveryInfo: [String: String], room: SimulatedRoom) {
+        self.index = index
+        self.peerID = peerID
+        self.discoveryInfo = discoveryInfo
+        self.room = room
+    }
+
+    /// Sends data to a connected peer; it arrives after the network's delay, or never if the network loses it.
+    ///
+    /// - Throws: ``SimulatorError`` when the peer is not in the room or not connected.
+    public func send(_ data: [UInt8], to peer: PeerID) throws(SimulatorError) {
+        guard let room else { throw SimulatorError("the room is gone") }
+        try room.send(data, from: self, to: peer)
+    }
+
+    /// A new ranging session with a token of its own; run it with the peer session's token.
+    public func makeSession() -> NearbySession {
+        room!.makeSession(on: self)
+    }
+}

@@ -1,0 +1,294 @@
+import DiscoveryRun
+import Foundation
+import GSL
+import Ranging
+import Sessions
+import Simulation
+import Transport
+import World
+
+/// What a room is: its crowd, its seed, its air, its network.
+public struct RoomConfiguration: Sendable {
+    /// Where the devices are and how they move.
+    public enum Crowd: Sendable {
+        /// People mingling in a hall (4 m² each), walking to the peers they share interests with and touching phones.
+        case mingle
+        /// People walking between random points.
+        case randomWaypoint
+        /// A scenario file (docs/scenario-format.md): its peers, waypoints and interests.
+        case file(String)
+    }
+
+    /// Who ranges when: docs/airtime.md.
+    public enum Policy: String, Sendable {
+        case proximity
+        case ideal
+        case roundRobin = "round-robin"
+        case uncoordinated
+    }
+
+    /// Devices in a generated crowd (2 to 1000); a file brings its own.
+    public var peers = 20
+    public var crowd = Crowd.mingle
+    /// The same seed gives the same room, event for event.
+    public var seed: UInt64 = 1
+    public var policy = Policy.proximity
+    /// Ranging sessions a device keeps active; the others are suspended and their apps told (`nil`: no limit).
+    public var sessionsPerDevice: Int?
+    /// UWB channels.
+    public var channels = 1
+    /// What the network does to each datagram of discovery and data: loss, delay, duplication, reordering.
+    public var network = NetworkConditions()
+    /// Simulated seconds the room can be advanced to.
+    public var horizon = 3600.0
+
+    public init() {}
+}
+
+/// A room of simulated devices on a virtual clock that a test advances: discovery, connections, data, and the
+/// ranging of the sessions their apps run, with the command line's radio model, estimators, discovery state
+/// machine and airtime policy (one implementation: this wraps `Simulation`).
+///
+/// A minute of 20 devices mingling takes well under a second, and the same configuration gives the same events.
+/// Not `Sendable`: a test makes and advances a room from one task, and every delegate is called during
+/// ``advance(by:)`` on its thread.
+public final class SimulatedRoom {
+    public let configuration: RoomConfiguration
+    public private(set) var devices: [SimulatedDevice] = []
+    private let simulation: Simulation
+    private var cluster: InMemoryCluster!
+    private let router = Router()
+    private var tokenCount: UInt64 = 0
+    /// Every session made, by token.
+    private var sessionsByToken: [NearbyToken: NearbySession] = [:]
+    /// The two sessions each ranging pair runs under, by pair index.
+    private var pairSessions: [Int: (NearbySession, NearbySession)] = [:]
+    private var index: [PeerID: Int] = [:]
+
+    /// Builds the room; nothing happens before the first ``advance(by:)``.
+    ///
+    /// - Throws: ``SimulatorError`` naming the setting at fault (or the scenario file's problem).
+    public init(_ configuration: RoomConfiguration = RoomConfiguration()) throws(SimulatorError) {
+        self.configuration = configuration
+        var s = SimulationSettings()
+        s.transport = .memory
+        s.clock = .virtual
+        s.appInTheLoop = true
+        s.peers = configuration.peers
+        s.seed = configuration.seed
+        s.duration = configuration.horizon
+        s.workers = 1
+        s.medium.channels = configuration.channels
+        s.medium.sessionsPerDevice = configuration.sessionsPerDevice
+        s.loss = configuration.network.loss
+        switch configuration.policy {
+        case .proximity: s.rangingPolicy = .proximity
+        case .ideal: s.rangingPolicy = .ideal
+        case .roundRobin: s.rangingPolicy = .roundRobin
+        case .uncoordinated: s.rangingPolicy = .uncoordinated
+        }
+        do {
+            switch configuration.crowd {
+            case .mingle: s.scenario = .mingle
+            case .randomWaypoint: s.scenario = .randomWaypoint
+            case .file(let path): s.scenario = .scripted(try ScenarioFile.load(path: path))
+            }
+            try configuration.network.validate()
+            simulation = try Simulation(settings: s)
+        } catch {
+            throw SimulatorError(String(describing: error))
+        }
+        let router = self.router
+        simulation.observe(wanting: [.updates]) { event in router.room?.handle(event) }
+        do {
+            cluster = try simulation.begin(conditions: configuration.network)
+        } catch {
+            throw SimulatorError(String(describing: error))
+        }
+        router.room = self
+        cluster.monitor.observe { entry in
+            guard case .data(let from, let kind, let payload) = entry.event, kind == Self.dataKind else { return }
+            router.room?.received(payload, by: entry.node, from: from)
+        }
+        let interests = simulation.truth.interests
+        for (i, id) in cluster.peerIDs.enumerated() {
+            index[id] = i
+            devices.append(SimulatedDevice(index: i, peerID: id, discoveryInfo: ["interests": interests[i].joined(separator: ",")],
+                                           room: self))
+        }
+    }
+
+    /// Seconds on the room's clock.
+    public var now: Double { cluster.now }
+
+    /// Runs the room for `seconds` more on its virtual clock; every delegate and sequence hears what happened.
+    public func advance(by seconds: Double) {
+        run(until: now + seconds)
+    }
+
+    /// Runs the room until `time` on its virtual clock (at most ``RoomConfiguration/horizon``).
+    public func run(until time: Double) {
+        cluster.run(until: min(time, configuration.horizon))
+    }
+
+    /// The true distance between two devices now, metres: what a test compares the estimates with.
+    public func trueDistance(_ a: SimulatedDevice, _ b: SimulatedDevice) -> Double {
+        let poses = simulation.truth.poses
+        return (poses[a.index].position - poses[b.index].position).length
+    }
+
+    // MARK: - Faults
+
+    /// Stops a device now, with a goodbye its peers hear (`peerEnded`) or silently, as a crash or a dead battery
+    /// would (`timeout`, once its peers miss its announcements). Its sessions end.
+    public func stop(_ device: SimulatedDevice, goodbye: Bool) {
+        endSessions(of: device)
+        device.connectedPeers = []
+        cluster.stop(device.index, goodbye: goodbye)
+    }
+
+    /// Restarts a device as a new incarnation (its app starting afresh): same peer id, new discovery, no session
+    /// of the old app left. Its peers find it again and must replace their sessions with it.
+    public func restart(_ device: SimulatedDevice) throws(SimulatorError) {
+        endSessions(of: device)
+        device.connectedPeers = []
+        device.restarts += 1
+        do { try cluster.restart(device.index) } catch { throw SimulatorError(String(describing: error)) }
+    }
+
+    /// Hands `device`'s app data as if `peer` had sent it, whatever the network and the connections: a token
+    /// from an unexpected peer, a message the app never asked for.
+    public func inject(_ data: [UInt8], to device: SimulatedDevice, from peer: PeerID) {
+        device.delegate?.device(device, received: data, from: peer)
+    }
+
+    // MARK: - For the devices and sessions
+
+    static let dataKind: UInt8 = 2
+
+    func send(_ data: [UInt8], from device: SimulatedDevice, to peer: PeerID) throws(SimulatorError) {
+        guard let j = index[peer] else { throw SimulatorError("no device \(peer) in the room") }
+        guard device.connectedPeers.contains(peer) else {
+            throw SimulatorError("device \(device.peerID) is not connected to \(peer)")
+        }
+        cluster.send(from: device.index, to: j, kind: Self.dataKind, payload: data)
+    }
+
+    func makeSession(on device: SimulatedDevice) -> NearbySession {
+        tokenCount += 1
+        var bytes: [UInt8] = []
+        for part in 0..<2 as Range<UInt64> {
+            let word = StreamIdentity(kind: .session, first: tokenCount, second: part).derivedSeed(from: configuration.seed)
+            bytes += (0..<8).map { UInt8(truncatingIfNeeded: word >> (8 * $0)) }
+        }
+        let session = NearbySession(token: NearbyToken(data: bytes), device: device.peerID, index: device.index, room: self)
+        sessionsByToken[session.discoveryToken] = session
+        return session
+    }
+
+    func run(_ session: NearbySession, with token: NearbyToken) {
+        guard session.state != .invalidated else { return }
+        guard let other = sessionsByToken[token], other.state != .invalidated, other.index != session.index else {
+            invalidate(session, error: SessionError(.invalidConfiguration, peer: session.peer ?? PeerID(0),
+                                                    detail: "the token \(token) is no live session's of another device"))
+            return
+        }
+        if session.state == .running, session.peerToken == token { return }
+        stopRanging(session)
+        session.peerToken = token
+        session.peer = other.device
+        session.state = .running
+        startRangingIfMutual(session)
+    }
+
+    func pause(_ session: NearbySession) {
+        guard session.state == .running else { return }
+        stopRanging(session)
+        session.state = .paused
+    }
+
+    func invalidate(_ session: NearbySession, error: SessionError?) {
+        guard session.state != .invalidated else { return }
+        stopRanging(session)
+        session.state = .invalidated
+        sessionsByToken[session.discoveryToken] = nil
+        session.tell(.invalidated(error ?? SessionError(.sessionFailed, peer: session.peer ?? PeerID(0),
+                                                        detail: "the app invalidated the session")))
+        session.continuation.finish()
+    }
+
+    /// A pair ranges while each side's session runs with the other's token: a new pair of sessions starts with
+    /// fresh estimators (the engine sees a new session).
+    private func startRangingIfMutual(_ session: NearbySession) {
+        guard let token = session.peerToken, let other = sessionsByToken[token], other.state == .running,
+              other.peerToken == session.discoveryToken else { return }
+        let pair = RunningSessions.pairIndex(session.index, other.index, peers: devices.count)
+        pairSessions[pair] = session.index < other.index ? (session, other) : (other, session)
+        simulation.runningSessions.began(session.index, other.index)
+        simulation.runningSessions.began(other.index, session.index)
+    }
+
+    private func stopRanging(_ session: NearbySession) {
+        guard session.state == .running, let peer = session.peer, let j = index[peer] else { return }
+        let pair = RunningSessions.pairIndex(session.index, j, peers: devices.count)
+        guard let (a, b) = pairSessions[pair], a === session || b === session else { return }
+        pairSessions[pair] = nil
+        simulation.runningSessions.set(session.index, j, running: false)
+        simulation.runningSessions.set(j, session.index, running: false)
+    }
+
+    private func endSessions(of device: SimulatedDevice) {
+        for session in sessionsByToken.values where session.index == device.index {
+            invalidate(session, error: SessionError(.sessionFailed, peer: session.peer ?? PeerID(0),
+                                                    detail: "the device stopped"))
+        }
+    }
+
+    /// The session of `device` in the pair it ranges with `peer`.
+    private func session(of device: Int, with peer: Int) -> NearbySession? {
+        guard let (a, b) = pairSessions[RunningSessions.pairIndex(device, peer, peers: devices.count)] else { return nil }
+        return a.index == device ? a : b
+    }
+
+    fileprivate func handle(_ event: RunEvent) {
+        switch event.kind {
+        case .found(let d, let p):
+            devices[d].delegate?.device(devices[d], found: devices[p].peerID, discoveryInfo: devices[p].discoveryInfo)
+        case .lost(let d, let p, let reason):
+            let device = devices[d], peer = devices[p].peerID
+            device.connectedPeers.remove(peer)
+            for session in sessionsByToken.values where session.index == d && session.peer == peer
+                && (session.state == .running || session.state == .paused) {
+                stopRanging(session)
+                session.state = .idle
+                session.tell(.removed(reason))
+            }
+            device.delegate?.device(device, lost: peer)
+        case .session(let d, let p, let sessionEvent, _):
+            switch sessionEvent {
+            case .began:
+                let device = devices[d]
+                if device.connectedPeers.insert(devices[p].peerID).inserted {
+                    device.delegate?.device(device, connected: devices[p].peerID)
+                }
+            case .didUpdate(let update): session(of: d, with: p)?.tell(.update(update))
+            case .suspended: session(of: d, with: p)?.tell(.suspended)
+            case .suspensionEnded: session(of: d, with: p)?.tell(.suspensionEnded)
+            case .didRemove, .invalidated: devices[d].connectedPeers.remove(devices[p].peerID)
+            }
+        default:
+            return
+        }
+    }
+
+    fileprivate func received(_ payload: [UInt8], by node: Int, from peer: PeerID) {
+        let device = devices[node]
+        device.delegate?.device(device, received: payload, from: peer)
+    }
+}
+
+/// Carries the room into the run's observers, which are `@Sendable`: in a stepped memory run every observer is
+/// called on the thread that advances the room, the room's own.
+private final class Router: @unchecked Sendable {
+    weak var room: SimulatedRoom?
+}

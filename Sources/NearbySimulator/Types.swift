@@ -1,0 +1,41 @@
+import Sessions
+
+/// A device's identity in the room: stable across restarts, as a phone's is.
+public typealias PeerID = Sessions.PeerID
+/// What a session's app receives for its peer after one measurement: distance, direction, horizontal angle,
+/// vertical estimate, time.
+public typealias NearbyUpdate = Sessions.NearbyUpdate
+/// Where the peer is in height.
+public typealias VerticalEstimate = Sessions.VerticalEstimate
+/// Why a session's peer was removed: it said goodbye (`peerEnded`) or fell silent (`timeout`).
+public typealias SessionRemovalReason = Sessions.SessionRemovalReason
+/// Why a session was invalidated, with its stable code (docs/session-api.md).
+public typealias SessionError = Sessions.SessionError
+/// The stable codes of ``SessionError``.
+public typealias SessionErrorCode = Sessions.SessionErrorCode
+
+/// A ranging session's discovery token: opaque bytes an app sends to its peer (over the room's data channel, as it
+/// would over its peer-to-peer connection) and the peer hands to its own session's ``NearbySession/run(with:)``.
+public struct NearbyToken: Sendable, Hashable, CustomStringConvertible {
+    /// The token's bytes, to send to the peer.
+    public let data: [UInt8]
+
+    /// A token from bytes received from a peer; any bytes make a token, and ``NearbySession/run(with:)`` says
+    /// whether it is one a session in the room holds.
+    public init(data: [UInt8]) {
+        self.data = data
+    }
+
+    public var description: String { data.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined() }
+}
+
+/// A room setting out of range, or a request the room cannot honour; the message names what was wrong.
+public struct SimulatorError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let message: String
+
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,187 @@
+import NearbySimulator
+import Testing
+
+/// A small app in NearCatch's pattern: one session per peer (a peer-to-session dictionary), its token sent to the
+/// peer when they connect, the peer's token run when it arrives (a token-to-peer check), updates kept per peer.
+private final class App: SimulatedDeviceDelegate, NearbySessionDelegate {
+    let device: SimulatedDevice
+    var sessions: [PeerID: NearbySession] = [:]
+    var latest: [PeerID: NearbyUpdate] = [:]
+    var updates = 0
+    var removed: [PeerID: SessionRemovalReason] = [:]
+    var unexpected = 0
+    var suspensions = 0
+    var resumptions = 0
+
+    init(_ device: SimulatedDevice) {
+        self.device = device
+        device.delegate = self
+    }
+
+    func device(_ device: SimulatedDevice, connected peer: PeerID) {
+        // A peer seen again (restarted) gets a new session: the old one is invalidated, never kept beside it.
+        sessions[peer]?.invalidate()
+        let session = device.makeSession()
+        session.delegate = self
+        sessions[peer] = session
+        try? device.send(session.discoveryToken.data, to: peer)
+    }
+
+    func device(_ device: SimulatedDevice, received data: [UInt8], from peer: PeerID) {
+        guard let session = sessions[peer] else {
+            unexpected += 1
+            return
+        }
+        session.run(with: NearbyToken(data: data))
+    }
+
+    func session(_ session: NearbySession, didUpdate update: NearbyUpdate) {
+        guard let peer = session.peer else { return }
+        latest[peer] = update
+        updates += 1
+    }
+
+    func session(_ session: NearbySession, didRemove peer: PeerID, reason: SessionRemovalReason) {
+        removed[peer] = reason
+    }
+
+    func sessionWasSuspended(_ session: NearbySession) { suspensions += 1 }
+    func sessionSuspensionEnded(_ session: NearbySession) { resumptions += 1 }
+}
+
+@Suite struct NearbySimulatorTests {
+    /// 20 devices with every pair in the air's reach (`ideal`): after 10 simulated seconds each app holds one
+    /// running session per peer, every one ranging, with estimates within 30 cm of the truth.
+    @Test func oneRunningSessionPerPeerAtTwentyPeers() throws {
+        var configuration = RoomConfiguration()
+        configuration.policy = .ideal
+        let room = try SimulatedRoom(configuration)
+        let apps = room.devices.map(App.init)
+        room.advance(by: 10)
+        #expect(room.now == 10)
+        for app in apps {
+            #expect(app.sessions.count == 19)
+            #expect(app.sessions.values.allSatisfy { $0.state == .running })
+            #expect(Set(app.sessions.values.compactMap(\.peer)) == Set(app.sessions.keys))
+            #expect(app.latest.count == 19, "\(app.latest.count)")
+            #expect(app.unexpected == 0)
+        }
+        var errors: [Double] = []
+        for app in apps {
+            for (peer, update) in app.latest where update.timestamp > 9.85 {
+                guard let d = update.distance, let other = room.devices.first(where: { $0.peerID == peer }) else { continue }
+                errors.append(abs(Double(d) - room.trueDistance(app.device, other)))
+            }
+        }
+        #expect(errors.count > 300)
+        #expect(errors.sorted()[errors.count * 9 / 10] < 0.3, "\(errors.sorted().suffix(5))")
+    }
+
+    /// The same configuration gives the same room: the same updates at the same times.
+    @Test func sameSeedSameRoom() throws {
+        func run() throws -> [Double] {
+            let room = try SimulatedRoom()
+            let apps = room.devices.map(App.init)
+            room.advance(by: 8)
+            return apps.flatMap { app in app.latest.values.map { Double($0.distance ?? -1) + $0.timestamp } }.sorted()
+        }
+        let a = try run()
+        #expect(a.count > 10)
+        #expect(a == (try run()))
+    }
+
+    /// A token that is no session's invalidates the session with `invalidConfiguration`, and the app hears it.
+    @Test func anUnknownTokenInvalidatesTheSession() async throws {
+        let room = try SimulatedRoom()
+        let session = room.devices[0].makeSession()
+        session.run(with: NearbyToken(data: [1, 2, 3]))
+        #expect(session.state == .invalidated)
+        var events: [NearbySessionEvent] = []
+        for await event in session.events { events.append(event) }
+        guard case .invalidated(let error) = events.last else {
+            Issue.record("no invalidation: \(events)")
+            return
+        }
+        #expect(error.code == .invalidConfiguration && events.count == 1)
+    }
+
+    private static func room(
+        peers: Int = 6, sessionsPerDevice: Int? = nil, policy: RoomConfiguration.Policy = .ideal
+    ) throws -> (SimulatedRoom, [App]) {
+        var configuration = RoomConfiguration()
+        configuration.peers = peers
+        configuration.policy = policy
+        configuration.sessionsPerDevice = sessionsPerDevice
+        let room = try SimulatedRoom(configuration)
+        return (room, room.devices.map(App.init))
+    }
+
+    /// A peer that restarts comes back with new tokens: each app replaces its session with it (the old one
+    /// invalidated), never holds two, and ranges with the new one.
+    @Test func aRestartedPeerIsReplacedNotDuplicated() throws {
+        let (room, apps) = try Self.room()
+        room.advance(by: 5)
+        let restarted = room.devices[3]
+        let before = try #require(apps[0].sessions[restarted.peerID])
+        #expect(before.state == .running)
+        try room.restart(restarted)
+        let fresh = App(restarted)
+        room.advance(by: 15)
+        let after = try #require(apps[0].sessions[restarted.peerID])
+        #expect(after !== before && after.discoveryToken != before.discoveryToken)
+        #expect(before.state == .invalidated && after.state == .running)
+        #expect(apps[0].sessions.count == 5)
+        #expect(fresh.sessions.count == 5 && fresh.sessions.values.allSatisfy { $0.state == .running })
+        let updated = try #require(apps[0].latest[restarted.peerID])
+        #expect(updated.timestamp > 19.5)
+    }
+
+    /// Data from a peer the app holds no session with (NearCatch's "token from unexpected peer") reaches the app,
+    /// which must cope; nothing else changes.
+    @Test func anUnexpectedTokenReachesTheApp() throws {
+        let (room, apps) = try Self.room()
+        room.advance(by: 5)
+        let stranger = room.devices[5].makeSession()
+        room.inject(stranger.discoveryToken.data, to: room.devices[0], from: PeerID(0xDEAD))
+        #expect(apps[0].unexpected == 1)
+        room.advance(by: 1)
+        #expect(apps[0].sessions.count == 5 && apps[0].sessions.values.allSatisfy { $0.state == .running })
+    }
+
+    /// A peer that says goodbye is removed with `peerEnded` at once; one that falls silent, with `timeout` once
+    /// its announcements are missed.
+    @Test func removalOnGoodbyeAndOnTimeout() throws {
+        let (room, apps) = try Self.room()
+        room.advance(by: 5)
+        let leaving = room.devices[4], silent = room.devices[5]
+        room.stop(leaving, goodbye: true)
+        room.advance(by: 0.5)
+        #expect(apps[0].removed[leaving.peerID] == .peerEnded)
+        #expect(apps[0].sessions[leaving.peerID]?.state == .idle)
+        room.stop(silent, goodbye: false)
+        room.advance(by: 1)
+        #expect(apps[0].removed[silent.peerID] == nil)
+        room.advance(by: 30)
+        #expect(apps[0].removed[silent.peerID] == .timeout)
+        #expect((1...3).allSatisfy { apps[$0].removed[silent.peerID] == .timeout && apps[$0].removed[leaving.peerID] == .peerEnded })
+    }
+
+    /// With 3 active sessions a device among 6 peers (a limit the air policies keep; `ideal` knows no limit), each
+    /// app hears 2 of its 5 sessions suspended; when peers leave, suspended sessions resume.
+    @Test(arguments: [RoomConfiguration.Policy.roundRobin, .proximity])
+    func suspensionAndItsEnd(_ policy: RoomConfiguration.Policy) throws {
+        let (room, apps) = try Self.room(sessionsPerDevice: 3, policy: policy)
+        room.advance(by: 5)
+        for app in apps { #expect(app.suspensions >= 2, "\(app.suspensions)") }
+        let resumedBefore = apps.map(\.resumptions).reduce(0, +)
+        room.stop(room.devices[4], goodbye: true)
+        room.stop(room.devices[5], goodbye: true)
+        room.advance(by: 3)
+        #expect(apps.map(\.resumptions).reduce(0, +) > resumedBefore)
+        // Device 0 now holds 3 peers and the limit keeps all 3 active: each updated in the last second.
+        for peer in room.devices[1...3].map(\.peerID) {
+            #expect(try #require(apps[0].latest[peer]).timestamp > 7)
+        }
+    }
+}
+
