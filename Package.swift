@@ -33,7 +33,7 @@ let package = Package(
         .systemLibrary(
             name: "CGSL",
             pkgConfig: "gsl",
-            providers: [.apt(["libgsl-dev"])]
+            providers: [.apt(["libgsl-dev"]), .brew(["gsl"])]
         ),
         .target(name: "GSL", dependencies: ["CGSL"]),
         .target(name: "Geometry"),

@@ -7,6 +7,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "nearcatch-sim", path: ".."),
+        .package(name: "session-manager", path: "../examples/session-manager"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
@@ -22,6 +23,8 @@ let package = Package(
                 .product(name: "Radio", package: "nearcatch-sim"),
                 .product(name: "Geometry", package: "nearcatch-sim"),
                 .product(name: "GSL", package: "nearcatch-sim"),
+                .product(name: "NearbySimulator", package: "nearcatch-sim"),
+                .product(name: "SessionManager", package: "session-manager"),
             ],
             path: "Benchmarks/NearcatchBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

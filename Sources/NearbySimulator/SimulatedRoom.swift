@@ -41,6 +41,11 @@ public struct RoomConfiguration: Sendable {
     public var network = NetworkConditions()
     /// Simulated seconds the room can be advanced to.
     public var horizon = 3600.0
+    /// The radio's line-of-sight distance noise, metres (docs/radio-model.md); small values make a test about the
+    /// app's logic rather than about the noise.
+    public var lineOfSightSigma = 0.09
+    /// The spread of each device's antenna-delay bias, metres.
+    public var antennaDelaySigma = 0.06
 
     public init() {}
 }
@@ -81,6 +86,8 @@ public final class SimulatedRoom {
         s.medium.channels = configuration.channels
         s.medium.sessionsPerDevice = configuration.sessionsPerDevice
         s.loss = configuration.network.loss
+        s.radio.lineOfSightSigma = configuration.lineOfSightSigma
+        s.radio.antennaDelaySigma = configuration.antennaDelaySigma
         switch configuration.policy {
         case .proximity: s.rangingPolicy = .proximity
         case .ideal: s.rangingPolicy = .ideal
@@ -135,6 +142,23 @@ public final class SimulatedRoom {
     public func trueDistance(_ a: SimulatedDevice, _ b: SimulatedDevice) -> Double {
         let poses = simulation.truth.poses
         return (poses[a.index].position - poses[b.index].position).length
+    }
+
+    /// A true touch: two phones at or under 8 cm, from `start` to `end` (`nil` while they still touch).
+    public struct Touch: Sendable, Equatable {
+        public let a: PeerID
+        public let b: PeerID
+        public let start: Double
+        public let end: Double?
+    }
+
+    /// Every touch so far, as the world's truth saw it (held at least 0.2 s: shorter ones are strangers' phones
+    /// brushing): what a test compares the app's bumps with.
+    public var trueTouches: [Touch] {
+        simulation.truth.tracker.contacts.compactMap { c in
+            guard (c.end ?? now) - c.start >= ContactTracker.minimumTouchDuration else { return nil }
+            return Touch(a: devices[c.a].peerID, b: devices[c.b].peerID, start: c.start, end: c.end)
+        }
     }
 
     // MARK: - Faults

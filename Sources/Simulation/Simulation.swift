@@ -495,8 +495,15 @@ public final class Simulation {
 
     static func peakMemoryMB() -> Double {
         var usage = rusage()
+        #if os(Linux)
+        // Glibc spells the constant as an enum case and counts kilobytes.
         getrusage(RUSAGE_SELF.rawValue, &usage)
         return Double(usage.ru_maxrss) / 1024
+        #else
+        // Darwin counts bytes.
+        getrusage(RUSAGE_SELF, &usage)
+        return Double(usage.ru_maxrss) / 1_048_576
+        #endif
     }
 }
 

@@ -2,6 +2,8 @@ import DiscoveryRun
 import Estimation
 import Foundation
 import GSL
+import NearbySimulator
+import SessionManager
 import Geometry
 import Radio
 import Sessions
@@ -78,3 +80,17 @@ func wholeRun(peers: Int, seconds: Double) async throws -> Int {
     settings.workers = ProcessInfo.processInfo.activeProcessorCount
     return try await Simulation(settings: settings).run().ranging.updatesDelivered
 }
+
+/// An app test's room (docs/app-testing.md): `devices` devices mingling for `seconds` on the virtual clock, each
+/// running the example app's session manager (connections, token exchange, one session per peer, bumps).
+///
+/// - Returns: the peers with an estimate, summed over the apps.
+func appRoom(devices: Int, seconds: Double) throws -> Int {
+    var configuration = RoomConfiguration()
+    configuration.peers = devices
+    let room = try SimulatedRoom(configuration)
+    let apps = room.devices.map { SessionManager(device: $0, profile: Array("user \($0.index)".utf8)) }
+    room.advance(by: seconds)
+    return apps.map(\.latest.count).reduce(0, +)
+}
+

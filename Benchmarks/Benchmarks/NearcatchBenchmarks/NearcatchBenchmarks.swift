@@ -95,4 +95,15 @@ let benchmarks: @Sendable () -> Void = {
             for _ in benchmark.scaledIterations { blackHole(try await wholeRun(peers: peers, seconds: seconds)) }
         }
     }
+
+    // (f) an app test: 20 devices mingling for 60 simulated seconds, each running the example app's session
+    // manager against NearbySimulator (issue 12's aim: under a second of wall clock). Allocations are information.
+    Benchmark(
+        "app-room-20-devices-60s",
+        configuration: .init(metrics: [.wallClock, .mallocCountTotal, .peakMemoryResident], maxIterations: 10,
+                             thresholds: [:])
+    ) { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try appRoom(devices: 20, seconds: 60)) }
+    }
 }
+
