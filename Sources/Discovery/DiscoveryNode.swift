@@ -24,6 +24,11 @@ public struct DiscoveryNode {
         public var expectedPeers: Int
         /// The group's shared key: every datagram sent is sealed under it, every one received must be.
         public var groupKey: GroupKey
+        /// Whether the node connects only to the peers its app invited or accepted (``consent(to:now:)``), as an
+        /// app on a peer-to-peer framework does, rather than to every peer it finds (the command line's nodes).
+        /// A peer's invitation or request to be invited is then told to the app (``NodeEvent/invited(_:)``) and
+        /// waits for its consent.
+        public var connectsByConsent = false
 
         public init(
             serviceType: String, peer: PeerID, incarnation: Incarnation, displayName: String,
@@ -131,6 +136,10 @@ public struct DiscoveryNode {
     public private(set) var peers: [PeerID: KnownPeer] = [:]
     public private(set) var counters = DiscoveryCounters()
     private var invitations: [PeerID: Invitation] = [:]
+    /// With ``Configuration/connectsByConsent``: the peers the app invited or accepted, and those whose invitation
+    /// the app has been told of (once a life).
+    private var consented = Set<PeerID>()
+    private var toldInvited = Set<PeerID>()
     /// Data from peers we invited that arrived before their acceptance, by peer.
     private var earlyData: [PeerID: [(token: DiscoveryToken, kind: UInt8, payload: [UInt8])]] = [:]
     static let earlyDataHeld = 8
@@ -529,6 +538,7 @@ public struct DiscoveryNode {
             }
         }
         var out = discover(ad, interval: interval, announcement: bytes, sequence: sequence, from: source, now: now)
+        guard consents(to: ad.peer) else { return out }
         if me.initiates(with: ad.peer) {
             out += beginInvitation(to: ad.peer, incarnation: ad.incarnation, now: now)
         } else if Self.cannotKnowUs(peerAnnouncing: sequence, now: now, lastAnnouncedAt: lastAnnouncedAt, timing: timing),
@@ -571,6 +581,7 @@ public struct DiscoveryNode {
         now: Double
     ) -> [NodeDirective] {
         var out: [NodeDirective] = []
+        toldInvited.remove(ad.peer)
         if peers[ad.peer] != nil {
             endInvitation(ad.peer)
             declinedAt[ad.peer] = nil
@@ -595,6 +606,7 @@ public struct DiscoveryNode {
     /// its invitation is due again, or, as its responder without a session, ask to be invited.
     private mutating func heardAgain(_ peer: PeerID, at index: [PeerID: KnownPeer].Index, now: Double) -> [NodeDirective] {
         let (incarnation, discoveredAt) = peers.values[index].life()
+        guard consents(to: peer) else { return [] }
         if me.initiates(with: peer) {
             guard shouldInvite(peer, now: now) else { return [] }
             return beginInvitation(to: peer, incarnation: incarnation, now: now)
@@ -643,6 +655,9 @@ public struct DiscoveryNode {
         guard let introduced = introduce(address, senderInitiates: true, sender, now: now) else { return [] }
         if !introduced.isEmpty { return introduced + receiveInvitation(address, token: token, from: sender, now: now) }
         guard let known = knownSender(of: address, senderInitiates: true, now: now) else { return [] }
+        // Unconsented, the invitation waits for the app: the initiator sends it again, and the app's consent asks
+        // for it at once.
+        guard consents(to: address.from) else { return askApp(address.from) }
         let incarnation = known.advertisement.incarnation
         let outcome: PeerSessionTableState.OpenOutcome
         do {
@@ -752,6 +767,7 @@ public struct DiscoveryNode {
     ) -> [NodeDirective] {
         guard var out = introduce(address, senderInitiates: false, sender, now: now) else { return [] }
         guard let known = knownSender(of: address, senderInitiates: false, now: now) else { return out }
+        guard consents(to: address.from) else { return out + askApp(address.from) }
         let incarnation = known.advertisement.incarnation
         // An invitation already under way answers the solicit by itself; one still waiting goes to the front: a peer
         // that asks for its session is there, which is more than the ids ahead of it have shown.
@@ -803,6 +819,32 @@ public struct DiscoveryNode {
         }
         counters.duplicates += 1
         return []
+    }
+
+    // MARK: - Consent
+
+    /// With ``Configuration/connectsByConsent``: the app invites `peer`, or accepts its invitation. The initiator of
+    /// the pair (the lower peer id) invites at once; the responder asks to be invited. Nothing more to do for a
+    /// peer not found yet: it is invited when found.
+    public mutating func consent(to peer: PeerID, now: Double) -> [NodeDirective] {
+        guard consented.insert(peer).inserted, let known = peers[peer], !table.hasSession(with: peer) else { return [] }
+        heldOff[peer] = nil
+        if me.initiates(with: peer) {
+            guard invitations[peer] == nil else { return [] }
+            return beginInvitation(to: peer, incarnation: known.advertisement.incarnation, now: now)
+        }
+        return [solicit(peer, incarnation: known.advertisement.incarnation, at: known.endpoint)]
+    }
+
+    @inline(__always)
+    private func consents(to peer: PeerID) -> Bool {
+        !configuration.connectsByConsent || consented.contains(peer)
+    }
+
+    /// Tells the app, once a life, that `peer` wants to connect.
+    private mutating func askApp(_ peer: PeerID) -> [NodeDirective] {
+        guard toldInvited.insert(peer).inserted else { return [] }
+        return [.event(.invited(peer))]
     }
 
     // MARK: - Sending

@@ -11,6 +11,9 @@ public enum NodeEvent: Sendable, Equatable {
     case session(PeerID, SessionEvent)
     /// Application data arrived within a running session.
     case data(PeerID, kind: UInt8, payload: [UInt8])
+    /// A peer invited this node, or asked to be invited, and waits for the app's consent (only with
+    /// ``DiscoveryNode/Configuration/connectsByConsent``).
+    case invited(PeerID)
 }
 
 /// What a node asks its driver to do.

@@ -162,6 +162,9 @@ struct EventDigest {
             word(peer.rawValue)
             word(UInt64(kind))
             bytes(payload)
+        case .invited(let peer):
+            word(5)
+            word(peer.rawValue)
         }
     }
 

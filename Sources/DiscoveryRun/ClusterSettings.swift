@@ -24,6 +24,9 @@ public struct ClusterSettings: Sendable {
     /// Over UDP, seconds each node's driver spends on every datagram before handling it (a busy wait on its event
     /// loop): a host slower than this one, for overload tests. In memory, `NetworkConditions.receiveCost` instead.
     public var receiveCost: Double = 0
+    /// Whether the nodes connect only to the peers their apps consent to (the app-testing library), not to every
+    /// peer they find.
+    public var connectsByConsent = false
 
     public init() {}
 

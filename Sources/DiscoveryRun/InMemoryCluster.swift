@@ -44,11 +44,12 @@ public final class InMemoryCluster: Cluster {
 
     private func makeDriver(_ i: Int) throws -> NodeDriver {
         let transport = network.attach()
-        let configuration = DiscoveryNode.Configuration(
+        var configuration = DiscoveryNode.Configuration(
             serviceType: settings.serviceType, peer: peerIDs[i], incarnation: incarnations[i],
             displayName: "peer-\(i)", discoveryInfo: settings.discoveryInfo(i),
             maximumSessions: settings.maximumSessions, timing: settings.timing,
             expectedPeers: settings.sessionsPerNode, groupKey: settings.groupKey)
+        configuration.connectsByConsent = settings.connectsByConsent
         let streamKey = UInt64(i) << 16 | incarnations[i]
         let node = try DiscoveryNode(
             configuration: configuration, unicastPort: transport.unicastEndpoint.port,

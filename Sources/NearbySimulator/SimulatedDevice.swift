@@ -6,6 +6,9 @@ public protocol SimulatedDeviceDelegate: AnyObject {
     /// The two devices are connected and may send each other data.
     func device(_ device: SimulatedDevice, connected peer: PeerID)
     func device(_ device: SimulatedDevice, received data: [UInt8], from peer: PeerID)
+    /// With ``RoomConfiguration/Connections/byConsent``: `peer` invited this device (or asked to be invited); call
+    /// ``SimulatedDevice/accept(_:)`` to connect, now or later, or nothing to decline.
+    func device(_ device: SimulatedDevice, invitedBy peer: PeerID)
 }
 
 extension SimulatedDeviceDelegate {
@@ -13,11 +16,12 @@ extension SimulatedDeviceDelegate {
     public func device(_ device: SimulatedDevice, lost peer: PeerID) {}
     public func device(_ device: SimulatedDevice, connected peer: PeerID) {}
     public func device(_ device: SimulatedDevice, received data: [UInt8], from peer: PeerID) {}
+    public func device(_ device: SimulatedDevice, invitedBy peer: PeerID) {}
 }
 
-/// One simulated phone: its discovery (it advertises its discovery info and browses from the start, and accepts
-/// every invitation, as the command line's nodes do), its data channel to connected peers, and the ranging
-/// sessions its app makes.
+/// One simulated phone: its discovery (it advertises its discovery info and browses from the start; it connects to
+/// every peer it finds, or, with ``RoomConfiguration/Connections/byConsent``, to those its app invites or
+/// accepts), its data channel to connected peers, and the ranging sessions its app makes.
 ///
 /// Used on the thread that advances the room.
 public final class SimulatedDevice {
@@ -48,6 +52,17 @@ public final class SimulatedDevice {
     public func send(_ data: [UInt8], to peer: PeerID) throws(SimulatorError) {
         guard let room else { throw SimulatorError("the room is gone") }
         try room.send(data, from: self, to: peer)
+    }
+
+    /// With ``RoomConfiguration/Connections/byConsent``: invites a found peer to connect (or, found later, when it
+    /// is found). The peer's app is asked (``SimulatedDeviceDelegate/device(_:invitedBy:)``).
+    public func invite(_ peer: PeerID) {
+        room?.consent(self, to: peer)
+    }
+
+    /// With ``RoomConfiguration/Connections/byConsent``: accepts a peer's invitation; both are then connected.
+    public func accept(_ peer: PeerID) {
+        room?.consent(self, to: peer)
     }
 
     /// A new ranging session with a token of its own; run it with the peer session's token.

@@ -41,6 +41,17 @@ public struct RoomConfiguration: Sendable {
     public var network = NetworkConditions()
     /// Simulated seconds the room can be advanced to.
     public var horizon = 3600.0
+    /// How devices come to be connected.
+    public enum Connections: Sendable {
+        /// Every found peer is invited (by the side with the lower peer id) and every invitation accepted, as the
+        /// command line's nodes do.
+        case automatic
+        /// A device connects only to the peers its app invites (``SimulatedDevice/invite(_:)``) or whose
+        /// invitation it accepts (``SimulatedDeviceDelegate/device(_:invitedBy:)``, ``SimulatedDevice/accept(_:)``).
+        case byConsent
+    }
+
+    public var connections = Connections.automatic
     /// The radio's line-of-sight distance noise, metres (docs/radio-model.md); small values make a test about the
     /// app's logic rather than about the noise.
     public var lineOfSightSigma = 0.09
@@ -79,6 +90,7 @@ public final class SimulatedRoom {
         s.transport = .memory
         s.clock = .virtual
         s.appInTheLoop = true
+        s.connectsByConsent = configuration.connections == .byConsent
         s.peers = configuration.peers
         s.seed = configuration.seed
         s.duration = configuration.horizon
@@ -114,8 +126,14 @@ public final class SimulatedRoom {
         }
         router.room = self
         cluster.monitor.observe { entry in
-            guard case .data(let from, let kind, let payload) = entry.event, kind == Self.dataKind else { return }
-            router.room?.received(payload, by: entry.node, from: from)
+            switch entry.event {
+            case .data(let from, let kind, let payload) where kind == Self.dataKind:
+                router.room?.received(payload, by: entry.node, from: from)
+            case .invited(let peer):
+                router.room?.invited(entry.node, by: peer)
+            default:
+                return
+            }
         }
         let interests = simulation.truth.interests
         for (i, id) in cluster.peerIDs.enumerated() {
@@ -303,6 +321,20 @@ public final class SimulatedRoom {
         default:
             return
         }
+    }
+
+    /// The app's consent to connect `device` with `peer`, given on the room's clock (not inside the node's own
+    /// handling of a datagram, where the app may be when it accepts).
+    func consent(_ device: SimulatedDevice, to peer: PeerID) {
+        let cluster = self.cluster!
+        cluster.clock.schedule(at: cluster.now) {
+            cluster.drivers[device.index].apply { $0.consent(to: peer, now: cluster.now) }
+        }
+    }
+
+    fileprivate func invited(_ node: Int, by peer: PeerID) {
+        let device = devices[node]
+        device.delegate?.device(device, invitedBy: peer)
     }
 
     fileprivate func received(_ payload: [UInt8], by node: Int, from peer: PeerID) {

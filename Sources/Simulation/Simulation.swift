@@ -143,6 +143,7 @@ public final class Simulation {
         s.maximumSessions = max(peers, 1)
         s.groupKey = settings.groupKey
         s.duration = settings.duration
+        s.connectsByConsent = settings.appInTheLoop && settings.connectsByConsent
         let interests = world.interests
         s.discoveryInfo = { ["interests": interests[$0].joined(separator: ",")] }
         return s
@@ -254,6 +255,8 @@ public final class Simulation {
                 case .didUpdate: return
                 }
                 emit(RunEvent(time: entry.time, kind: .session(device: device, peer: peer, event: event, reading: nil)))
+            // Only the app-testing library's nodes ask their apps for consent; its room hears the cluster itself.
+            case .invited: return
             case .data(let id, let kind, let payload):
                 guard let peer = index[id], kind == Self.profileKind else { return }
                 emit(RunEvent(time: entry.time, kind: .profile(device: device, peer: peer, bytes: payload.count)))

@@ -65,6 +65,8 @@ public struct SimulationSettings: Sendable {
     /// while the apps say so (``Simulation/runningSessions``), not as soon as discovery has exchanged tokens, and no
     /// profile is sent after a bump (that is the app's business).
     public var appInTheLoop = false
+    /// With ``appInTheLoop``: the devices connect only to the peers their apps invite or accept.
+    public var connectsByConsent = false
 
     public init() {}
 

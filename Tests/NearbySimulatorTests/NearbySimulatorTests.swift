@@ -183,5 +183,40 @@ private final class App: SimulatedDeviceDelegate, NearbySessionDelegate {
             #expect(try #require(apps[0].latest[peer]).timestamp > 7)
         }
     }
+
+    /// Connections by consent: device 0's app invites devices 1, 2 and 3 when it finds them; 1 and 2 accept, 3
+    /// declines (says nothing). Only 0-1 and 0-2 connect; 3 was asked once; no one else connects.
+    @Test func invitationsWaitForTheAppsConsent() throws {
+        final class Inviter: SimulatedDeviceDelegate {
+            let invitees: Set<PeerID>
+            init(_ invitees: Set<PeerID>) { self.invitees = invitees }
+            func device(_ device: SimulatedDevice, found peer: PeerID, discoveryInfo: [String: String]) {
+                if invitees.contains(peer) { device.invite(peer) }
+            }
+        }
+        final class Invitee: SimulatedDeviceDelegate {
+            let accepts: Bool
+            var askedBy: [PeerID] = []
+            init(accepts: Bool) { self.accepts = accepts }
+            func device(_ device: SimulatedDevice, invitedBy peer: PeerID) {
+                askedBy.append(peer)
+                if accepts { device.accept(peer) }
+            }
+        }
+        var configuration = RoomConfiguration()
+        configuration.peers = 6
+        configuration.connections = .byConsent
+        let room = try SimulatedRoom(configuration)
+        let d = room.devices
+        let inviter = Inviter(Set(d[1...3].map(\.peerID)))
+        d[0].delegate = inviter
+        let invitees = [Invitee(accepts: true), Invitee(accepts: true), Invitee(accepts: false)]
+        for (k, invitee) in invitees.enumerated() { d[k + 1].delegate = invitee }
+        room.advance(by: 15)
+        #expect(d[0].connectedPeers == [d[1].peerID, d[2].peerID])
+        #expect(d[1].connectedPeers == [d[0].peerID] && d[2].connectedPeers == [d[0].peerID])
+        #expect(d[3].connectedPeers.isEmpty && d[4].connectedPeers.isEmpty && d[5].connectedPeers.isEmpty)
+        #expect(invitees.map(\.askedBy) == [[d[0].peerID], [d[0].peerID], [d[0].peerID]])
+    }
 }
 
