@@ -27,6 +27,9 @@ public struct ClusterSettings: Sendable {
     /// Whether the nodes connect only to the peers their apps consent to (the app-testing library), not to every
     /// peer they find.
     public var connectsByConsent = false
+    /// Whether each node waits for ``InMemoryCluster/startNode(_:)`` (its app starting discovery) instead of
+    /// starting by itself within `startSpread`.
+    public var startsOnRequest = false
 
     public init() {}
 

@@ -38,6 +38,7 @@ public final class InMemoryCluster: Cluster {
         for i in 0..<settings.peers {
             drivers.append(try makeDriver(i))
             let startAt = random.uniform() * settings.startSpread
+            if settings.startsOnRequest { continue }
             clock.schedule(at: startAt) { [unowned self] in self.drivers[i].start() }
         }
     }
@@ -74,6 +75,14 @@ public final class InMemoryCluster: Cluster {
     @discardableResult
     public func run(until deadline: Double, stopWhenConverged: Bool = false, stop: () -> Bool = { false }) -> Double {
         clock.run(until: deadline) { (stopWhenConverged && monitor.convergedAt != nil) || stop() }
+    }
+
+    /// Starts node `index` now, on the cluster's clock (with ``ClusterSettings/startsOnRequest``); a running node
+    /// stays as it is.
+    public func startNode(_ index: Int) {
+        clock.schedule(at: clock.now) { [unowned self] in
+            if !self.drivers[index].isRunning { self.drivers[index].start() }
+        }
     }
 
     /// Stops node `index` now: with a goodbye, or silently (as a crash or a dead battery would).

@@ -54,6 +54,12 @@ public final class SimulatedDevice {
         try room.send(data, from: self, to: peer)
     }
 
+    /// With ``RoomConfiguration/discoveryStartsWithApp``: starts advertising the device's discovery info and browsing
+    /// for peers (both at once, as the nodes do), on the room's clock; again does nothing.
+    public func startDiscovery() {
+        room?.startDiscovery(self)
+    }
+
     /// With ``RoomConfiguration/Connections/byConsent``: invites a found peer to connect (or, found later, when it
     /// is found). The peer's app is asked (``SimulatedDeviceDelegate/device(_:invitedBy:)``).
     public func invite(_ peer: PeerID) {

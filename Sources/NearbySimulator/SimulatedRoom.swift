@@ -52,6 +52,9 @@ public struct RoomConfiguration: Sendable {
     }
 
     public var connections = Connections.automatic
+    /// Whether a device advertises and browses only once its app calls ``SimulatedDevice/startDiscovery()``; by
+    /// default every device starts within the room's first half second, as people arriving do.
+    public var discoveryStartsWithApp = false
     /// The radio's line-of-sight distance noise, metres (docs/radio-model.md); small values make a test about the
     /// app's logic rather than about the noise.
     public var lineOfSightSigma = 0.09
@@ -91,6 +94,7 @@ public final class SimulatedRoom {
         s.clock = .virtual
         s.appInTheLoop = true
         s.connectsByConsent = configuration.connections == .byConsent
+        s.discoveryStartsWithApp = configuration.discoveryStartsWithApp
         s.peers = configuration.peers
         s.seed = configuration.seed
         s.duration = configuration.horizon
@@ -321,6 +325,10 @@ public final class SimulatedRoom {
         default:
             return
         }
+    }
+
+    func startDiscovery(_ device: SimulatedDevice) {
+        cluster.startNode(device.index)
     }
 
     /// The app's consent to connect `device` with `peer`, given on the room's clock (not inside the node's own

@@ -144,6 +144,7 @@ public final class Simulation {
         s.groupKey = settings.groupKey
         s.duration = settings.duration
         s.connectsByConsent = settings.appInTheLoop && settings.connectsByConsent
+        s.startsOnRequest = settings.appInTheLoop && settings.discoveryStartsWithApp
         let interests = world.interests
         s.discoveryInfo = { ["interests": interests[$0].joined(separator: ",")] }
         return s

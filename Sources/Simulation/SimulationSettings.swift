@@ -67,6 +67,8 @@ public struct SimulationSettings: Sendable {
     public var appInTheLoop = false
     /// With ``appInTheLoop``: the devices connect only to the peers their apps invite or accept.
     public var connectsByConsent = false
+    /// With ``appInTheLoop``: a device neither advertises nor browses until its app starts discovery.
+    public var discoveryStartsWithApp = false
 
     public init() {}
 

@@ -218,5 +218,37 @@ private final class App: SimulatedDeviceDelegate, NearbySessionDelegate {
         #expect(d[3].connectedPeers.isEmpty && d[4].connectedPeers.isEmpty && d[5].connectedPeers.isEmpty)
         #expect(invitees.map(\.askedBy) == [[d[0].peerID], [d[0].peerID], [d[0].peerID]])
     }
+
+    /// A device whose app has not started discovery is found by no one and connects to no one; once started, it
+    /// is found and connected within a few seconds.
+    @Test func discoveryStartsWhenTheAppStartsIt() throws {
+        final class Finder: SimulatedDeviceDelegate {
+            var found: Set<PeerID> = []
+            func device(_ device: SimulatedDevice, found peer: PeerID, discoveryInfo: [String: String]) {
+                found.insert(peer)
+            }
+        }
+        var configuration = RoomConfiguration()
+        configuration.peers = 4
+        configuration.discoveryStartsWithApp = true
+        let room = try SimulatedRoom(configuration)
+        let d = room.devices
+        let finders = d.map { device in
+            let finder = Finder()
+            device.delegate = finder
+            return finder
+        }
+        for device in d[0...2] { device.startDiscovery() }
+        room.advance(by: 5)
+        for k in 0...2 {
+            #expect(finders[k].found == Set(d[0...2].map(\.peerID)).subtracting([d[k].peerID]))
+            #expect(d[k].connectedPeers.count == 2)
+        }
+        #expect(finders[3].found.isEmpty && d[3].connectedPeers.isEmpty)
+        d[3].startDiscovery()
+        room.advance(by: 5)
+        #expect(finders[3].found.count == 3 && d[3].connectedPeers.count == 3)
+        #expect(d[0...2].allSatisfy { $0.connectedPeers.contains(d[3].peerID) })
+    }
 }
 
