@@ -16,13 +16,19 @@ public enum NearbySessionEvent: Sendable, Equatable {
 /// Told what happens to a ``NearbySession``, on the thread that advances the room, as a phone framework's session
 /// delegate is told.
 public protocol NearbySessionDelegate: AnyObject {
+    /// A new estimate of the peer.
     func session(_ session: NearbySession, didUpdate update: NearbyUpdate)
+    /// The peer said goodbye or fell silent; the session ranges no more.
     func session(_ session: NearbySession, didRemove peer: PeerID, reason: SessionRemovalReason)
+    /// The session stopped ranging for a while (its device keeps fewer sessions active than it holds).
     func sessionWasSuspended(_ session: NearbySession)
+    /// It ranges again.
     func sessionSuspensionEnded(_ session: NearbySession)
+    /// The session ended for good.
     func session(_ session: NearbySession, didInvalidateWith error: SessionError)
 }
 
+/// Every method is optional: by default it does nothing.
 extension NearbySessionDelegate {
     public func session(_ session: NearbySession, didUpdate update: NearbyUpdate) {}
     public func session(_ session: NearbySession, didRemove peer: PeerID, reason: SessionRemovalReason) {}
@@ -42,8 +48,11 @@ public final class NearbySession {
     public enum State: Sendable, Equatable {
         /// Made, not run yet (or removed from its peer: run it again with a new token).
         case idle
+        /// Run with a peer's token: it ranges whenever the peer's session runs with its own.
         case running
+        /// Paused by its app.
         case paused
+        /// Ended for good.
         case invalidated
     }
 
@@ -51,11 +60,13 @@ public final class NearbySession {
     public let discoveryToken: NearbyToken
     /// The device that holds the session.
     public let device: PeerID
+    /// Told what happens to the session.
     public weak var delegate: NearbySessionDelegate?
     /// Every event the delegate is told, for tests that read them as a sequence.
     public let events: AsyncStream<NearbySessionEvent>
     /// The peer of the token the session runs with; `nil` before the first run.
     public internal(set) var peer: PeerID?
+    /// Where the session is.
     public internal(set) var state: State = .idle
     /// The token the session was last run with.
     public internal(set) var peerToken: NearbyToken?

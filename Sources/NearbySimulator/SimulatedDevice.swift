@@ -1,16 +1,20 @@
 /// Told what a device's peer-to-peer framework reports, on the thread that advances the room: peers found and lost
 /// (with the discovery info they advertise), connections, data received.
 public protocol SimulatedDeviceDelegate: AnyObject {
+    /// A peer (this life of it) was found, with the discovery info it advertises.
     func device(_ device: SimulatedDevice, found peer: PeerID, discoveryInfo: [String: String])
+    /// A peer said goodbye or fell silent.
     func device(_ device: SimulatedDevice, lost peer: PeerID)
     /// The two devices are connected and may send each other data.
     func device(_ device: SimulatedDevice, connected peer: PeerID)
+    /// A connected peer sent data (or a test injected it: ``SimulatedRoom/inject(_:to:from:)``).
     func device(_ device: SimulatedDevice, received data: [UInt8], from peer: PeerID)
     /// With ``RoomConfiguration/Connections/byConsent``: `peer` invited this device (or asked to be invited); call
     /// ``SimulatedDevice/accept(_:)`` to connect, now or later, or nothing to decline.
     func device(_ device: SimulatedDevice, invitedBy peer: PeerID)
 }
 
+/// Every method is optional: by default it does nothing.
 extension SimulatedDeviceDelegate {
     public func device(_ device: SimulatedDevice, found peer: PeerID, discoveryInfo: [String: String]) {}
     public func device(_ device: SimulatedDevice, lost peer: PeerID) {}
@@ -31,6 +35,7 @@ public final class SimulatedDevice {
     public let peerID: PeerID
     /// What it advertises (its interests, under `interests`, comma-separated).
     public let discoveryInfo: [String: String]
+    /// Told what the device's peer-to-peer framework reports.
     public weak var delegate: SimulatedDeviceDelegate?
     /// The peers it is connected to now.
     public internal(set) var connectedPeers: Set<PeerID> = []

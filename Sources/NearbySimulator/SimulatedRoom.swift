@@ -21,17 +21,23 @@ public struct RoomConfiguration: Sendable {
 
     /// Who ranges when: docs/airtime.md.
     public enum Policy: String, Sendable {
+        /// The pairs that matter first, within the air (the command line's default).
         case proximity
+        /// Every running pair every round, whatever the air: a world that does not exist, to compare against.
         case ideal
+        /// A fair share of the air for every running pair.
         case roundRobin = "round-robin"
+        /// Every session on its own timer; exchanges that overlap in hearing collide.
         case uncoordinated
     }
 
     /// Devices in a generated crowd (2 to 1000); a file brings its own.
     public var peers = 20
+    /// Where the devices are and how they move.
     public var crowd = Crowd.mingle
     /// The same seed gives the same room, event for event.
     public var seed: UInt64 = 1
+    /// Who ranges when.
     public var policy = Policy.proximity
     /// Ranging sessions a device keeps active; the others are suspended and their apps told (`nil`: no limit).
     public var sessionsPerDevice: Int?
@@ -51,6 +57,7 @@ public struct RoomConfiguration: Sendable {
         case byConsent
     }
 
+    /// How devices come to be connected.
     public var connections = Connections.automatic
     /// Whether a device advertises and browses only once its app calls ``SimulatedDevice/startDiscovery()``; by
     /// default every device starts within the room's first half second, as people arriving do.
@@ -61,6 +68,7 @@ public struct RoomConfiguration: Sendable {
     /// The spread of each device's antenna-delay bias, metres.
     public var antennaDelaySigma = 0.06
 
+    /// The defaults: 20 devices mingling, seed 1, `proximity` on one channel, no loss.
     public init() {}
 }
 
@@ -72,7 +80,9 @@ public struct RoomConfiguration: Sendable {
 /// Not `Sendable`: a test makes and advances a room from one task, and every delegate is called during
 /// ``advance(by:)`` on its thread.
 public final class SimulatedRoom {
+    /// What the room was made with.
     public let configuration: RoomConfiguration
+    /// Every device, by index.
     public private(set) var devices: [SimulatedDevice] = []
     private let simulation: Simulation
     private var cluster: InMemoryCluster!
@@ -168,9 +178,12 @@ public final class SimulatedRoom {
 
     /// A true touch: two phones at or under 8 cm, from `start` to `end` (`nil` while they still touch).
     public struct Touch: Sendable, Equatable {
+        /// The two phones.
         public let a: PeerID
         public let b: PeerID
+        /// When they began to touch, seconds on the room's clock.
         public let start: Double
+        /// When they parted.
         public let end: Double?
     }
 

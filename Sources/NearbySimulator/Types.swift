@@ -26,13 +26,19 @@ public struct NearbyToken: Sendable, Hashable, CustomStringConvertible {
         self.data = data
     }
 
-    public var description: String { data.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined() }
+    /// The bytes in hexadecimal.
+    public var description: String {
+        let digits = Array("0123456789abcdef")
+        return String(data.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] })
+    }
 }
 
 /// A room setting out of range, or a request the room cannot honour; the message names what was wrong.
 public struct SimulatorError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What was wrong, for people.
     public let message: String
 
+    /// An error saying `message`.
     public init(_ message: String) {
         self.message = message
     }
