@@ -88,8 +88,10 @@ public final class SimulatedRoom {
     private var cluster: InMemoryCluster!
     private let router = Router()
     private var tokenCount: UInt64 = 0
-    /// Every session made, by token.
+    /// Every live session, by token, and every session made, in the order made (walked in that order, so that the
+    /// apps hear the same events in the same order every run).
     private var sessionsByToken: [NearbyToken: NearbySession] = [:]
+    private var sessionsMade: [NearbySession] = []
     /// The two sessions each ranging pair runs under, by pair index.
     private var pairSessions: [Int: (NearbySession, NearbySession)] = [:]
     private var index: [PeerID: Int] = [:]
@@ -242,6 +244,7 @@ public final class SimulatedRoom {
         }
         let session = NearbySession(token: NearbyToken(data: bytes), device: device.peerID, index: device.index, room: self)
         sessionsByToken[session.discoveryToken] = session
+        sessionsMade.append(session)
         return session
     }
 
@@ -297,9 +300,19 @@ public final class SimulatedRoom {
     }
 
     private func endSessions(of device: SimulatedDevice) {
-        for session in sessionsByToken.values where session.index == device.index {
+        for session in sessionsMade where session.index == device.index {
             invalidate(session, error: SessionError(.sessionFailed, peer: session.peer ?? PeerID(0),
                                                     detail: "the device stopped"))
+        }
+    }
+
+    /// Tells `device`'s running or paused sessions with `peer` that the peer is gone; they range no more.
+    private func removeSessions(of device: Int, with peer: PeerID, reason: SessionRemovalReason) {
+        for session in sessionsMade where session.index == device && session.peer == peer
+            && (session.state == .running || session.state == .paused) {
+            stopRanging(session)
+            session.state = .idle
+            session.tell(.removed(reason))
         }
     }
 
@@ -316,12 +329,7 @@ public final class SimulatedRoom {
         case .lost(let d, let p, let reason):
             let device = devices[d], peer = devices[p].peerID
             device.connectedPeers.remove(peer)
-            for session in sessionsByToken.values where session.index == d && session.peer == peer
-                && (session.state == .running || session.state == .paused) {
-                stopRanging(session)
-                session.state = .idle
-                session.tell(.removed(reason))
-            }
+            removeSessions(of: d, with: peer, reason: reason)
             device.delegate?.device(device, lost: peer)
         case .session(let d, let p, let sessionEvent, _):
             switch sessionEvent {
@@ -333,6 +341,11 @@ public final class SimulatedRoom {
             case .didUpdate(let update): session(of: d, with: p)?.tell(.update(update))
             case .suspended: session(of: d, with: p)?.tell(.suspended)
             case .suspensionEnded: session(of: d, with: p)?.tell(.suspensionEnded)
+            case .invalidated(let error) where error.code == .peerReplaced:
+                // The peer came back as a new life: its app's sessions died with the old one, as a killed app's
+                // do, and ours with it are removed as timed out.
+                devices[d].connectedPeers.remove(devices[p].peerID)
+                removeSessions(of: d, with: devices[p].peerID, reason: .timeout)
             case .didRemove, .invalidated: devices[d].connectedPeers.remove(devices[p].peerID)
             }
         default:

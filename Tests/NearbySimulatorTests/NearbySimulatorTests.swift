@@ -130,6 +130,8 @@ private final class App: SimulatedDeviceDelegate, NearbySessionDelegate {
         let after = try #require(apps[0].sessions[restarted.peerID])
         #expect(after !== before && after.discoveryToken != before.discoveryToken)
         #expect(before.state == .invalidated && after.state == .running)
+        // The old session was removed as timed out when the new life appeared, before its replacement connected.
+        #expect(apps[0].removed[restarted.peerID] == .timeout)
         #expect(apps[0].sessions.count == 5)
         #expect(fresh.sessions.count == 5 && fresh.sessions.values.allSatisfy { $0.state == .running })
         let updated = try #require(apps[0].latest[restarted.peerID])
