@@ -10,6 +10,16 @@ extension SimulationSummary {
             + (run.groupKey == "development" ? "development key (loopback only)" : "key \(run.groupKey)")
     }
 
+    /// Counts by band of true distance, in centimetres: "3 up to 8 cm, 1 at 8-12 cm, 0 beyond 20 cm".
+    static func bands(_ bands: [DistanceCount]) -> String {
+        bands.map { band in
+            let from = String(format: "%g", band.fromMetres * 100)
+            guard let to = band.toMetres else { return "\(band.count) beyond \(from) cm" }
+            return band.fromMetres == 0 ? "\(band.count) up to \(String(format: "%g", to * 100)) cm"
+                : "\(band.count) at \(from)-\(String(format: "%g", to * 100)) cm"
+        }.joined(separator: ", ")
+    }
+
     /// The summary as lines for a terminal (all but the header line when that was printed at the start).
     var text: String { text(header: true) }
 
@@ -63,10 +73,11 @@ extension SimulationSummary {
             + "none in \(pct(direction.nilShare)) of updates")
         lines.append("bumps       \(bumps.fired) fired, \(bumps.detected) of \(bumps.trueContacts) true contacts detected "
             + "(precision \(pct(bumps.precision)), recall \(pct(bumps.recall))); latency p50 \(s(bumps.latencyP50)), "
-            + "p95 \(s(bumps.latencyP95))")
-        lines.append("            \(count(bumps.falseBumps, "false bump")) (\(bumps.falseOnNearMisses) fired with the phones truly "
-            + "within 30 cm); \(count(bumps.nearMisses, "near miss", "near misses")), \(count(bumps.brushes, "brush", "brushes")); "
-            + "\(count(bumps.profilesDelivered, "profile")) delivered")
+            + "p95 \(s(bumps.latencyP95)); \(bumps.earlyDetections) fired before the touch began")
+        lines.append("            \(count(bumps.falseBumps, "false bump")), by true distance at firing: "
+            + Self.bands(bumps.falseByTrueDistance) + "; \(count(bumps.nearMisses, "near miss", "near misses")), "
+            + "by closest approach: " + Self.bands(bumps.nearMissesByDistance))
+        lines.append("            \(count(bumps.brushes, "brush", "brushes")); \(count(bumps.profilesDelivered, "profile")) delivered")
         lines.append("performance \(String(format: "%.2f", performance.wallSeconds)) s wall, "
             + "\(String(format: "%.0f", performance.updatesPerSecond)) updates/s, real-time factor "
             + "\(String(format: "%.1f", performance.realTimeFactor)), peak memory \(String(format: "%.0f", performance.peakMemoryMB)) MB"

@@ -6,13 +6,24 @@ import World
 /// A bump matches a true contact (held at least ``ContactTracker/minimumTouchDuration``) of its pair when it fires
 /// between 0.5 s before the contact starts and 1 s after it ends; each contact takes at most one bump, the first.
 /// Contacts that start in the run's last second are not counted: no detector could confirm them in time.
+///
+/// Nothing is hidden: a latency is signed (a bump that fired before the phones touched is early, not zero), false
+/// bumps are told apart by how far the phones truly were when they fired, near misses by how close they came.
 struct BumpScore {
+    /// The bands of the true distance at which a false bump fired, metres: up to 8 cm (touching: a brush, a second
+    /// bump of one touch, a touch in the run's last second), to 12 cm, to 20 cm, beyond.
+    static let falseBandLimits: [Double] = [0.08, 0.12, 0.20]
+    /// The bands of a near miss's closest approach, metres: 8-12, 12-20, 20-25 cm.
+    static let nearMissBandLimits: [Double] = [0.12, 0.20]
+
     var contacts = 0
     var detected = 0
     var matchedBumps = 0
-    var falseOnNearMisses = 0
     var brushes = 0
-    var latency = Histogram(binWidth: 0.01, bins: 1_000)
+    /// Bump time minus contact start for every detected contact, seconds, in contact order.
+    var latencies: [Double] = []
+    var falseByTrueDistance = [Int](repeating: 0, count: falseBandLimits.count + 1)
+    var nearMissesByDistance = [Int](repeating: 0, count: nearMissBandLimits.count + 1)
 
     init(bumps: [RangingBump], tracker: ContactTracker, end: Double) {
         var used = Set<Int>()
@@ -31,11 +42,32 @@ struct BumpScore {
             }) {
                 used.insert(k)
                 detected += 1
-                latency.add(max(bumps[k].time - contact.start, 0))
+                latencies.append(bumps[k].time - contact.start)
             }
         }
         matchedBumps = used.count
-        falseOnNearMisses = bumps.indices.filter { !used.contains($0) && bumps[$0].trueDistance <= 0.30 }.count
+        for k in bumps.indices where !used.contains(k) {
+            falseByTrueDistance[Self.band(bumps[k].trueDistance, Self.falseBandLimits)] += 1
+        }
+        for miss in tracker.nearMisses {
+            nearMissesByDistance[Self.band(miss.minimumDistance, Self.nearMissBandLimits)] += 1
+        }
+    }
+
+    /// The latency under which `fraction` of the detected contacts' latencies lie (the smallest value reaching that
+    /// share, as a quantile of the values themselves); `nil` without one.
+    func latency(_ fraction: Double) -> Double? {
+        guard !latencies.isEmpty else { return nil }
+        let sorted = latencies.sorted()
+        let rank = Int((fraction * Double(sorted.count)).rounded(.up))
+        return sorted[min(max(rank, 1), sorted.count) - 1]
+    }
+
+    /// Detected contacts whose bump fired before the phones touched.
+    var early: Int { latencies.filter { $0 < 0 }.count }
+
+    private static func band(_ value: Double, _ limits: [Double]) -> Int {
+        limits.firstIndex { value <= $0 } ?? limits.count
     }
 
     /// A contact names its pair lower index first; a bump, initiator first.

@@ -455,13 +455,25 @@ public final class Simulation {
                 fired: bumps.count, trueContacts: score.contacts, detected: score.detected,
                 precision: bumps.isEmpty ? nil : Double(score.matchedBumps) / Double(bumps.count),
                 recall: score.contacts == 0 ? nil : Double(score.detected) / Double(score.contacts),
-                latencyP50: score.latency.quantile(0.5), latencyP95: score.latency.quantile(0.95),
-                falseBumps: bumps.count - score.matchedBumps, falseOnNearMisses: score.falseOnNearMisses,
-                nearMisses: world.tracker.nearMisses.count, brushes: score.brushes,
+                latencyP50: score.latency(0.5), latencyP95: score.latency(0.95), earlyDetections: score.early,
+                falseBumps: bumps.count - score.matchedBumps,
+                falseByTrueDistance: Self.bands(score.falseByTrueDistance, from: 0, BumpScore.falseBandLimits),
+                nearMisses: world.tracker.nearMisses.count,
+                nearMissesByDistance: Self.bands(score.nearMissesByDistance, from: 0.08, BumpScore.nearMissBandLimits),
+                brushes: score.brushes,
                 profilesDelivered: tally.profiles),
             performance: .init(wallSeconds: wall, updatesPerSecond: wall > 0 ? Double(stats.updates) / wall : 0,
                                realTimeFactor: wall > 0 ? end / wall : 0, peakMemoryMB: Self.peakMemoryMB()),
             traceLines: trace?.lineCount)
+    }
+
+    /// Counts by band, the bands from `from` to each limit and beyond the last (near misses end at 25 cm).
+    private static func bands(_ counts: [Int], from: Double, _ limits: [Double]) -> [SimulationSummary.DistanceCount] {
+        counts.indices.map { b in
+            let upper: Double? = b < limits.count ? limits[b] : (from > 0 ? 0.25 : nil)
+            return SimulationSummary.DistanceCount(fromMetres: b == 0 ? from : limits[b - 1], toMetres: upper,
+                                                   count: counts[b])
+        }
     }
 
     private func bandFigures(_ received: [Int]) -> [SimulationSummary.Band] {

@@ -123,17 +123,36 @@ public struct SimulationSummary: Sendable, Codable, Equatable {
         public var detected: Int
         public var precision: Double?
         public var recall: Double?
-        /// From the start of the true contact to the bump.
+        /// From the start of the true contact to its bump, signed: negative when the bump fired before the phones
+        /// touched (it may, up to 0.5 s before).
         public var latencyP50: Double?
         public var latencyP95: Double?
-        /// Bumps with no true contact; of those, the ones fired when the phones were within 30 cm (a near miss).
+        /// Detected contacts whose bump fired before the phones touched.
+        public var earlyDetections: Int
+        /// Bumps matched to no true contact, and how far the phones truly were when they fired: up to 8 cm, 8-12 cm,
+        /// 12-20 cm, beyond 20 cm.
         public var falseBumps: Int
-        public var falseOnNearMisses: Int
-        /// True near misses (closest approach 8 to 25 cm without touching), and brief brushes (under 0.2 s).
+        public var falseByTrueDistance: [DistanceCount]
+        /// True near misses (closest approach 8 to 25 cm without touching), by closest approach (8-12, 12-20,
+        /// 20-25 cm), and brief brushes (under 0.2 s).
         public var nearMisses: Int
+        public var nearMissesByDistance: [DistanceCount]
         public var brushes: Int
         /// Profiles delivered over the transport after bumps (one each way per bump).
         public var profilesDelivered: Int
+    }
+
+    /// A count in a band of true distance, metres (`toMetres` absent: no upper bound).
+    public struct DistanceCount: Sendable, Codable, Equatable {
+        public var fromMetres: Double
+        public var toMetres: Double?
+        public var count: Int
+
+        public init(fromMetres: Double, toMetres: Double?, count: Int) {
+            self.fromMetres = fromMetres
+            self.toMetres = toMetres
+            self.count = count
+        }
     }
 
     public struct Performance: Sendable, Codable, Equatable {

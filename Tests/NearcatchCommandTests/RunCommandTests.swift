@@ -93,16 +93,26 @@ import Testing
         var summary = try await command.execute()
         summary.discovery.convergenceSeconds = nil
         summary.bumps.falseBumps = 1
-        summary.bumps.falseOnNearMisses = 1
+        summary.bumps.falseByTrueDistance = [
+            .init(fromMetres: 0, toMetres: 0.08, count: 0), .init(fromMetres: 0.08, toMetres: 0.12, count: 1),
+            .init(fromMetres: 0.12, toMetres: 0.2, count: 0), .init(fromMetres: 0.2, toMetres: nil, count: 0),
+        ]
         summary.bumps.nearMisses = 1
+        summary.bumps.nearMissesByDistance = [
+            .init(fromMetres: 0.08, toMetres: 0.12, count: 0), .init(fromMetres: 0.12, toMetres: 0.2, count: 1),
+            .init(fromMetres: 0.2, toMetres: 0.25, count: 0),
+        ]
         summary.bumps.brushes = 1
         summary.bumps.profilesDelivered = 1
         let text = try command.render(summary)
         #expect(text.contains("discovery   did not converge; 6 pairs"))
-        #expect(text.contains("1 false bump (1 fired with the phones truly within 30 cm); 1 near miss, 1 brush; 1 profile delivered"))
+        #expect(text.contains("1 false bump, by true distance at firing: 0 up to 8 cm, 1 at 8-12 cm, 0 at 12-20 cm, "
+            + "0 beyond 20 cm; 1 near miss, by closest approach: 0 at 8-12 cm, 1 at 12-20 cm, 0 at 20-25 cm"))
+        #expect(text.contains("1 brush; 1 profile delivered"))
         summary.bumps.nearMisses = 0
         summary.bumps.brushes = 2
-        #expect(try command.render(summary).contains("0 near misses, 2 brushes"))
+        #expect(try command.render(summary).contains("0 near misses, by closest approach"))
+        #expect(try command.render(summary).contains("2 brushes; 1 profile delivered"))
     }
 
     @Test func badRunWritesNoTraceFile() throws {
@@ -137,7 +147,8 @@ import Testing
             "distanceFiltered": ["rmse", "p50", "p95", "count"],
             "direction": ["p50Degrees", "p95Degrees", "nilShare"],
             "bumps": ["fired", "trueContacts", "detected", "precision", "recall", "latencyP50", "latencyP95",
-                      "falseBumps", "falseOnNearMisses", "nearMisses", "brushes", "profilesDelivered"],
+                      "earlyDetections", "falseBumps", "falseByTrueDistance", "nearMisses", "nearMissesByDistance",
+                      "brushes", "profilesDelivered"],
             "performance": ["wallSeconds", "updatesPerSecond", "realTimeFactor", "peakMemoryMB"],
         ]
         for (section, keys) in expected {

@@ -51,12 +51,15 @@ import World
         #expect(score.detected == (matches ? 1 : 0))
         #expect(score.matchedBumps == (matches ? 1 : 0))
         if matches {
-            #expect(abs(score.latency.quantile(0.5)! - (max(time - 10, 0) + 0.005)) < 0.006)
+            // Signed: a bump before the touch began is early, not zero.
+            #expect(abs(score.latency(0.5)! - (time - 10)) < 1e-9)
+            #expect(score.early == (time < 10 ? 1 : 0))
         }
     }
 
-    /// One contact takes one bump, the first; a second is false. A false bump within 30 cm counts as on a near
-    /// miss; one at a brush's pair counts as false, and the brush is not a contact to detect.
+    /// One contact takes one bump, the first; a second is false. False bumps are told by the true distance at which
+    /// they fired; one at a brush's pair counts as false, and the brush is not a contact to detect. The near miss
+    /// is counted in its band of closest approach.
     @Test func falseBumpsAndNearMisses() {
         let bumps = [
             Self.bump(0, 1, at: 10.2), Self.bump(0, 1, at: 10.5),
@@ -66,9 +69,10 @@ import World
         let score = BumpScore(bumps: bumps, tracker: Self.tracker(), end: 60)
         #expect(score.contacts == 1 && score.detected == 1 && score.matchedBumps == 1)
         // Unmatched: the second bump of 0-1 (at 5 cm), 6-7 (20 cm), the brush (5 cm), the last second's (5 cm),
-        // 0-2 (4 m); all but the last within 30 cm.
+        // 0-2 (4 m): three up to 8 cm, none at 8-12, one at 12-20, one beyond.
         #expect(bumps.count - score.matchedBumps == 5)
-        #expect(score.falseOnNearMisses == 4)
+        #expect(score.falseByTrueDistance == [3, 0, 1, 1])
+        #expect(score.nearMissesByDistance == [0, 1, 0])
     }
 
     /// A run cut short is scored to where it stopped: a contact that began in its last second is not counted (no
