@@ -178,6 +178,29 @@ import TestSupport
         #expect(schema.problems(line: misspelled) == ["$.peers[0].waypoints[0]: the field headng is not in the schema"])
     }
 
+    /// examples/touch-or-stop.json (made by tools/make-touch-or-stop) is what it says: over a minute, 12 touches at
+    /// 5 to 7 cm, each held about half a second, and 24 stops short, 12 at 9 to 11 cm and 12 at 15 to 20 cm; no
+    /// other contact or near miss.
+    @Test func touchOrStopHasAsManyStopsShortAsTouches() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let file = try ScenarioFile.load(path: root.appendingPathComponent("examples/touch-or-stop.json").path)
+        let world = try World(scenario: .scripted(file), peers: file.peers.count, seed: 1)
+        _ = world.advance(to: 60)
+        let contacts = world.tracker.contacts
+        #expect(contacts.count == 12)
+        for contact in contacts {
+            #expect(contact.b == contact.a + 1 && contact.a % 2 == 0 && contact.a < 8)
+            #expect(contact.minimumDistance >= 0.05 - 1e-9 && contact.minimumDistance <= 0.07 + 1e-9)
+            let held = try #require(contact.duration)
+            #expect(held >= 0.5 && held <= 0.8, "\(held)")
+        }
+        let misses = world.tracker.nearMisses
+        #expect(misses.count == 24)
+        #expect(misses.filter { $0.minimumDistance >= 0.09 - 1e-9 && $0.minimumDistance <= 0.11 + 1e-9 }.count == 12)
+        #expect(misses.filter { $0.minimumDistance >= 0.15 - 1e-9 && $0.minimumDistance <= 0.20 + 1e-9 }.count == 12)
+    }
+
     @Test func missingFileIsNamed() {
         do {
             _ = try ScenarioFile.load(path: "/nonexistent/s.json")
