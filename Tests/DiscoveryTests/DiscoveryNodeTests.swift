@@ -373,6 +373,57 @@ import Transport
         #expect(b.table.session(with: low)?.remoteToken == a.table.session(with: high)?.localToken)
     }
 
+    /// The responder sends data the moment it accepts; data that overtakes the acceptance is held until the
+    /// acceptance names the same token, then delivered after the session began, not refused.
+    @Test func dataThatOvertakesTheAcceptanceIsHeldNotRefused() throws {
+        var a = try node(low)
+        var b = try node(high)
+        _ = a.start(now: 0)
+        _ = b.start(now: 0)
+        let invite = try #require(sent(a.receive(datagram(try announce(high, sequence: 1), from: there), now: 0.1)).first)
+        _ = b.receive(datagram(try announce(low, sequence: 1), from: here), now: 0.1)
+        let accept = try #require(sent(b.receive(datagram(invite.2, from: here), now: 0.2)).first)
+        let data = try #require(sent(b.sendData(to: low, kind: 2, payload: [7, 8, 9])).first)
+        #expect(a.receive(datagram(data.2, from: there), now: 0.21).isEmpty)
+        #expect(a.counters.refused.values.reduce(0, +) == 0)
+        let events = a.receive(datagram(accept.2, from: there), now: 0.22).compactMap { if case .event(let e) = $0 { e } else { nil } }
+        #expect(events.count == 2)
+        #expect(events.first.map { if case .session(high, .began) = $0 { true } else { false } } == true)
+        #expect(events.last == .data(high, kind: 2, payload: [7, 8, 9]))
+    }
+
+    /// With connections by consent, neither side invites on discovery; the invitee's app is asked once, and only
+    /// its consent lets the session begin.
+    @Test func byConsentTheAppInvitesAndAccepts() throws {
+        func consenting(_ peer: PeerID) throws -> DiscoveryNode {
+            var c = DiscoveryNode.Configuration(serviceType: "nearcatch", peer: peer, incarnation: 1, displayName: "n")
+            c.connectsByConsent = true
+            return try DiscoveryNode(configuration: c, unicastPort: 5000,
+                                     tokens: SeededTokenSource(random: RandomSource(seed: peer.rawValue)),
+                                     random: RandomSource(seed: 99))
+        }
+        var a = try consenting(low)
+        var b = try consenting(high)
+        _ = a.start(now: 0)
+        _ = b.start(now: 0)
+        #expect(sent(a.receive(datagram(try announce(high, sequence: 1), from: there), now: 0.1)).isEmpty)
+        #expect(sent(b.receive(datagram(try announce(low, sequence: 1), from: here), now: 0.1)).isEmpty)
+        // A's app invites B: an invitation goes out; B's node asks its app, once, and answers nothing yet.
+        let invite = try #require(sent(a.consent(to: high, now: 0.2)).first)
+        guard case .invite = invite.0 else { Issue.record("\(invite.0)"); return }
+        #expect(b.receive(datagram(invite.2, from: here), now: 0.21) == [.event(.invited(low))])
+        #expect(b.receive(datagram(invite.2, from: here), now: 0.5).isEmpty)
+        #expect(b.table.establishedCount == 0)
+        // B's app accepts: B asks to be invited, A invites again, and the session begins on both sides.
+        let solicit = try #require(sent(b.consent(to: low, now: 0.6)).first)
+        guard case .solicit = solicit.0 else { Issue.record("\(solicit.0)"); return }
+        _ = a.receive(datagram(solicit.2, from: there), now: 0.61)
+        let again = try #require(sent(a.tick(now: 1.5)).first { if case .invite = $0.0 { true } else { false } })
+        let accept = try #require(sent(b.receive(datagram(again.2, from: here), now: 1.51)).first)
+        _ = a.receive(datagram(accept.2, from: there), now: 1.52)
+        #expect(a.table.establishedCount == 1 && b.table.establishedCount == 1)
+    }
+
     @Test func refusalsAreCountedByReason() throws {
         var a = try node(low, incarnation: 5)
         _ = a.start(now: 0)
