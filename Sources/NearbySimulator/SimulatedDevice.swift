@@ -78,6 +78,7 @@ public final class SimulatedDevice {
 
     /// A new ranging session with a token of its own; run it with the peer session's token.
     public func makeSession() -> NearbySession {
-        room!.makeSession(on: self)
+        guard let room else { preconditionFailure("device \(peerID) outlived its room") }
+        return room.makeSession(on: self)
     }
 }

@@ -85,7 +85,7 @@ public final class SimulatedRoom {
     /// Every device, by index.
     public private(set) var devices: [SimulatedDevice] = []
     private let simulation: Simulation
-    private var cluster: InMemoryCluster!
+    private let cluster: InMemoryCluster
     private let router = Router()
     private var tokenCount: UInt64 = 0
     /// Every live session, by token, and every session made, in the order made (walked in that order, so that the
@@ -360,7 +360,7 @@ public final class SimulatedRoom {
     /// The app's consent to connect `device` with `peer`, given on the room's clock (not inside the node's own
     /// handling of a datagram, where the app may be when it accepts).
     func consent(_ device: SimulatedDevice, to peer: PeerID) {
-        let cluster = self.cluster!
+        let cluster = self.cluster
         cluster.clock.schedule(at: cluster.now) {
             cluster.drivers[device.index].apply { $0.consent(to: peer, now: cluster.now) }
         }
