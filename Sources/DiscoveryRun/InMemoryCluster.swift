@@ -37,6 +37,7 @@ public final class InMemoryCluster: Cluster {
         incarnations = Array(repeating: 1, count: settings.peers)
         for i in 0..<settings.peers {
             drivers.append(try makeDriver(i))
+            // Drawn even when the app starts the node, so that the stream's later draws stay the same.
             let startAt = random.uniform() * settings.startSpread
             if settings.startsOnRequest { continue }
             clock.schedule(at: startAt) { [unowned self] in self.drivers[i].start() }

@@ -457,9 +457,10 @@ public final class Simulation {
                 recall: score.contacts == 0 ? nil : Double(score.detected) / Double(score.contacts),
                 latencyP50: score.latency(0.5), latencyP95: score.latency(0.95), earlyDetections: score.early,
                 falseBumps: bumps.count - score.matchedBumps,
-                falseByTrueDistance: Self.bands(score.falseByTrueDistance, from: 0, BumpScore.falseBandLimits),
+                falseByTrueDistance: Self.bands(score.falseByTrueDistance, from: 0, BumpScore.falseBandLimits, to: nil),
                 nearMisses: world.tracker.nearMisses.count,
-                nearMissesByDistance: Self.bands(score.nearMissesByDistance, from: 0.08, BumpScore.nearMissBandLimits),
+                nearMissesByDistance: Self.bands(score.nearMissesByDistance, from: world.tracker.contactDistance,
+                                                 BumpScore.nearMissBandLimits, to: world.tracker.nearMissDistance),
                 brushes: score.brushes,
                 profilesDelivered: tally.profiles),
             performance: .init(wallSeconds: wall, updatesPerSecond: wall > 0 ? Double(stats.updates) / wall : 0,
@@ -467,12 +468,13 @@ public final class Simulation {
             traceLines: trace?.lineCount)
     }
 
-    /// Counts by band, the bands from `from` to each limit and beyond the last (near misses end at 25 cm).
-    private static func bands(_ counts: [Int], from: Double, _ limits: [Double]) -> [SimulationSummary.DistanceCount] {
+    /// Counts by band: from `from` to the first limit, between limits, and from the last to `to` (`nil`: open).
+    private static func bands(
+        _ counts: [Int], from: Double, _ limits: [Double], to: Double?
+    ) -> [SimulationSummary.DistanceCount] {
         counts.indices.map { b in
-            let upper: Double? = b < limits.count ? limits[b] : (from > 0 ? 0.25 : nil)
-            return SimulationSummary.DistanceCount(fromMetres: b == 0 ? from : limits[b - 1], toMetres: upper,
-                                                   count: counts[b])
+            SimulationSummary.DistanceCount(fromMetres: b == 0 ? from : limits[b - 1],
+                                            toMetres: b < limits.count ? limits[b] : to, count: counts[b])
         }
     }
 

@@ -37,9 +37,6 @@ public final class World {
     public let hallSide: Double
     /// The interests each peer publishes in its discovery info.
     public let interests: [[String]]
-    /// Each peer's interests as bits (one per distinct interest, 64 to a word), so that pairing up counts shared
-    /// interests with a few `popcount`s rather than building sets.
-    private let interestBits: [[UInt64]]
     public private(set) var time: Double = 0
     public private(set) var poses: [Pose]
     public private(set) var tracker = ContactTracker()
@@ -62,7 +59,6 @@ public final class World {
         if case .scripted(let file) = scenario {
             peerCount = file.peers.count
             interests = file.peers.map(\.interests)
-            interestBits = Self.bits(interests)
             hallSide = 0
             poses = []
             poses = (0..<peerCount).map { scriptedPose($0, at: 0, file: file) }
@@ -81,7 +77,6 @@ public final class World {
             drawn.append(chosen.sorted())
         }
         interests = drawn
-        interestBits = Self.bits(drawn)
         poses = []
         for _ in 0..<peers {
             let start = randomPoint(height: 1.1 + 0.2 * random.uniform())
@@ -90,24 +85,6 @@ public final class World {
                                  heading: random.uniform() * 2 * .pi))
         }
         poses = motion.map { Pose(position: $0.position, orientation: Orientation(heading: $0.heading)) }
-    }
-
-    private static func bits(_ interests: [[String]]) -> [[UInt64]] {
-        var index: [String: Int] = [:]
-        for name in interests.joined() where index[name] == nil { index[name] = index.count }
-        let words = (index.count + 63) / 64
-        return interests.map { names in
-            var bits = [UInt64](repeating: 0, count: words)
-            for name in names {
-                let k = index[name]!
-                bits[k / 64] |= 1 << UInt64(k % 64)
-            }
-            return bits
-        }
-    }
-
-    private func sharedInterests(_ i: Int, _ j: Int) -> Int {
-        zip(interestBits[i], interestBits[j]).reduce(0) { $0 + ($1.0 & $1.1).nonzeroBitCount }
     }
 
     private func randomPoint(height: Double) -> Vector3 {
@@ -252,7 +229,7 @@ public final class World {
             var best: (score: Int, distance: Double, j: Int)?
             for j in 0..<peerCount where j != i && motion[j].encounter == nil && time >= motion[j].readyAt
                 && !motion[i].met.contains(j) && knows(i, j) && knows(j, i) {
-                let score = sharedInterests(i, j)
+                let score = Set(interests[i]).intersection(interests[j]).count
                 let distance = (motion[i].position - motion[j].position).length
                 if let b = best, (b.score, -b.distance) >= (score, -distance) { continue }
                 best = (score, distance, j)
