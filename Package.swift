@@ -40,7 +40,7 @@ let package = Package(
         .target(name: "Radio", dependencies: ["GSL", "Geometry"]),
         .target(name: "Estimation", dependencies: ["Geometry", "Radio", "Sessions"]),
         .target(name: "Sessions"),
-        .target(name: "World", dependencies: ["GSL", "Geometry"]),
+        .target(name: "World", dependencies: ["Bump", "GSL", "Geometry"]),
         .target(name: "Bump"),
         // The pure ranging core: pair slots, the round engine, the planner seam, the running-session view.
         .target(name: "Ranging", dependencies: ["Bump", "Estimation", "GSL", "Geometry", "Radio", "Sessions"]),
@@ -91,7 +91,7 @@ let package = Package(
             name: "NearcatchCommand",
             dependencies: [
                 "Calibration", "Radio", "Geometry", "Discovery", "DiscoveryRun", "MulticastTransport", "Transport",
-                "Simulation", "UDPRun", "World",
+                "Simulation", "UDPRun", "World", "Bump",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -103,7 +103,7 @@ let package = Package(
         .testTarget(name: "RadioTests", dependencies: ["Radio", "GSL", "Geometry", "TestSupport"]),
         .testTarget(name: "EstimationTests", dependencies: ["Estimation", "Radio", "GSL", "Geometry", "Sessions", "TestSupport"]),
         .testTarget(name: "SessionsTests", dependencies: ["Sessions"]),
-        .testTarget(name: "WorldTests", dependencies: ["World", "Geometry", "GSL", "TestSupport"]),
+        .testTarget(name: "WorldTests", dependencies: ["World", "Bump", "Geometry", "GSL", "TestSupport"]),
         .testTarget(name: "BumpTests", dependencies: ["Bump"]),
         .testTarget(
             name: "SimulationTests",

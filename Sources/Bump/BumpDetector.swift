@@ -1,5 +1,14 @@
 /// Settings of the bump detector.
 public struct BumpConfiguration: Sendable, Equatable {
+    /// How a bump is decided.
+    public enum Method: String, Sendable, CaseIterable {
+        /// From the range estimate alone: k of the last n estimates at or under the bump distance.
+        case range
+        /// An impact both phones' accelerometers felt at the same instant, confirmed by the range estimate.
+        case fused
+    }
+
+    public var method: Method = .fused
     /// A bump needs the estimated distance at or under this, metres (8 cm).
     public var distance: Float = 0.08
     /// ... in at least `confirmations` of the last `window` updates, so that one low reading does not fire.
@@ -8,6 +17,16 @@ public struct BumpConfiguration: Sendable, Equatable {
     /// After firing, the detector re-arms only once the estimate has risen above this, metres: one approach, one
     /// bump, however long the phones stay together.
     public var rearmDistance: Float = 0.30
+
+    /// Fused: an accelerometer peak at or over this is an impact, m/s^2 (a tap of two phones gives 10 to 30; a
+    /// step while holding a phone 2 to 5).
+    public var impactThreshold: Float = 8
+    /// Fused: the two phones' impacts are one when their times differ by at most this, seconds.
+    public var coincidence: Double = 0.03
+    /// Fused: the pair's fresh range estimate must have been at or under this, metres, ...
+    public var confirmDistance: Float = 0.25
+    /// ... within this long of the joint impact, before or after it, seconds.
+    public var confirmWindow: Double = 1
 
     public init() {}
 
@@ -23,6 +42,18 @@ public struct BumpConfiguration: Sendable, Equatable {
         guard rearmDistance.isFinite, rearmDistance > distance, rearmDistance <= 10 else {
             throw BumpConfigurationError(field: "rearmDistance", rule: "above the bump distance and at most 10 m")
         }
+        guard impactThreshold.isFinite, impactThreshold > 0, impactThreshold <= 1000 else {
+            throw BumpConfigurationError(field: "impactThreshold", rule: "above 0 and at most 1000 m/s^2")
+        }
+        guard coincidence.isFinite, coincidence > 0, coincidence <= 1 else {
+            throw BumpConfigurationError(field: "coincidence", rule: "above 0 and at most 1 s")
+        }
+        guard confirmDistance.isFinite, confirmDistance > 0, confirmDistance <= 10 else {
+            throw BumpConfigurationError(field: "confirmDistance", rule: "above 0 and at most 10 m")
+        }
+        guard confirmWindow.isFinite, confirmWindow > 0, confirmWindow <= 10 else {
+            throw BumpConfigurationError(field: "confirmWindow", rule: "above 0 and at most 10 s")
+        }
     }
 }
 
@@ -34,10 +65,26 @@ public struct BumpConfigurationError: Error, Sendable, Equatable, CustomStringCo
     public var description: String { "bump \(field) must be \(rule)" }
 }
 
-/// Fires once per approach when the estimated distance is at or under the bump distance in k of the last n updates,
-/// and re-arms only after the estimate has risen above the re-arm distance (hysteresis).
+/// A peak of a phone's accelerometer (gravity removed): when, and how strong, m/s^2.
+public struct Impact: Sendable, Equatable {
+    public let time: Double
+    public let magnitude: Float
+
+    public init(time: Double, magnitude: Float) {
+        self.time = time
+        self.magnitude = magnitude
+    }
+}
+
+/// Range only: fires once per approach when the estimated distance is at or under the bump distance in k of the
+/// last n updates, and re-arms only after the estimate has risen above the re-arm distance (hysteresis).
 ///
-/// Sixteen bytes of state and no allocation: one lives in each pair's slot.
+/// Fused: fires when both phones felt an impact at the same instant (within ``BumpConfiguration/coincidence``) and
+/// the pair's range estimate was within ``BumpConfiguration/confirmDistance`` less than
+/// ``BumpConfiguration/confirmWindow`` from it; each joint impact fires at most once. A pair that stops short of
+/// touching has no impact, however close its estimate reads; an impact of a stranger's touch has no close range.
+///
+/// No allocation: one lives in each pair's slot.
 public struct BumpDetector: Sendable, Equatable {
     public let configuration: BumpConfiguration
     /// The last `window` verdicts, newest in bit 0.
@@ -47,6 +94,9 @@ public struct BumpDetector: Sendable, Equatable {
     public private(set) var isArmed = true
     /// Bumps fired so far.
     public private(set) var fired = 0
+    /// Fused: the last joint impact used, and when the estimate was last within the confirm distance.
+    private var lastImpact = -Double.infinity
+    private var lastNear = -Double.infinity
 
     public init(configuration: BumpConfiguration = BumpConfiguration()) {
         self.configuration = configuration
@@ -68,6 +118,30 @@ public struct BumpDetector: Sendable, Equatable {
         }
         guard recent.nonzeroBitCount >= c.confirmations else { return false }
         isArmed = false
+        fired += 1
+        return true
+    }
+
+    /// Fused: feeds one exchange's fresh estimate (`nil` when there is none) at `time`, with the two phones' recent
+    /// accelerometer peaks (oldest first), and says whether a bump fires now. Only peaks up to `time` are looked at:
+    /// an app knows nothing later.
+    public mutating func update(distance: Float?, at time: Double, initiator: [Impact], responder: [Impact]) -> Bool {
+        let c = configuration
+        if let distance, distance <= c.confirmDistance { lastNear = time }
+        guard lastNear > -Double.infinity else { return false }
+        var joint: Double?
+        for mine in initiator.reversed() {
+            guard mine.time <= time else { continue }
+            guard mine.time > lastImpact, mine.time >= time - c.confirmWindow - c.coincidence else { break }
+            guard mine.magnitude >= c.impactThreshold else { continue }
+            if responder.contains(where: { abs($0.time - mine.time) <= c.coincidence && $0.time <= time
+                && $0.magnitude >= c.impactThreshold }) {
+                joint = mine.time
+                break
+            }
+        }
+        guard let joint, abs(lastNear - joint) <= c.confirmWindow, time - joint <= c.confirmWindow else { return false }
+        lastImpact = joint + c.coincidence
         fired += 1
         return true
     }

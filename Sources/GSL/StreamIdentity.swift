@@ -14,6 +14,7 @@ public struct StreamIdentity: Sendable, Hashable {
         case discovery = 7
         case token = 8
         case planner = 9
+        case sensors = 10
     }
 
     public let kind: Kind

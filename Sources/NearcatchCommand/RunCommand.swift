@@ -1,4 +1,5 @@
 import ArgumentParser
+import Bump
 import Foundation
 import MulticastTransport
 import Radio
@@ -66,8 +67,11 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     @Option(name: .customLong("antenna-sigma"), parsing: .unconditional, help: "Spread of each device's antenna-delay bias, metres (default 0.06).")
     var antennaSigma: Double = 0.06
 
-    @Option(help: "Line-of-sight model of every pair: markov (obstructions come and go), los, or nlos.")
-    var link: RadioConfiguration.LinkModel = .markov
+    @Option(help: "Line-of-sight model of every pair: geometry (obstructed by the bodies and walls on the line between the phones), markov (obstructions come and go at random), los, or nlos.")
+    var link: RadioConfiguration.LinkModel = .geometry
+
+    @Option(help: "Bump detector: fused (an impact both phones' accelerometers feel at once, confirmed by range) or range (the range estimate alone).")
+    var detector: BumpConfiguration.Method = .fused
 
     @Option(name: .customLong("ranging-policy"),
             help: "Who ranges when (docs/airtime.md): proximity (the default: the pairs that matter first, within the air), ideal (every pair of running sessions every round, whatever the air: 495 times one channel at 100 peers), uncoordinated (every session on its own timer; overlapping exchanges in hearing collide) or round-robin (a fair share of the air for every running pair).")
@@ -152,6 +156,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
         s.radio.lineOfSightSigma = losSigma
         s.radio.antennaDelaySigma = antennaSigma
         s.radio.linkModel = link
+        s.bump.method = detector
         s.version = NearcatchSim.version
         s.groupKey = try network.groupKey()
         do {
@@ -217,3 +222,4 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     }
 }
 extension SimulationSettings.RangingPolicy: ExpressibleByArgument {}
+extension BumpConfiguration.Method: ExpressibleByArgument {}

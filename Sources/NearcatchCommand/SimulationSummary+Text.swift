@@ -6,7 +6,7 @@ extension SimulationSummary {
     static func headerLine(_ run: Run) -> String {
         "nearcatch-sim \(run.version): \(run.peers) peers, \(run.scenario), \(run.transport) transport, \(run.clock) clock, "
             + "\(run.workers) workers, seed \(run.seed), \(String(format: "%g", run.duration)) s at \(String(format: "%g", run.rate)) Hz, "
-            + "\(run.planner) ranging, "
+            + "\(run.planner) ranging, \(run.detector) detector, \(run.link) link, "
             + (run.groupKey == "development" ? "development key (loopback only)" : "key \(run.groupKey)")
     }
 

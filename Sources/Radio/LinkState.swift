@@ -33,7 +33,8 @@ public struct LinkState: Sendable, Equatable {
         let u = random.uniform()
         let next: Bool
         switch model {
-        case .lineOfSight:
+        case .lineOfSight, .geometry:
+            // Under the geometry model the radio asks the world, not the chain; asked anyway, the chain stays clear.
             next = true
         case .nonLineOfSight:
             next = false

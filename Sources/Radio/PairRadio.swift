@@ -13,7 +13,8 @@ public struct PairRadio {
     public let configuration: RadioConfiguration
     public private(set) var link = LinkState()
     private let random: RandomSource
-    private let phaseNoise: Double
+    /// The angle-of-arrival noise a strong signal leaves, radians at boresight.
+    private let phaseFloor: Double
     private let cosFieldOfView: Double
     private var pathDifferences: [Double]
 
@@ -28,38 +29,68 @@ public struct PairRadio {
         self.responder = responder
         self.configuration = configuration
         self.random = random
-        self.phaseNoise = configuration.phaseNoiseSigma
+        self.phaseFloor = configuration.boresightAngleSigma
         self.cosFieldOfView = cos(configuration.fieldOfViewHalfAngle)
         self.pathDifferences = [Double](repeating: 0, count: configuration.antennaLayout.baselines.count)
     }
 
     /// Simulates one exchange at global time `time` between the initiator at `initiatorPose` and the responder at
-    /// `responderPose`.
+    /// `responderPose`, with `path` standing between them.
     ///
     /// - Returns: the measurement, or `nil` when the exchange was lost.
-    public mutating func exchange(initiatorPose: Pose, responderPose: Pose, at time: Double) -> RangingMeasurement? {
-        exchange(geometry: PairGeometry(initiatorPose, responderPose), at: time)
+    public mutating func exchange(
+        initiatorPose: Pose, responderPose: Pose, at time: Double, path: PathObstruction = .clear
+    ) -> RangingMeasurement? {
+        exchange(geometry: PairGeometry(initiatorPose, responderPose), at: time, path: path)
     }
 
     /// Simulates one exchange for an already computed true geometry (initiator = A, responder = B).
     ///
-    /// Reads the configuration in place: a copy of it (176 bytes) or of the radio (296 bytes) per exchange was a tenth
-    /// of a whole run's ranging.
-    public mutating func exchange(geometry: PairGeometry, at time: Double) -> RangingMeasurement? {
-        let lineOfSight = link.step(
-            to: time, model: configuration.linkModel, meanLOS: configuration.meanLineOfSightDuration,
-            meanNLOS: configuration.meanNonLineOfSightDuration, random: random)
-        if random.bernoulli(lineOfSight ? configuration.lineOfSightDropout : configuration.nonLineOfSightDropout) {
+    /// The link budget: the SNR falls with the distance and with each phone's antenna turned away, and by the loss
+    /// of what is in the way; the fade loses exchanges as it nears its threshold, and the noise of the distance and
+    /// of the angles grows as 1 / sqrt(SNR). Under ``RadioConfiguration/LinkModel/geometry`` the link is obstructed
+    /// when `path` is not clear; the other models draw or force the state and count an obstruction as one body.
+    ///
+    /// Reads the configuration in place: a copy of it (about 250 bytes) per exchange was a tenth of a whole run's
+    /// ranging.
+    public mutating func exchange(
+        geometry: PairGeometry, at time: Double, path: PathObstruction = .clear
+    ) -> RangingMeasurement? {
+        let lineOfSight: Bool
+        var extraLoss = 0.0
+        if configuration.linkModel == .geometry {
+            lineOfSight = path.isClear
+            extraLoss = Double(path.bodies) * configuration.bodyLoss + path.wallLoss
+        } else {
+            lineOfSight = link.step(
+                to: time, model: configuration.linkModel, meanLOS: configuration.meanLineOfSightDuration,
+                meanNLOS: configuration.meanNonLineOfSightDuration, random: random)
+            if !lineOfSight { extraLoss = configuration.bodyLoss }
+        }
+        let snr = configuration.signalToNoise(
+            distance: geometry.distance,
+            gainA: configuration.antennaGain(offBoresight: geometry.bearingFromA.offBoresight),
+            gainB: configuration.antennaGain(offBoresight: geometry.bearingFromB.offBoresight), extraLoss: extraLoss)
+        let floor = lineOfSight ? configuration.lineOfSightDropout : configuration.nonLineOfSightDropout
+        let fade = configuration.fadeLoss(snr: snr)
+        if random.bernoulli(1 - (1 - floor) * (1 - fade)) {
             return nil
         }
         guard geometry.distance <= configuration.maximumRange else {
             return RangingMeasurement(
                 time: time, lineOfSight: lineOfSight, distance: nil, angleAtInitiator: nil, angleAtResponder: nil)
         }
-
-        let distance = measureDistance(trueDistance: geometry.distance, lineOfSight: lineOfSight, at: time)
-        let atInitiator = lineOfSight ? measureAngle(geometry.bearingFromA) : nil
-        let atResponder = lineOfSight ? measureAngle(geometry.bearingFromB) : nil
+        let weakness = configuration.weakness(snr: snr)
+        let distance = measureDistance(trueDistance: geometry.distance, lineOfSight: lineOfSight, weakness: weakness,
+                                       at: time)
+        var atInitiator: AngleMeasurement?
+        var atResponder: AngleMeasurement?
+        if lineOfSight {
+            let w = configuration.weakSignalAngleSigma
+            let phaseNoise = Double.pi * (phaseFloor * phaseFloor + w * w * weakness).squareRoot()
+            atInitiator = measureAngle(geometry.bearingFromA, phaseNoise: phaseNoise)
+            atResponder = measureAngle(geometry.bearingFromB, phaseNoise: phaseNoise)
+        }
         return RangingMeasurement(
             time: time, lineOfSight: lineOfSight, distance: distance,
             angleAtInitiator: atInitiator, angleAtResponder: atResponder, timeOfFlightDistance: distance)
@@ -67,13 +98,18 @@ public struct PairRadio {
 
     /// The channel's first-path error is common to the three messages of one exchange: the channel does not change
     /// in the few milliseconds it lasts. The distance then comes from the simulated timestamps.
-    private mutating func measureDistance(trueDistance: Double, lineOfSight: Bool, at time: Double) -> Double {
+    private mutating func measureDistance(
+        trueDistance: Double, lineOfSight: Bool, weakness: Double, at time: Double
+    ) -> Double {
         var channelError = (initiator.antennaDelayBias + responder.antennaDelayBias) / 2
+        let weak = configuration.weakSignalSigma * configuration.weakSignalSigma * weakness
         if lineOfSight {
-            channelError += random.gaussian(sigma: configuration.lineOfSightSigma)
+            let floor = configuration.lineOfSightSigma
+            channelError += random.gaussian(sigma: (floor * floor + weak).squareRoot())
         } else {
+            let floor = configuration.nonLineOfSightSigma
             channelError += random.exponential(mean: configuration.nonLineOfSightExcessMean)
-            channelError += random.gaussian(sigma: configuration.nonLineOfSightSigma)
+            channelError += random.gaussian(sigma: (floor * floor + weak).squareRoot())
         }
         let speed = TwoWayRanging.speedOfLight
         var jitter = (poll: 0.0, response: 0.0, final: 0.0)
@@ -92,7 +128,7 @@ public struct PairRadio {
     }
 
     /// Simulates the phase differences on each baseline and solves the direction back from them.
-    private mutating func measureAngle(_ truth: Bearing) -> AngleMeasurement? {
+    private mutating func measureAngle(_ truth: Bearing, phaseNoise: Double) -> AngleMeasurement? {
         guard -truth.direction.z >= cosFieldOfView else { return nil }
         let layout = configuration.antennaLayout
         for (k, b) in layout.baselines.enumerated() {

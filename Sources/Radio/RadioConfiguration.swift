@@ -1,3 +1,4 @@
+import Foundation
 import Geometry
 
 /// Every parameter of the ultra-wideband radio model, with defaults from published measurements (see DESIGN.md).
@@ -14,7 +15,10 @@ public struct RadioConfiguration: Sendable, Equatable {
 
     /// How the line-of-sight state of a pair evolves.
     public enum LinkModel: String, Sendable, CaseIterable {
-        /// A two-state Markov chain with the configured mean durations.
+        /// From the world's geometry: obstructed when a body (the holders' own included) or a wall stands on the
+        /// straight line between the two phones.
+        case geometry
+        /// A two-state Markov chain with the configured mean durations, blind to the geometry.
         case markov
         /// Always line of sight.
         case lineOfSight = "los"
@@ -39,14 +43,19 @@ public struct RadioConfiguration: Sendable, Equatable {
     /// Standard deviation of each device's constant antenna-delay error, metres; a pair is biased by the mean of
     /// its two devices' errors.
     public var antennaDelaySigma: Double = 0.06
-    /// Standard deviation of the line-of-sight first-path error of one exchange, metres.
-    public var lineOfSightSigma: Double = 0.09
+    /// Standard deviation of the line-of-sight first-path error of one exchange that a strong signal leaves
+    /// (multipath near the antennas), metres.
+    public var lineOfSightSigma: Double = 0.085
+    /// Standard deviation of the distance error the receiver's noise adds at the reference signal-to-noise ratio,
+    /// metres; it grows as 1 / sqrt(SNR), as the first path's timing error does (so, with free-space loss, in
+    /// proportion to the distance).
+    public var weakSignalSigma: Double = 0.015
     /// Mean of the exponential excess path of non line of sight, metres (always positive).
     public var nonLineOfSightExcessMean: Double = 0.30
     /// Standard deviation of the Gaussian part of the non-line-of-sight error, metres.
     public var nonLineOfSightSigma: Double = 0.15
     /// How the line-of-sight state evolves.
-    public var linkModel: LinkModel = .markov
+    public var linkModel: LinkModel = .geometry
     /// Mean time a pair stays in line of sight before it is obstructed, seconds.
     public var meanLineOfSightDuration: Double = 20
     /// Mean time an obstruction lasts, seconds.
@@ -55,13 +64,32 @@ public struct RadioConfiguration: Sendable, Equatable {
     public var lineOfSightDropout: Double = 0.02
     /// Share of exchanges lost in non line of sight.
     public var nonLineOfSightDropout: Double = 0.20
-    /// Beyond this true distance no distance or direction is measured.
-    public var maximumRange: Double = 9
+    /// Beyond this true distance no distance or direction is measured; the link budget has faded the link out
+    /// well before it (97% of exchanges lost here at the defaults, in line of sight and facing each other).
+    public var maximumRange: Double = 15
+
+    /// The link budget. Signal-to-noise ratio of a clear link at 1 m with both phones facing each other, dB.
+    public var referenceSNR: Double = 30
+    /// Path loss exponent: the SNR falls by 10 n log10(d / 1 m); 2 is free space.
+    public var pathLossExponent: Double = 2
+    /// The SNR at which half the exchanges are lost (the preamble is not detected), dB.
+    public var fadeSNR: Double = 12
+    /// Width of the fade: the loss is logistic in the SNR with this scale, dB.
+    public var fadeWidth: Double = 1.5
+    /// The antenna's gain toward the back and sides: none inside the field of view, falling linearly with the
+    /// angle off the boresight to this at the phone's back, dB (negative).
+    public var rearGain: Double = -10
+    /// Loss through one human body between the phones, dB.
+    public var bodyLoss: Double = 10
 
     /// Half-angle of the cone around the boresight inside which a direction is measured.
     public var fieldOfViewHalfAngle: Double = Angle.radians(fromDegrees: 60)
-    /// Standard deviation of the angle of arrival at boresight; it grows as 1 / cos(angle) away from it.
-    public var boresightAngleSigma: Double = Angle.radians(fromDegrees: 6)
+    /// Standard deviation of the angle of arrival at boresight with a strong signal; it grows as 1 / cos(angle)
+    /// away from it.
+    public var boresightAngleSigma: Double = Angle.radians(fromDegrees: 5.5)
+    /// What the receiver's noise adds to the angle of arrival at boresight at the reference SNR; grows as
+    /// 1 / sqrt(SNR). With ``boresightAngleSigma``, 6 degrees at 1 m.
+    public var weakSignalAngleSigma: Double = Angle.radians(fromDegrees: 2.4)
     /// Carrier wavelength; channel 9 (7987.2 MHz) gives about 37.5 mm.
     public var wavelength: Double = 299_792_458 / 7987.2e6
     /// The antenna layout used for angle of arrival.
@@ -70,11 +98,31 @@ public struct RadioConfiguration: Sendable, Equatable {
     /// The defaults.
     public init() {}
 
-    /// The standard deviation of the measured phase difference on one baseline, radians, such that a baseline of
-    /// half a wavelength gives ``boresightAngleSigma`` at boresight. From theta = asin(lambda dphi / (2 pi d)) at
-    /// d = lambda / 2: sigma_theta = sigma_phi / pi at theta = 0.
-    public var phaseNoiseSigma: Double {
-        boresightAngleSigma * Double.pi
+    /// The link's SNR, dB, at `distance` with the two phones' antenna gains and `extraLoss` (bodies, walls).
+    @inlinable
+    public func signalToNoise(distance: Double, gainA: Double, gainB: Double, extraLoss: Double) -> Double {
+        // Below 10 cm the phones are in each other's near field: the far-field law would promise ever more signal.
+        referenceSNR - 10 * pathLossExponent * log10(max(distance, 0.1)) + gainA + gainB - extraLoss
+    }
+
+    /// The antenna gain toward a direction `offBoresight` radians off the boresight, dB.
+    @inlinable
+    public func antennaGain(offBoresight angle: Double) -> Double {
+        guard angle > fieldOfViewHalfAngle else { return 0 }
+        return rearGain * (angle - fieldOfViewHalfAngle) / (Double.pi - fieldOfViewHalfAngle)
+    }
+
+    /// The share of exchanges the fade loses at `snr` dB (without the state's own floor).
+    @inlinable
+    public func fadeLoss(snr: Double) -> Double {
+        guard fadeWidth > 0 else { return snr < fadeSNR ? 1 : 0 }
+        return 1 / (1 + exp((snr - fadeSNR) / fadeWidth))
+    }
+
+    /// How much weaker than the reference a link of `snr` dB is, in power: the noise terms' variances scale by it.
+    @inlinable
+    public func weakness(snr: Double) -> Double {
+        pow(10, (referenceSNR - snr) / 10)
     }
 
     /// Checks every field; the error names the first one that is out of its range.
@@ -92,7 +140,8 @@ public struct RadioConfiguration: Sendable, Equatable {
                     "tickDuration", "above 0 and under 1 ns", tickDuration)
         for (name, value) in [
             ("timestampJitterSigma", timestampJitterSigma), ("antennaDelaySigma", antennaDelaySigma),
-            ("lineOfSightSigma", lineOfSightSigma), ("nonLineOfSightExcessMean", nonLineOfSightExcessMean),
+            ("lineOfSightSigma", lineOfSightSigma), ("weakSignalSigma", weakSignalSigma),
+            ("nonLineOfSightExcessMean", nonLineOfSightExcessMean),
             ("nonLineOfSightSigma", nonLineOfSightSigma),
         ] {
             try require(value.isFinite && value >= 0 && value <= 10, name, "between 0 and 10 m", value)
@@ -110,6 +159,17 @@ public struct RadioConfiguration: Sendable, Equatable {
                     "fieldOfViewHalfAngle", "between 0 and 90 degrees", Angle.degrees(fromRadians: fieldOfViewHalfAngle))
         try require(boresightAngleSigma.isFinite && boresightAngleSigma >= 0 && boresightAngleSigma <= .pi / 2,
                     "boresightAngleSigma", "between 0 and 90 degrees", Angle.degrees(fromRadians: boresightAngleSigma))
+        try require(weakSignalAngleSigma.isFinite && weakSignalAngleSigma >= 0 && weakSignalAngleSigma <= .pi / 2,
+                    "weakSignalAngleSigma", "between 0 and 90 degrees", Angle.degrees(fromRadians: weakSignalAngleSigma))
+        try require(referenceSNR.isFinite && abs(referenceSNR) <= 200, "referenceSNR", "between -200 and 200 dB",
+                    referenceSNR)
+        try require(pathLossExponent.isFinite && pathLossExponent >= 1 && pathLossExponent <= 6,
+                    "pathLossExponent", "between 1 and 6", pathLossExponent)
+        try require(fadeSNR.isFinite && abs(fadeSNR) <= 200, "fadeSNR", "between -200 and 200 dB", fadeSNR)
+        try require(fadeWidth.isFinite && fadeWidth >= 0 && fadeWidth <= 20, "fadeWidth", "between 0 and 20 dB",
+                    fadeWidth)
+        try require(rearGain.isFinite && rearGain <= 0 && rearGain >= -60, "rearGain", "between -60 and 0 dB", rearGain)
+        try require(bodyLoss.isFinite && bodyLoss >= 0 && bodyLoss <= 60, "bodyLoss", "between 0 and 60 dB", bodyLoss)
         try require(wavelength.isFinite && wavelength > 0 && wavelength < 1, "wavelength", "above 0 and under 1 m",
                     wavelength)
     }

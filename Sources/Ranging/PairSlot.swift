@@ -1,5 +1,6 @@
 import Bump
 import Estimation
+import Geometry
 import Radio
 
 /// The state of one pair: its radio link (with its own random stream), each side's estimator, the bump detector,
@@ -36,12 +37,18 @@ public struct PairSettings: Sendable {
     public var radio: RadioConfiguration
     public var estimator: EstimatorConfiguration
     public var bump: BumpConfiguration
+    /// The scenario's walls, for the geometry link model.
+    public var walls: [Wall]
 
-    public init(seed: UInt64, radio: RadioConfiguration, estimator: EstimatorConfiguration, bump: BumpConfiguration) {
+    public init(
+        seed: UInt64, radio: RadioConfiguration, estimator: EstimatorConfiguration, bump: BumpConfiguration,
+        walls: [Wall] = []
+    ) {
         self.seed = seed
         self.radio = radio
         self.estimator = estimator
         self.bump = bump
+        self.walls = walls
     }
 }
 

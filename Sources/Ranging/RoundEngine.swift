@@ -241,10 +241,12 @@ public final class RoundEngine {
     ///   - end: every device's pose at the round's end, `interval` seconds later: an exchange at an offset into the
     ///     round measures the positions at its instant, between the two (the nearer one's orientation). Without it
     ///     (an empty array) every exchange measures the start's geometry.
+    ///   - impacts: every device's recent accelerometer peaks, oldest first, for the fused detector (empty: none
+    ///     felt).
     ///   - record: keep every received exchange in the result (for a trace or an observer).
     public func round(
         _ plan: RangingPlan, at time: Double, poses: [Pose], end: [Pose] = [], interval: Double = 0,
-        sessions: RunningSessions.Snapshot, record: Bool
+        sessions: RunningSessions.Snapshot, impacts: [[Impact]] = [], record: Bool
     ) -> RoundResult {
         precondition(end.isEmpty || (end.count == poses.count && interval > 0), "the round's end poses need its interval")
         if sessions.version != sessionsVersion {
@@ -253,8 +255,14 @@ public final class RoundEngine {
         }
         let count = plan.exchanges.count
         let workers = self.workers
+        // The bodies stand where the round starts: in a tenth of a second a walker moves 14 cm, under a body's
+        // width.
+        let obstacles = settings.radio.linkModel == .geometry
+            ? Obstacles(holdersOf: poses, walls: settings.walls) : Obstacles.none
         let context = RoundContext(poses: poses, end: end, interval: interval, sessions: sessions, record: record,
-                                   settings: settings)
+                                   settings: settings, obstacles: obstacles,
+                                   impacts: impacts.count == peers ? impacts : [],
+                                   fused: settings.bump.method == .fused)
         plan.exchanges.withUnsafeBufferPointer { planned in
             slots.withUnsafeMutableBufferPointer { slotBuffer in
                 estimates.withUnsafeMutableBufferPointer { estimateBuffer in
@@ -312,8 +320,10 @@ public final class RoundEngine {
         let r = slot.responder
         let time = start + offset
         out.statistics.exchanges += 1
-        let truth = PairGeometry(context.pose(i, at: offset), context.pose(r, at: offset))
-        guard let m = slot.radio.exchange(geometry: truth, at: time) else { return }
+        let poseI = context.pose(i, at: offset), poseR = context.pose(r, at: offset)
+        let truth = PairGeometry(poseI, poseR)
+        let path = context.obstacles.between(poseI.position, poseR.position)
+        guard let m = slot.radio.exchange(geometry: truth, at: time, path: path) else { return }
         out.statistics.received += 1
         if let band = bandIndex(truth.distance) { out.statistics.bandCounts[band] += 1 }
         if let d = m.distance {
@@ -332,7 +342,12 @@ public final class RoundEngine {
         score(ur, truth: truth.distance, bearing: truth.bearingFromB, &slot, &out.statistics)
         // A held estimate (its measurement refused) is not a new reading: counting it again would let one stale
         // low value make up "2 of 3".
-        if slot.bump.update(distance: slot.estimatorI.distanceIsFresh ? ui.distance : nil), let estimate = ui.distance {
+        let fresh = slot.estimatorI.distanceIsFresh ? ui.distance : nil
+        let fires = context.fused
+            ? !context.impacts.isEmpty
+                && slot.bump.update(distance: fresh, at: time, initiator: context.impacts[i], responder: context.impacts[r])
+            : slot.bump.update(distance: fresh)
+        if fires, let estimate = ui.distance ?? (latest.distance.isFinite ? latest.distance : nil) {
             latest.bumped = Float(time)
             out.round.bumps.append(RangingBump(initiator: i, responder: r, time: time, estimate: estimate,
                                                trueDistance: truth.distance))
@@ -398,6 +413,9 @@ private struct RoundContext: Sendable {
     let sessions: RunningSessions.Snapshot
     let record: Bool
     let settings: PairSettings
+    let obstacles: Obstacles
+    let impacts: [[Impact]]
+    let fused: Bool
 
     /// Device `d`'s pose `offset` seconds into the round.
     @inline(__always)

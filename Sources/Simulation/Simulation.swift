@@ -104,6 +104,7 @@ public final class Simulation {
             loss: settings.loss, bumpDistance: Double(String(settings.bump.distance)) ?? Double(settings.bump.distance),
             lineOfSightSigma: settings.radio.lineOfSightSigma, antennaDelaySigma: settings.radio.antennaDelaySigma,
             link: settings.radio.linkModel.rawValue, planner: settings.rangingPolicy.rawValue,
+            detector: settings.bump.method.rawValue,
             traceUpdateInterval: settings.traceUpdateInterval, tracePoseInterval: settings.tracePoseInterval)
         trace = try settings.traceFile.map { file throws(SimulationSettingsError) in
             TraceRecorder(writer: try TraceWriter(file: file), peers: settings.peerCount,
@@ -213,7 +214,7 @@ public final class Simulation {
         let engine = try RoundEngine(
             peerIDs: cluster.peerIDs.map(\.rawValue),
             settings: PairSettings(seed: settings.seed, radio: settings.radio, estimator: settings.tunedEstimator,
-                                   bump: settings.bump),
+                                   bump: settings.bump, walls: world.walls),
             workers: settings.workers, view: running)
         // Watched before the nodes start, so that no event goes unseen.
         watch(cluster)
@@ -337,6 +338,7 @@ public final class Simulation {
         countAir(at: time)
         roundsRun += 1
         let result = engine.round(plan, at: time, poses: poses, end: end, interval: interval, sessions: sessions,
+                                  impacts: settings.bump.method == .fused ? world.impacts : [],
                                   record: detail.contains(.updates))
         if !result.exchanges.isEmpty {
             for x in result.exchanges { deliver(x, targets: targets) }

@@ -25,6 +25,9 @@ public struct SimulationSummary: Sendable, Codable, Equatable {
         public var link: String
         /// Who ranges when: `ideal`, `uncoordinated`, `round-robin` or `proximity` (docs/airtime.md).
         public var planner: String
+        /// How bumps are decided: `range` (the estimate alone) or `fused` (a joint accelerometer impact confirmed
+        /// by range).
+        public var detector: String
         public var traceUpdateInterval: Double
         public var tracePoseInterval: Double
     }

@@ -24,6 +24,17 @@ public struct ScenarioFile: Sendable, Equatable {
 
     public let name: String
     public let peers: [Peer]
+    /// Walls standing in the room (floor to ceiling): a link through one is obstructed and loses its loss.
+    public let walls: [Wall]
+
+    public init(name: String, peers: [Peer], walls: [Wall] = []) {
+        self.name = name
+        self.peers = peers
+        self.walls = walls
+    }
+
+    /// A wall's loss when the file does not say, dB: an interior wall of plasterboard or wood at 6 to 8 GHz.
+    public static let defaultWallLoss = 6.0
 
     /// The largest file read: 1,000 peers with a few hundred waypoints each fit with room to spare, and a file
     /// beyond it is refused before it is read (decoding takes about ten times its size in memory).
@@ -75,9 +86,10 @@ public struct ScenarioFile: Sendable, Equatable {
     /// The fields each object of a file may have (docs/schemas/scenario.schema.json). A misspelled field would
     /// otherwise be ignored in silence, and `"headng": 90` run with a heading of 0.
     static let fields: [(what: String, names: [String])] = [
-        ("the scenario", ["$schema", "version", "name", "peers"]),
+        ("the scenario", ["$schema", "version", "name", "peers", "walls"]),
         ("a peer", ["name", "interests", "waypoints"]),
         ("a waypoint", ["t", "x", "y", "z", "heading", "pitch", "roll", "facing"]),
+        ("a wall", ["x1", "y1", "x2", "y2", "loss"]),
     ]
 
     private static func checkFields(_ object: Any, file: String) throws(ScenarioError) {
@@ -95,6 +107,9 @@ public struct ScenarioFile: Sendable, Equatable {
             let child = level == 0 ? "peers" : "waypoints"
             for (i, item) in (dictionary[child] as? [Any] ?? []).enumerated() {
                 try check(item, level + 1, path.isEmpty ? "\(child)[\(i)]" : "\(path).\(child)[\(i)]")
+            }
+            if level == 0 {
+                for (i, item) in (dictionary["walls"] as? [Any] ?? []).enumerated() { try check(item, 3, "walls[\(i)]") }
             }
         }
         try check(object, 0, "")
@@ -185,9 +200,18 @@ private struct RawScenario: Decodable {
         let waypoints: [RawWaypoint]
     }
 
+    struct RawWall: Decodable {
+        let x1: Double
+        let y1: Double
+        let x2: Double
+        let y2: Double
+        let loss: Double?
+    }
+
     let version: Int
     let name: String?
     let peers: [RawPeer]
+    let walls: [RawWall]?
 
     func checked(file: String) throws(ScenarioError) -> ScenarioFile {
         func fail(_ field: String?, _ problem: String) -> ScenarioError {
@@ -248,6 +272,17 @@ private struct RawScenario: Decodable {
             }
             result.append(.init(name: peer.name, interests: peer.interests ?? [], waypoints: waypoints))
         }
-        return ScenarioFile(name: name ?? file, peers: result)
+        var checkedWalls: [Wall] = []
+        for (k, w) in (walls ?? []).enumerated() {
+            for (name, value) in [("x1", w.x1), ("y1", w.y1), ("x2", w.x2), ("y2", w.y2)] {
+                guard value.isFinite, abs(value) <= 100_000 else { throw fail("walls[\(k)].\(name)", "must be a finite number") }
+            }
+            guard w.x1 != w.x2 || w.y1 != w.y2 else { throw fail("walls[\(k)]", "must join two different points") }
+            let loss = w.loss ?? ScenarioFile.defaultWallLoss
+            guard loss.isFinite, loss >= 0, loss <= 100 else { throw fail("walls[\(k)].loss", "must be between 0 and 100 dB") }
+            checkedWalls.append(Wall(from: Vector3(w.x1, w.y1, 0), to: Vector3(w.x2, w.y2, 0), loss: loss))
+        }
+        guard checkedWalls.count <= 1000 else { throw fail("walls", "must list at most 1000 walls") }
+        return ScenarioFile(name: name ?? file, peers: result, walls: checkedWalls)
     }
 }

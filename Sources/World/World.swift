@@ -1,3 +1,4 @@
+import Bump
 import Foundation
 import GSL
 import Geometry
@@ -40,6 +41,8 @@ public final class World {
     public private(set) var time: Double = 0
     public private(set) var poses: [Pose]
     public private(set) var tracker = ContactTracker()
+    /// What every phone's accelerometer felt in the last seconds.
+    public private(set) var accelerometers: Accelerometers
     /// Encounters under way, by index; `nil` where one ended.
     public private(set) var encounters: [Encounter?] = []
     /// Encounters that ended, in the order they ended.
@@ -47,6 +50,11 @@ public final class World {
     /// Whether peer `i` has discovered peer `j`; mingling peers only choose among those.
     public var knows: (Int, Int) -> Bool = { _, _ in true }
     public let mingle: MingleSettings
+    /// The scenario's walls (scripted scenarios only).
+    public var walls: [Wall] {
+        if case .scripted(let file) = scenario { return file.walls }
+        return []
+    }
     private var motion: [Motion] = []
     private let random: RandomSource
     private var nextPairingAt: Double = 0
@@ -56,12 +64,14 @@ public final class World {
         self.scenario = scenario
         self.mingle = mingle
         random = try RandomSource(runSeed: seed, stream: StreamIdentity(kind: .scenario, first: 1, second: 0))
+        accelerometers = try Accelerometers(seed: seed)
         if case .scripted(let file) = scenario {
             peerCount = file.peers.count
             interests = file.peers.map(\.interests)
             hallSide = 0
             poses = []
             poses = (0..<peerCount).map { scriptedPose($0, at: 0, file: file) }
+            accelerometers.place(poses.map(\.position))
             return
         }
         peerCount = peers
@@ -85,7 +95,11 @@ public final class World {
                                  heading: random.uniform() * 2 * .pi))
         }
         poses = motion.map { Pose(position: $0.position, orientation: Orientation(heading: $0.heading)) }
+        accelerometers.place(poses.map(\.position))
     }
+
+    /// Every phone's accelerometer peaks of the last seconds, oldest first (``Accelerometers``).
+    public var impacts: [[Impact]] { accelerometers.peaks }
 
     private func randomPoint(height: Double) -> Vector3 {
         Vector3(random.uniform() * hallSide, random.uniform() * hallSide, height)
@@ -108,7 +122,11 @@ public final class World {
             let dt = min(0.05, target - time)
             time += dt
             step(dt)
-            changes += tracker.observe(poses.map(\.position), at: time)
+            let positions = poses.map(\.position)
+            let seen = tracker.observe(positions, at: time)
+            for case .contactStarted(let c) in seen { accelerometers.touch(c.a, c.b, at: c.start) }
+            accelerometers.sense(positions, at: time, dt: dt)
+            changes += seen
         }
         return changes
     }

@@ -139,7 +139,7 @@ import Testing
         let expected: [String: Set<String>] = [
             "run": ["peers", "scenario", "transport", "clock", "workers", "seed", "duration", "rate", "interruptedAt",
                     "groupKey", "version", "loss", "bumpDistance", "lineOfSightSigma", "antennaDelaySigma", "link",
-                    "planner", "traceUpdateInterval", "tracePoseInterval"],
+                    "planner", "detector", "traceUpdateInterval", "tracePoseInterval"],
             "discovery": ["convergenceSeconds", "pairs", "sessions", "expectedSessions"],
             "ranging": ["exchanges", "received", "collided", "suspensions", "updatesDelivered", "sessionsRenewed",
                         "airtime", "bands"],
