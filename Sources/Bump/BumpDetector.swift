@@ -20,7 +20,7 @@ public struct BumpConfiguration: Sendable, Equatable {
 
     /// Fused: an accelerometer peak at or over this is an impact, m/s^2 (a tap of two phones gives 10 to 30; a
     /// step while holding a phone 2 to 5).
-    public var impactThreshold: Float = 8
+    public var impactThreshold: Float = 6
     /// Fused: the two phones' impacts are one when their times differ by at most this, seconds.
     public var coincidence: Double = 0.03
     /// Fused: the pair's fresh range estimate must have been at or under this, metres, ...

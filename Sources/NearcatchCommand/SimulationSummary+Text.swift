@@ -77,7 +77,9 @@ extension SimulationSummary {
         lines.append("            \(count(bumps.falseBumps, "false bump")), by true distance at firing: "
             + Self.bands(bumps.falseByTrueDistance) + "; \(count(bumps.nearMisses, "near miss", "near misses")), "
             + "by closest approach: " + Self.bands(bumps.nearMissesByDistance))
-        lines.append("            \(count(bumps.brushes, "brush", "brushes")); \(count(bumps.profilesDelivered, "profile")) delivered")
+        lines.append("            \(count(bumps.brushes, "brush", "brushes")); "
+            + "\(count(bumps.unscoredBumps, "bump")) on touches that began in the last second (not scored); "
+            + "\(count(bumps.profilesDelivered, "profile")) delivered")
         lines.append("performance \(String(format: "%.2f", performance.wallSeconds)) s wall, "
             + "\(String(format: "%.0f", performance.updatesPerSecond)) updates/s, real-time factor "
             + "\(String(format: "%.1f", performance.realTimeFactor)), peak memory \(String(format: "%.0f", performance.peakMemoryMB)) MB"

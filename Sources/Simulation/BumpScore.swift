@@ -5,13 +5,14 @@ import World
 ///
 /// A bump matches a true contact (held at least ``ContactTracker/minimumTouchDuration``) of its pair when it fires
 /// between 0.5 s before the contact starts and 1 s after it ends; each contact takes at most one bump, the first.
-/// Contacts that start in the run's last second are not counted: no detector could confirm them in time.
+/// Contacts that start in the run's last second are not counted: no detector could confirm them in time; a bump on
+/// one is neither right nor false, and is set aside (``unscored``) rather than counted against the precision.
 ///
 /// Nothing is hidden: a latency is signed (a bump that fired before the phones touched is early, not zero), false
 /// bumps are told apart by how far the phones truly were when they fired, near misses by how close they came.
 struct BumpScore {
     /// The bands of the true distance at which a false bump fired, metres: up to 8 cm (touching: a brush, a second
-    /// bump of one touch, a touch in the run's last second), to 12 cm, to 20 cm, beyond.
+    /// bump of one touch), to 12 cm, to 20 cm, beyond.
     static let falseBandLimits: [Double] = [0.08, 0.12, 0.20]
     /// The bands of a near miss's closest approach, metres: 8-12, 12-20, 20-25 cm.
     static let nearMissBandLimits: [Double] = [0.12, 0.20]
@@ -19,6 +20,8 @@ struct BumpScore {
     var contacts = 0
     var detected = 0
     var matchedBumps = 0
+    /// Bumps on contacts that began in the run's last second.
+    var unscored = 0
     var brushes = 0
     /// Bump time minus contact start for every detected contact, seconds, in contact order.
     var latencies: [Double] = []
@@ -27,26 +30,32 @@ struct BumpScore {
 
     init(bumps: [RangingBump], tracker: ContactTracker, end: Double) {
         var used = Set<Int>()
+        var late = Set<Int>()
         for contact in tracker.contacts {
             let duration = (contact.end ?? end) - contact.start
             guard duration >= ContactTracker.minimumTouchDuration else {
                 brushes += 1
                 continue
             }
-            guard contact.start <= end - 1 else { continue }
-            contacts += 1
             let until = (contact.end ?? end) + 1
-            if let k = bumps.indices.first(where: { k in
-                !used.contains(k) && Self.samePair(bumps[k], contact)
+            let match = bumps.indices.first { k in
+                !used.contains(k) && !late.contains(k) && Self.samePair(bumps[k], contact)
                     && bumps[k].time >= contact.start - 0.5 && bumps[k].time <= until
-            }) {
+            }
+            guard contact.start <= end - 1 else {
+                if let match { late.insert(match) }
+                continue
+            }
+            contacts += 1
+            if let k = match {
                 used.insert(k)
                 detected += 1
                 latencies.append(bumps[k].time - contact.start)
             }
         }
         matchedBumps = used.count
-        for k in bumps.indices where !used.contains(k) {
+        unscored = late.count
+        for k in bumps.indices where !used.contains(k) && !late.contains(k) {
             falseByTrueDistance[Self.band(bumps[k].trueDistance, Self.falseBandLimits)] += 1
         }
         for miss in tracker.nearMisses {

@@ -455,10 +455,12 @@ public final class Simulation {
                              nilShare: directionTotal > 0 ? Double(stats.directionMissing) / directionTotal : 0),
             bumps: .init(
                 fired: bumps.count, trueContacts: score.contacts, detected: score.detected,
-                precision: bumps.isEmpty ? nil : Double(score.matchedBumps) / Double(bumps.count),
+                precision: bumps.count == score.unscored ? nil
+                    : Double(score.matchedBumps) / Double(bumps.count - score.unscored),
                 recall: score.contacts == 0 ? nil : Double(score.detected) / Double(score.contacts),
                 latencyP50: score.latency(0.5), latencyP95: score.latency(0.95), earlyDetections: score.early,
-                falseBumps: bumps.count - score.matchedBumps,
+                unscoredBumps: score.unscored,
+                falseBumps: bumps.count - score.matchedBumps - score.unscored,
                 falseByTrueDistance: Self.bands(score.falseByTrueDistance, from: 0, BumpScore.falseBandLimits, to: nil),
                 nearMisses: world.tracker.nearMisses.count,
                 nearMissesByDistance: Self.bands(score.nearMissesByDistance, from: world.tracker.contactDistance,

@@ -132,6 +132,8 @@ public struct SimulationSummary: Sendable, Codable, Equatable {
         public var latencyP95: Double?
         /// Detected contacts whose bump fired before the phones touched.
         public var earlyDetections: Int
+        /// Bumps on touches that began in the run's last second: too late to score, left out of the precision.
+        public var unscoredBumps: Int
         /// Bumps matched to no true contact, and how far the phones truly were when they fired: up to 8 cm, 8-12 cm,
         /// 12-20 cm, beyond 20 cm.
         public var falseBumps: Int

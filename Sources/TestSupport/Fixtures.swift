@@ -22,6 +22,10 @@ public enum Fixtures {
         c.antennaDelaySigma = 0
         c.lineOfSightSigma = 0
         c.boresightAngleSigma = 0
+        c.weakSignalSigma = 0
+        c.weakSignalAngleSigma = 0
+        c.fadeSNR = -200
+        c.fadeWidth = 0
         c.lineOfSightDropout = 0
         c.nonLineOfSightDropout = 0
         c.linkModel = .lineOfSight

@@ -147,7 +147,7 @@ import Testing
             "distanceFiltered": ["rmse", "p50", "p95", "count"],
             "direction": ["p50Degrees", "p95Degrees", "nilShare"],
             "bumps": ["fired", "trueContacts", "detected", "precision", "recall", "latencyP50", "latencyP95",
-                      "earlyDetections", "falseBumps", "falseByTrueDistance", "nearMisses", "nearMissesByDistance",
+                      "earlyDetections", "unscoredBumps", "falseBumps", "falseByTrueDistance", "nearMisses", "nearMissesByDistance",
                       "brushes", "profilesDelivered"],
             "performance": ["wallSeconds", "updatesPerSecond", "realTimeFactor", "peakMemoryMB"],
         ]
