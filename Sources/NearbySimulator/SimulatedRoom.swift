@@ -64,9 +64,13 @@ public struct RoomConfiguration: Sendable {
     public var discoveryStartsWithApp = false
     /// The radio's line-of-sight distance noise, metres (docs/radio-model.md); small values make a test about the
     /// app's logic rather than about the noise.
-    public var lineOfSightSigma = 0.09
+    public var lineOfSightSigma = 0.085
     /// The spread of each device's antenna-delay bias, metres.
     public var antennaDelaySigma = 0.06
+    /// Whether the people's bodies (and a scenario file's walls) obstruct the links between them, as they do
+    /// (docs/radio-model.md); `false` keeps every link in line of sight, for a test about the app's logic. Distance
+    /// and the phones' orientation weaken a link either way.
+    public var obstructions = true
 
     /// The defaults: 20 devices mingling, seed 1, `proximity` on one channel, no loss.
     public init() {}
@@ -116,6 +120,7 @@ public final class SimulatedRoom {
         s.loss = configuration.network.loss
         s.radio.lineOfSightSigma = configuration.lineOfSightSigma
         s.radio.antennaDelaySigma = configuration.antennaDelaySigma
+        s.radio.linkModel = configuration.obstructions ? .geometry : .lineOfSight
         switch configuration.policy {
         case .proximity: s.rangingPolicy = .proximity
         case .ideal: s.rangingPolicy = .ideal

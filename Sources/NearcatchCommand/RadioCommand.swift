@@ -25,7 +25,7 @@ public struct RadioCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "True elevation of B in A's frame, degrees (-90 to 90).")
     var elevation: Double = 0
 
-    @Option(help: "Line-of-sight state: los, nlos, or markov (obstructions come and go).")
+    @Option(help: "Line-of-sight state: los, nlos, markov (obstructions come and go), or geometry (here: no one in the way, as los).")
     var link: RadioConfiguration.LinkModel = .lineOfSight
 
     @Option(parsing: .unconditional, help: "Number of exchanges to sample (1 to 10000000).")
@@ -43,17 +43,17 @@ public struct RadioCommand: ParsableCommand {
     @Option(name: .customLong("reply-delay"), parsing: .unconditional, help: "Responder's reply delay, milliseconds (0 to 100, not 0).")
     var replyDelay: Double = 1
 
-    @Option(name: .customLong("los-sigma"), parsing: .unconditional, help: "Line-of-sight distance noise, metres (0 to 10).")
-    var losSigma: Double = 0.09
+    @Option(name: .customLong("los-sigma"), parsing: .unconditional, help: "Line-of-sight distance noise a strong signal leaves, metres (0 to 10); the receiver's noise adds to it with distance.")
+    var losSigma: Double = 0.085
 
-    @Option(name: .customLong("angle-sigma"), parsing: .unconditional, help: "Angle-of-arrival noise at boresight, degrees (0 to 90).")
-    var angleSigma: Double = 6
+    @Option(name: .customLong("angle-sigma"), parsing: .unconditional, help: "Angle-of-arrival noise at boresight with a strong signal, degrees (0 to 90); the receiver's noise adds to it with distance.")
+    var angleSigma: Double = 5.5
 
     @Option(name: .customLong("fov"), parsing: .unconditional, help: "Field-of-view half-angle, degrees (0 to 90).")
     var fieldOfView: Double = 60
 
-    @Option(name: .customLong("max-range"), parsing: .unconditional, help: "Maximum range, metres (above 0).")
-    var maximumRange: Double = 9
+    @Option(name: .customLong("max-range"), parsing: .unconditional, help: "Hard limit of range, metres (above 0); the link fades out before it.")
+    var maximumRange: Double = 15
 
     @Option(help: "Antenna layout: l-shaped, horizontal-pair or triangle.")
     var antennas: AntennaChoice = .lShaped

@@ -61,8 +61,8 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     @Option(name: .customLong("bump-distance"), parsing: .unconditional, help: "A bump fires at or under this estimated distance, metres.")
     var bumpDistance: Float = 0.08
 
-    @Option(name: .customLong("los-sigma"), parsing: .unconditional, help: "Line-of-sight distance noise, metres (default 0.09).")
-    var losSigma: Double = 0.09
+    @Option(name: .customLong("los-sigma"), parsing: .unconditional, help: "Line-of-sight distance noise a strong signal leaves, metres (default 0.085); the receiver's noise adds to it with distance.")
+    var losSigma: Double = 0.085
 
     @Option(name: .customLong("antenna-sigma"), parsing: .unconditional, help: "Spread of each device's antenna-delay bias, metres (default 0.06).")
     var antennaSigma: Double = 0.06

@@ -60,11 +60,14 @@ public final class World {
     private var nextPairingAt: Double = 0
 
     /// A world of `peers` peers (taken from the file for a scripted scenario), drawing from the run seed.
-    public init(scenario: Scenario, peers: Int, seed: UInt64, mingle: MingleSettings = MingleSettings()) throws {
+    public init(
+        scenario: Scenario, peers: Int, seed: UInt64, mingle: MingleSettings = MingleSettings(),
+        sensors: AccelerometerSettings = AccelerometerSettings()
+    ) throws {
         self.scenario = scenario
         self.mingle = mingle
         random = try RandomSource(runSeed: seed, stream: StreamIdentity(kind: .scenario, first: 1, second: 0))
-        accelerometers = try Accelerometers(seed: seed)
+        accelerometers = try Accelerometers(seed: seed, settings: sensors)
         if case .scripted(let file) = scenario {
             peerCount = file.peers.count
             interests = file.peers.map(\.interests)

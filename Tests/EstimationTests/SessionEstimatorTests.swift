@@ -61,7 +61,11 @@ import TestSupport
     @Test func outOfViewAndOutOfRangeGiveNil() throws {
         let behind = try run(Fixtures.pair(distance: 2, azimuthDegrees: 90)).updates
         #expect(behind.allSatisfy { $0.direction == nil && $0.horizontalAngle == nil && $0.distance != nil })
-        let far = try run(Fixtures.pair(distance: 12)).updates
+        // Beyond the maximum range (15 m), with the fade off so that every exchange arrives.
+        var c = RadioConfiguration()
+        c.fadeSNR = -200
+        c.fadeWidth = 0
+        let far = try run(Fixtures.pair(distance: 16), configuration: c).updates
         #expect(far.count > 250)
         #expect(far.allSatisfy { $0.distance == nil && $0.direction == nil })
     }

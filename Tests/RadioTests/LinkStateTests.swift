@@ -8,7 +8,8 @@ import Testing
     /// so its runs are geometric with mean 1 / p steps: 200.5 steps for 20 s of line of sight, 20.5 for 2 s of
     /// obstruction. About 9,000 runs of each are seen; the standard error of their means is about 1%.
     @Test func runLengthsMatchTheMarkovParameters() throws {
-        let c = RadioConfiguration()
+        var c = RadioConfiguration()
+        c.linkModel = .markov
         let random = try RandomSource(seed: 99)
         var link = LinkState()
         var runs: [Bool: [Int]] = [true: [], false: []]

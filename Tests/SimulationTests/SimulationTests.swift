@@ -49,7 +49,9 @@ import World
         #expect(traces[0].count > 100_000)
         #expect(traces[0] == traces[1])
         #expect(summaries[0] == summaries[1])
-        #expect(summaries[0].ranging.updatesDelivered > 100_000)
+        // 435 pairs at 10 Hz for 18 s or so, of which about a third of the exchanges arrive: in an 11-m hall the
+        // links of phones far apart, turned away or behind someone fade (measured 46,908 updates).
+        #expect(summaries[0].ranging.updatesDelivered > 40_000)
         // And another seed gives another trace.
         let other = temporaryPath("other.jsonl")
         defer { try? FileManager.default.removeItem(atPath: other) }
@@ -92,7 +94,10 @@ import World
         #expect(try #require(summary.discovery.convergenceSeconds) < 5)
         // Every received exchange gives both sides an update.
         #expect(summary.ranging.updatesDelivered == 2 * summary.ranging.received)
-        #expect(summary.ranging.received > 150_000)
+        // 4,950 pairs at 10 Hz for the 4.5 s after discovery ask for 222,750 exchanges; in a 20-m hall most pairs
+        // stand beyond 9 m, where the link has faded, or are turned away or behind someone: about a sixth arrive
+        // (measured 35,003).
+        #expect(summary.ranging.received > 30_000)
     }
 
     @Test func realSocketsRangeInRealTime() async throws {
@@ -114,7 +119,11 @@ import World
     /// Every pair of 100 peers at 10 Hz asks for about 49,500 exchanges a second where one channel carries 100: the
     /// summary says so, in the plan's own count.
     @Test func theIdealPlanAsksForHundredsOfTimesTheAir() async throws {
-        let summary = try await Simulation(settings: settings { $0.peers = 100; $0.duration = 10 }).run()
+        // Every link clear and unfaded, so that the bands count the plan.
+        let summary = try await Simulation(settings: settings {
+            $0.peers = 100; $0.duration = 10; $0.radio.linkModel = .lineOfSight; $0.radio.fadeSNR = -200
+            $0.radio.fadeWidth = 0
+        }).run()
         let air = summary.ranging.airtime
         #expect(air.channels == 1 && air.slotsPerExchange == 5 && air.capacityPerSecond == 100)
         // Over the 100 rounds run (0, 0.1 ... 9.9 s), each planning 0.1 s of air.
@@ -154,6 +163,8 @@ import World
             summaries.append(try await Simulation(settings: settings {
                 $0.peers = 30; $0.duration = 10; $0.workers = workers; $0.rangingPolicy = policy
                 $0.tracePath = path; $0.traceUpdateInterval = 0
+                // The plan is compared, not the radio: every link clear and unfaded.
+                $0.radio.linkModel = .lineOfSight; $0.radio.fadeSNR = -200; $0.radio.fadeWidth = 0
             }).run())
             traces.append(try Data(contentsOf: URL(fileURLWithPath: path)))
         }
@@ -209,6 +220,8 @@ import World
                 let summary = try await Simulation(settings: settings {
                     $0.scenario = .scripted(file); $0.duration = 22; $0.seed = seed; $0.rangingPolicy = policy
                     $0.radio.lineOfSightSigma = 0.01; $0.radio.antennaDelaySigma = 0
+                    // The range-only detector, which needs two close readings: what a pair's ranging rate decides.
+                    $0.bump.method = .range
                 }).run()
                 #expect(summary.bumps.trueContacts == 4 && summary.bumps.falseBumps == 0)
                 #expect(summary.ranging.airtime.overCapacity <= 1.001)

@@ -37,8 +37,12 @@ import TestSupport
         s.peers = peers
         s.duration = duration
         s.seed = seed
-        // Every pair every round: the trace's volume and the updates around bumps are what is tested here.
+        // Every pair every round, every link clear and unfaded: the trace's volume and the updates around bumps are
+        // what is tested here, not the radio.
         s.rangingPolicy = .ideal
+        s.radio.linkModel = .lineOfSight
+        s.radio.fadeSNR = -200
+        s.radio.fadeWidth = 0
         s.tracePath = path
         s.traceUpdateInterval = updateInterval
         let simulation = try Simulation(settings: s)

@@ -155,7 +155,7 @@ import TestSupport
         (#"{"version": 1, "peers": [{"name": "A", "intrests": ["film"], "waypoints": [{"t": 0, "x": 0, "y": 0}]}, {"name": "B", "waypoints": [{"t": 0, "x": 1, "y": 0}]}]}"#,
          "scenario file s.json: peers[0].intrests is not a field of a peer (its fields: name, interests, waypoints); did you mean \"interests\"?"),
         (#"{"version": 1, "duration": 30, "peers": []}"#,
-         "scenario file s.json: duration is not a field of the scenario (its fields: version, name, peers)"),
+         "scenario file s.json: duration is not a field of the scenario (its fields: version, name, peers, walls)"),
     ])
     func malformedFilesNameTheField(_ json: String, _ message: String) {
         #expect(error(json) == message)
