@@ -107,7 +107,7 @@ let package = Package(
         .testTarget(name: "BumpTests", dependencies: ["Bump"]),
         .testTarget(
             name: "SimulationTests",
-            dependencies: ["Simulation", "UDPRun", "MulticastTransport", "World", "Radio", "Sessions", "TestSupport"]
+            dependencies: ["Simulation", "UDPRun", "MulticastTransport", "World", "Radio", "Bump", "Sessions", "TestSupport"]
         ),
         .testTarget(name: "RangingTests", dependencies: ["Ranging", "Radio", "Geometry", "Estimation", "Bump", "Sessions", "TestSupport"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport"]),

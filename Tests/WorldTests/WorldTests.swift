@@ -156,9 +156,27 @@ import TestSupport
          "scenario file s.json: peers[0].intrests is not a field of a peer (its fields: name, interests, waypoints); did you mean \"interests\"?"),
         (#"{"version": 1, "duration": 30, "peers": []}"#,
          "scenario file s.json: duration is not a field of the scenario (its fields: version, name, peers, walls)"),
+        (#"{"version": 1, "peers": [{"name": "A", "waypoints": [{"t": 0, "x": 0, "y": 0}]}, {"name": "B", "waypoints": [{"t": 0, "x": 1, "y": 0}]}], "walls": [{"x1": 0, "y1": 0, "x2": 0, "y2": 0}]}"#,
+         "scenario file s.json: walls[0] must join two different points"),
+        (#"{"version": 1, "peers": [{"name": "A", "waypoints": [{"t": 0, "x": 0, "y": 0}]}, {"name": "B", "waypoints": [{"t": 0, "x": 1, "y": 0}]}], "walls": [{"x1": 0, "y1": 0, "x2": 1, "y2": 0, "loss": -3}]}"#,
+         "scenario file s.json: walls[0].loss must be between 0 and 100 dB"),
+        (#"{"version": 1, "peers": [{"name": "A", "waypoints": [{"t": 0, "x": 0, "y": 0}]}, {"name": "B", "waypoints": [{"t": 0, "x": 1, "y": 0}]}], "walls": [{"x1": 0, "y1": 0, "x2": 1, "y2": 0, "los": 3}]}"#,
+         "scenario file s.json: walls[0].los is not a field of a wall (its fields: x1, y1, x2, y2, loss); did you mean \"loss\"?"),
+        (#"{"version": 1, "peers": [{"name": "A", "waypoints": [{"t": 0, "x": 0, "y": 0}]}, {"name": "B", "waypoints": [{"t": 0, "x": 1, "y": 0}]}], "walls": [{"x1": 0, "y1": 0, "x2": 1}]}"#,
+         "scenario file s.json: walls[0].y2 is missing"),
     ])
     func malformedFilesNameTheField(_ json: String, _ message: String) {
         #expect(error(json) == message)
+    }
+
+    /// Walls are read with their loss, 6 dB when not given.
+    @Test func wallsAreRead() throws {
+        let json = #"{"version": 1, "peers": [{"name": "A", "waypoints": [{"t": 0, "x": 0, "y": 0}]}, {"name": "B", "waypoints": [{"t": 0, "x": 1, "y": 0}]}], "walls": [{"x1": 0, "y1": -1, "x2": 0, "y2": 1}, {"x1": 2, "y1": 0, "x2": 3, "y2": 0, "loss": 12}]}"#
+        let file = try ScenarioFile.parse(Data(json.utf8), file: "w.json")
+        #expect(file.walls == [Wall(from: Vector3(0, -1, 0), to: Vector3(0, 1, 0), loss: 6),
+                               Wall(from: Vector3(2, 0, 0), to: Vector3(3, 0, 0), loss: 12)])
+        let world = try World(scenario: .scripted(file), peers: 0, seed: 1)
+        #expect(world.walls == file.walls)
     }
 
     /// The examples are valid scenario files by the published schema, which refuses what the reader refuses.
