@@ -73,7 +73,7 @@ public struct RadioConfiguration: Sendable, Equatable {
     /// Path loss exponent: the SNR falls by 10 n log10(d / 1 m); 2 is free space.
     public var pathLossExponent: Double = 2
     /// The SNR at which half the exchanges are lost (the preamble is not detected), dB.
-    public var fadeSNR: Double = 12
+    public var fadeSNR: Double = 11
     /// Width of the fade: the loss is logistic in the SNR with this scale, dB.
     public var fadeWidth: Double = 1.5
     /// The antenna's gain toward the back and sides: none inside the field of view, falling linearly with the

@@ -38,7 +38,7 @@ import TestSupport
     }
 
     /// The share received follows (1 - 2%) x (1 - the fade), the fade logistic in the SNR (30 dB at 1 m, 20 dB a
-    /// decade, half lost at 12 dB): 97.7% at 3 m, 67% at 7 m, 32% at 9 m, 9% at 12 m; no step of a metre loses more
+    /// decade, half lost at 11 dB): 97.9% at 3 m, 80% at 7 m, 47% at 9 m, 15% at 12 m; no step of a metre loses more
     /// than a quarter of the link, and past the maximum range (15 m) no distance is measured.
     @Test func theLinkFadesTowardTheMaximumRange() throws {
         let c = Self.clear
@@ -54,7 +54,7 @@ import TestSupport
             shares.append(share)
         }
         #expect(shares[0] > 0.95)
-        #expect(shares[6] > 0.2 && shares[6] < 0.45)
+        #expect(shares[6] > 0.35 && shares[6] < 0.6)
         #expect(zip(shares, shares.dropFirst()).allSatisfy { $0 >= $1 - 0.03 && $0 - $1 < 0.25 })
         let beyond = try Self.received(c, Fixtures.pair(distance: 15.5), count: 4000, seed: 12)
         #expect(beyond.allSatisfy { $0.distance == nil && $0.angleAtInitiator == nil })
@@ -88,9 +88,9 @@ import TestSupport
         #expect(Double(turned) / Double(n) < 0.05)
     }
 
-    /// A body in the way costs its loss (10 dB), which at 4 m turns a solid link (96% received) into a failing one
-    /// (5%: 93% faded, and a fifth of the rest lost to the obstruction), and makes the distance read long (the excess
-    /// path, 30 cm on average).
+    /// A body in the way costs its loss (10 dB), which at 4 m turns a solid link (97% received) into a failing one
+    /// (10%: 88% faded, and a fifth of the rest lost to the obstruction), and makes the distance read long (the
+    /// excess path, 30 cm on average).
     @Test func aBodyInTheWayWeakensAndLengthensTheLink() throws {
         var c = RadioConfiguration()
         c.antennaDelaySigma = 0
@@ -101,7 +101,7 @@ import TestSupport
         let blocked = (0..<n).compactMap { radio.exchange(geometry: truth, at: Double($0) / 10, path: PathObstruction(bodies: 1)) }
         #expect(clear.allSatisfy(\.lineOfSight) && blocked.allSatisfy { !$0.lineOfSight })
         #expect(Double(clear.count) / Double(n) > 0.93)
-        #expect(Double(blocked.count) / Double(n) < 0.08)
+        #expect(Double(blocked.count) / Double(n) < 0.13)
         let excess = try #require(Statistics(blocked.compactMap(\.distance).map { $0 - 4 })).mean
         #expect(excess > 0.2 && excess < 0.4)
         #expect(blocked.allSatisfy { $0.angleAtInitiator == nil })
