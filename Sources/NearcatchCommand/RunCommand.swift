@@ -16,7 +16,10 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
         discussion: """
             By default 100 peers mingle for 60 simulated seconds: they discover each other over UDP multicast on \
             loopback, open one session per peer (9,900 for 100 peers), range in real time within the air one UWB \
-            channel carries, the pairs that matter first (--ranging-policy, docs/airtime.md), and touch phones with the peers that share their interests. With --transport memory the run uses a \
+            channel carries, the pairs that matter first (--ranging-policy, docs/airtime.md), and touch phones with the peers that share their interests. \
+            The radio fades with distance and with the phones turned away, and the people's bodies obstruct the links \
+            they stand on (--link, docs/radio-model.md); a bump is a tap both phones' accelerometers feel, \
+            confirmed by range (--detector). With --transport memory the run uses a \
             virtual clock (as fast as the machine goes) and the same seed gives a byte-identical trace whatever \
             --workers is. Ctrl-C or SIGTERM ends a run early: the nodes say goodbye, the summary of the time run \
             is printed, no trace is written, and the exit status is 130 or 143. Summary fields and the trace \
@@ -58,7 +61,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
             help: "Every device's position and heading go into the trace every this many seconds (default 0.5; 0: every round).")
     var tracePoseInterval: Double = 0.5
 
-    @Option(name: .customLong("bump-distance"), parsing: .unconditional, help: "A bump fires at or under this estimated distance, metres.")
+    @Option(name: .customLong("bump-distance"), parsing: .unconditional, help: "The range detector fires at or under this estimated distance, metres (default 0.08).")
     var bumpDistance: Float = 0.08
 
     @Option(name: .customLong("los-sigma"), parsing: .unconditional, help: "Line-of-sight distance noise a strong signal leaves, metres (default 0.085); the receiver's noise adds to it with distance.")

@@ -322,7 +322,9 @@ public final class RoundEngine {
         out.statistics.exchanges += 1
         let poseI = context.pose(i, at: offset), poseR = context.pose(r, at: offset)
         let truth = PairGeometry(poseI, poseR)
-        let path = context.obstacles.between(poseI.position, poseR.position)
+        // Beyond the maximum range nothing is measured, whatever stands in the way.
+        let path = truth.distance > context.settings.radio.maximumRange
+            ? PathObstruction.clear : context.obstacles.between(poseI.position, poseR.position)
         guard let m = slot.radio.exchange(geometry: truth, at: time, path: path) else { return }
         out.statistics.received += 1
         if let band = bandIndex(truth.distance) { out.statistics.bandCounts[band] += 1 }
