@@ -178,7 +178,7 @@ public final class RoundEngine {
     }
 
     /// The upper ends of the true distance bands the update rates are reported by, metres: 0-0.5, 0.5-1, 1-2, 2-5 and
-    /// 5-9 m (beyond 9 m nothing is measured).
+    /// 5-9 m (beyond 9 m the link has mostly faded: more than half the exchanges are lost facing each other).
     public static let bandLimits: [Double] = [0.5, 1, 2, 5, 9]
 
     /// What a band sample found: running pairs in each distance band, those of them whose app holds no estimate yet,

@@ -20,7 +20,7 @@ public final class RangingRoom {
     public let pairs: Int
 
     /// A room of `peers` peers standing where the mingle scenario starts them (a hall of 4 m² per peer, so that,
-    /// as in a run, pairs more than 9 m apart measure nothing).
+    /// as in a run, far pairs fade and those beyond 15 m measure nothing).
     ///
     /// - Throws: ``SimulationSettingsError`` or a radio error for bad settings.
     public init(peers: Int, workers: Int, settings: SimulationSettings = SimulationSettings()) throws {
