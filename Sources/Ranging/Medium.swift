@@ -14,8 +14,8 @@ public struct Medium: Sendable, Equatable {
     public var doubleSidedSlots = 5
     public var singleSidedSlots = 3
     /// Two exchanges may share a slot on one channel only when every device of one is farther than this from every
-    /// device of the other, metres. Twice the distance at which half the exchanges still arrive (9 m), rounded: a preamble too
-    /// weak to range on still corrupts another receiver's timing.
+    /// device of the other, metres. Twice the distance at which half the exchanges still arrive (9 m), rounded: a
+    /// preamble too weak to range on still corrupts another receiver's timing.
     public var interferenceRange = 20.0
     /// Ranging sessions one device keeps active at once; those over it are suspended (the app is told, and told
     /// again when one resumes). `nil`: no limit, as on phones, which publish none (NearCatch ran 99 per phone).
