@@ -106,6 +106,10 @@ import World
         s.peers = 20
         s.duration = 4
         s.rangingPolicy = .ideal
+        // The sockets and the pacing are tested, not the radio: every link clear and unfaded.
+        s.radio.linkModel = .lineOfSight
+        s.radio.fadeSNR = -200
+        s.radio.fadeWidth = 0
         var multicast = MulticastConfiguration()
         multicast.group = "239.255.96.1"
         multicast.port = 47_961
