@@ -87,11 +87,12 @@ let package = Package(
             ]
         ),
         .target(name: "Calibration", dependencies: ["GSL", "Geometry", "Radio", "Estimation"]),
+        .target(name: "Report"),
         .target(
             name: "NearcatchCommand",
             dependencies: [
                 "Calibration", "Radio", "Geometry", "Discovery", "DiscoveryRun", "MulticastTransport", "Transport",
-                "Simulation", "UDPRun", "World", "Bump",
+                "Simulation", "UDPRun", "World", "Bump", "Report",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -111,6 +112,7 @@ let package = Package(
         ),
         .testTarget(name: "RangingTests", dependencies: ["Ranging", "Radio", "Geometry", "Estimation", "Bump", "Sessions", "TestSupport"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport"]),
+        .testTarget(name: "ReportTests", dependencies: ["Report", "Simulation"]),
         .testTarget(name: "NearbySimulatorTests", dependencies: ["NearbySimulator"]),
         .testTarget(
             name: "MulticastTransportTests",

@@ -3,6 +3,7 @@ import Bump
 import Foundation
 import MulticastTransport
 import Radio
+import Report
 import Simulation
 import UDPRun
 import World
@@ -95,6 +96,12 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
             help: "Exchanges one device takes part in per second (default: no limit beyond one at a time).")
     var exchangesPerDevice: Double?
 
+    @Option(help: "Write an HTML report of the run to this file (docs/report.md); with no --trace, the run traces to a temporary file for it.")
+    var report: String?
+
+    @Option(help: "Write the report's pictures as SVG files into this folder (room, distance and direction error, bump latency).")
+    var svg: String?
+
     @OptionGroup var network: NetworkOptions
 
     /// The run's own group, apart from `discover`'s, so that the two can run side by side.
@@ -117,6 +124,14 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
         } catch {
             throw ValidationError(error.description)
         }
+        if report != nil || svg != nil { try ReportFiles(html: report, svg: svg, force: force).check() }
+    }
+
+    /// The trace the report is made from: the run's own, or a temporary one.
+    private var reportTrace: String? {
+        guard report != nil || svg != nil else { return nil }
+        return trace ?? FileManager.default.temporaryDirectory
+            .appendingPathComponent("nearcatch-report-\(ProcessInfo.processInfo.processIdentifier).jsonl").path
     }
 
     /// The simulation the flags describe.
@@ -144,8 +159,9 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
         s.transport = transport == .udp ? .udp : .memory
         s.clock = (clock ?? (transport == .udp ? .real : .virtual)) == .real ? .real : .virtual
         s.workers = workers
-        s.tracePath = trace
-        s.replaceTrace = force
+        s.tracePath = trace ?? reportTrace
+        // A temporary trace of this process's own is replaced whatever --force says.
+        s.replaceTrace = force || (trace == nil && reportTrace != nil)
         s.traceUpdateInterval = traceUpdateInterval
         s.tracePoseInterval = tracePoseInterval
         s.rangingPolicy = rangingPolicy
@@ -221,6 +237,21 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
         }
         if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
         print(headerFirst ? summary.text(header: false) : try render(summary))
+        if let path = reportTrace {
+            defer { if trace == nil { try? FileManager.default.removeItem(atPath: path) } }
+            if summary.run.interruptedAt != nil {
+                FileHandle.standardError.write(Data("no report: the run was interrupted, and its trace not written\n".utf8))
+            } else {
+                let data: ReportData
+                do {
+                    data = try ReportData.read(trace: path)
+                } catch {
+                    throw ValidationError(error.description)
+                }
+                let said = try ReportFiles(html: report, svg: svg, force: force).write(data)
+                FileHandle.standardError.write(Data((said + "\n").utf8))
+            }
+        }
         try InterruptSignals.exit(after: signal, at: summary.run.interruptedAt ?? 0, clock: "simulated")
     }
 }

@@ -74,6 +74,25 @@ public struct OutputFile: Sendable {
         }
     }
 
+    /// Writes `data` as the whole file: into the temporary file, then published in one step; on any failure the
+    /// temporary file is removed and the target left as it was.
+    public func write(_ data: Data) throws(SimulationSettingsError) {
+        let handle = try createTemporary()
+        do {
+            try handle.write(contentsOf: data)
+            try handle.close()
+        } catch {
+            discardTemporary()
+            throw SimulationSettingsError(message: "\(flag): cannot write \(temporaryPath): \(error.localizedDescription)")
+        }
+        do {
+            try publish()
+        } catch {
+            discardTemporary()
+            throw error
+        }
+    }
+
     /// Deletes the temporary file, and nothing else.
     func discardTemporary() {
         unlink(temporaryPath)

@@ -179,9 +179,16 @@ public final class Simulation {
             if !cluster.isVirtual, !outcome.interrupted { try? await Task.sleep(for: .milliseconds(100)) }
             let report = await cluster.finish(wallSeconds: Date().timeIntervalSince(started),
                                               interruptedAt: outcome.interrupted ? outcome.reached : nil)
-            if outcome.interrupted { trace?.abandon() } else { try trace?.finish() }
-            return summarise(outcome, engine: engine, convergence: report.convergenceSeconds, sessions: sessions,
-                             wall: Date().timeIntervalSince(started))
+            var summary = summarise(outcome, engine: engine, convergence: report.convergenceSeconds,
+                                    sessions: sessions, wall: Date().timeIntervalSince(started))
+            if outcome.interrupted {
+                trace?.abandon()
+            } else if let trace {
+                trace.writeSummary(summary, at: outcome.reached)
+                try trace.finish()
+                summary.traceLines = trace.lineCount
+            }
+            return summary
         } catch {
             trace?.abandon()
             throw error

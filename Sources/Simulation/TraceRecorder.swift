@@ -115,6 +115,26 @@ final class TraceRecorder: Sendable {
         return lines
     }
 
+    /// Queues the last line: the run's summary, but what does not belong to what was simulated (the wall clock, the
+    /// memory, the worker count, the trace's own length), so that one seed still gives one trace.
+    func writeSummary(_ summary: SimulationSummary, at time: Double) {
+        guard let encoded = try? JSONEncoder().encode(summary),
+              var object = try? JSONSerialization.jsonObject(with: encoded) as? [String: Any] else { return }
+        object["performance"] = nil
+        object["traceLines"] = nil
+        if var run = object["run"] as? [String: Any] {
+            run["workers"] = nil
+            object["run"] = run
+        }
+        let line: [String: Any] = ["t": (time * 1000).rounded() / 1000, "type": "summary", "summary": object]
+        guard let data = try? JSONSerialization.data(withJSONObject: line, options: [.sortedKeys, .withoutEscapingSlashes])
+        else { return }
+        state.withLock { s in
+            s.order += 1
+            s.pending.append(Line(time: .infinity, order: s.order, text: String(decoding: data, as: UTF8.self)))
+        }
+    }
+
     /// Writes what is left and publishes the file.
     func finish() throws(SimulationSettingsError) {
         let rest = state.withLock { s in Self.take(&s.pending) { _ in true } }

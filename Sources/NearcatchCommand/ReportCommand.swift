@@ -1,0 +1,106 @@
+import ArgumentParser
+import Foundation
+import Report
+import Simulation
+
+/// `nearcatch-sim report TRACE -o FILE.html`: a run's pictures from its trace.
+public struct ReportCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "Make an HTML report (and SVG pictures) of a run from its trace.",
+        discussion: """
+            The report is one self-contained HTML file (no network, no external script or font): the room from \
+            above with every device's track, the bumps and near misses where they happened and a time slider to \
+            replay the run; the true distance and the estimate of a chosen pair around its bump or near miss; the \
+            error distributions, the update rates by distance and the air used; the run's settings and summary. \
+            --svg writes the room and the error plots as SVG files. docs/report.md.
+            """
+    )
+
+    @Argument(help: "A trace written by `nearcatch-sim --trace FILE` (JSON Lines).")
+    var trace: String
+
+    @Option(name: [.customShort("o"), .long], help: "The HTML file to write.")
+    var output: String?
+
+    @Option(help: "Also write room.svg, distance-error.svg, direction-error.svg and bump-latency.svg into this folder (created if missing).")
+    var svg: String?
+
+    @Flag(help: "Replace files that exist.")
+    var force = false
+
+    public init() {}
+
+    public func validate() throws {
+        try require(output != nil || svg != nil, "give -o FILE.html, --svg DIR or both")
+        try ReportFiles(html: output, svg: svg, force: force).check()
+    }
+
+    public func run() throws {
+        let data: ReportData
+        do {
+            data = try ReportData.read(trace: trace)
+        } catch {
+            throw ValidationError(error.description)
+        }
+        print(try ReportFiles(html: output, svg: svg, force: force).write(data))
+    }
+}
+
+/// Where a report goes: checked before anything runs, written whole or not at all.
+struct ReportFiles {
+    let html: String?
+    let svg: String?
+    let force: Bool
+
+    private var htmlFile: OutputFile? { html.map { OutputFile(path: $0, flag: "--report", replace: force) } }
+
+    private func svgFiles(in folder: String) -> [OutputFile] {
+        ["room.svg", "distance-error.svg", "direction-error.svg", "bump-latency.svg"].map {
+            OutputFile(path: (folder as NSString).appendingPathComponent($0), flag: "--svg", replace: force)
+        }
+    }
+
+    func check() throws {
+        do {
+            try htmlFile?.check()
+            if let svg {
+                var isDirectory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: svg, isDirectory: &isDirectory) {
+                    try require(isDirectory.boolValue, "--svg: \(svg) is a file, not a folder")
+                    for file in svgFiles(in: svg) { try file.check() }
+                } else {
+                    let parent = ((svg as NSString).deletingLastPathComponent as NSString).standardizingPath
+                    try require(parent.isEmpty || FileManager.default.fileExists(atPath: parent),
+                                "--svg: the folder \(parent) for \(svg) does not exist")
+                }
+            }
+        } catch let error as SimulationSettingsError {
+            throw ValidationError(error.description)
+        }
+    }
+
+    /// Writes the files and says what was written.
+    func write(_ data: ReportData) throws -> String {
+        var said: [String] = []
+        do {
+            if let file = htmlFile {
+                let page = Data(ReportPage.html(data).utf8)
+                try file.write(page)
+                said.append("report: \(file.path) (\(page.count / 1024) KB: \(data.frames.count) frames of \(data.peers) devices, "
+                    + "\(data.bumps.count) bumps, \(data.nearMisses.count) near misses)")
+            }
+            if let svg {
+                do {
+                    try FileManager.default.createDirectory(atPath: svg, withIntermediateDirectories: false)
+                } catch CocoaError.fileWriteFileExists {}
+                let pictures = ReportPictures.all(data)
+                for (file, picture) in zip(svgFiles(in: svg), pictures) { try file.write(Data(picture.svg.utf8)) }
+                said.append("pictures: \(pictures.map { (svg as NSString).appendingPathComponent($0.name) }.joined(separator: ", "))")
+            }
+        } catch let error as SimulationSettingsError {
+            throw ValidationError(error.description)
+        }
+        return said.joined(separator: "\n")
+    }
+}
