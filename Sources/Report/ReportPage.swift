@@ -152,6 +152,8 @@ public enum ReportPage {
         play.addEventListener('click',function(){if(timer){clearInterval(timer);timer=null;play.textContent='Play';return;}
           play.textContent='Pause';timer=setInterval(function(){var f=Number(slider.value)+1;if(f>=F){clearInterval(timer);timer=null;play.textContent='Play';return;}slider.value=String(f);show(f);},100);});
         show(0);
+        // #t=SECONDS opens the room at that time (for a link in a bug report, or a screenshot).
+        var at=/t=([0-9.]+)/.exec(location.hash);if(at&&F>0){var f0=frameAt(Number(at[1]));slider.value=String(f0);show(f0);}
         // A pair around its event.
         var select=document.getElementById('event');
         events.forEach(function(e,k){var o=document.createElement('option');o.value=String(k);o.textContent=e.kind+' at '+fmt(e.t)+' s, devices '+e.a+'-'+e.b+(e.kind==='bump'?', estimate '+fmt(100*e.v,1)+' cm, true '+fmt(100*e.tr,1)+' cm':', closest '+fmt(100*e.v,1)+' cm');select.appendChild(o);});
