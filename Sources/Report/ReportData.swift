@@ -82,7 +82,7 @@ public struct ReportData {
     /// Frames kept at most: a minute at the default 0.5-s pose interval is 121; longer runs are thinned evenly.
     public static let frameLimit = 600
     public static let linksPerFrame = 300
-    public static let seriesLimit = 400
+    public static let seriesLimit = 1000
     /// Seconds of a pair's updates shown before and after its bump or near miss.
     public static let seriesBefore = 2.0
     public static let seriesAfter = 1.0
