@@ -27,7 +27,8 @@ public enum ReportPage {
             <svg id="map" role="img" aria-label="the room from above"></svg>
             <p class="legend"><span class="k dev"></span> device (line: where its phone's back faces)
             <span class="k lnk"></span> ranged since the last frame <span class="k tch"></span> touching
-            <span class="k bmp"></span> bump <span class="k mis"></span> near miss; grey: each device's track.
+            <span class="k bmp"></span> bump (ringed: fired with the phones more than 8 cm apart)
+            <span class="k mis"></span> near miss; grey: each device's track.
             Click a bump or near miss to see its pair below.</p>
             </section>
             <section id="pair"><h2>A pair around its bump or near miss</h2>
@@ -99,7 +100,7 @@ public enum ReportPage {
         .legend{font-size:12px;color:#555}.k{display:inline-block;width:12px;height:12px;margin:0 3px 0 10px;vertical-align:middle}
         .dev{background:#1f6fb4;border-radius:6px}.lnk{background:#9cc3e6}.tch{background:#2a9d3a}.bmp{background:#d62728;border-radius:6px}
         .mis{background:#ff9f1c;border-radius:6px}.tru{background:#222}.est{background:#1f6fb4}.raw{background:#bbb}.lim{background:#d62728}
-        .track{fill:none;stroke:#ddd}.link{stroke:#9cc3e6}.touch{stroke:#2a9d3a}.bump{fill:#d62728;fill-opacity:.75;cursor:pointer}
+        .track{fill:none;stroke:#ddd}.apart{stroke:#000}.link{stroke:#9cc3e6}.touch{stroke:#2a9d3a}.bump{fill:#d62728;fill-opacity:.75;cursor:pointer}
         .miss{fill:#ff9f1c;fill-opacity:.75;cursor:pointer}.device{fill:#1f6fb4}.facing{stroke:#1f6fb4}
         .axis{stroke:#999}.bar{fill:#6a9fd0}.bar2{fill:#c9c9c9}text{font-size:11px;fill:#555}
         """
@@ -135,8 +136,10 @@ public enum ReportPage {
         var events=[];
         D.bumps.forEach(function(b,k){events.push({kind:'bump',t:b[0],a:b[1],b:b[2],v:b[3],tr:b[4],series:k});});
         D.misses.forEach(function(m,k){events.push({kind:'near miss',t:m[0],a:m[1],b:m[2],v:m[3],tr:m[3],series:D.bumps.length+k});});
-        events.forEach(function(e,k){if(F===0)return;var f=frameAt(e.t);var c=el('circle',{'class':e.kind==='bump'?'bump':'miss',cx:(px(f,e.a)+px(f,e.b))/2,cy:(py(f,e.a)+py(f,e.b))/2,r:R*1.6},marks);
-          el('title',{},c).textContent=e.kind+' at '+fmt(e.t)+' s, devices '+e.a+' and '+e.b;c.addEventListener('click',function(){select.value=String(k);drawSeries();slider.value=String(f);show(f);});});
+        events.forEach(function(e,k){if(F===0)return;var f=frameAt(e.t);var c=el('circle',{'class':e.kind==='bump'?(e.tr>0.08?'bump apart':'bump'):'miss','stroke-width':R/2,cx:(px(f,e.a)+px(f,e.b))/2,cy:(py(f,e.a)+py(f,e.b))/2,r:R*1.6},marks);
+          // Near misses under the bumps: a pair that stopped short and fired shows its bump.
+          if(e.kind!=='bump')marks.insertBefore(c,marks.firstChild);
+          el('title',{},c).textContent=e.kind+' at '+fmt(e.t)+' s, devices '+e.a+' and '+e.b+(e.kind==='bump'?', '+fmt(100*e.tr,1)+' cm apart':'');c.addEventListener('click',function(){select.value=String(k);drawSeries();slider.value=String(f);show(f);});});
         var devs=[],faces=[];
         for(var i=0;i<N;i++){devs.push(el('circle',{'class':'device',r:R},devG));faces.push(el('line',{'class':'facing','stroke-width':R/2.5},devG));}
         var slider=document.getElementById('slider'),clock=document.getElementById('clock');
