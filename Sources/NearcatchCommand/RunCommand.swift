@@ -55,7 +55,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     var force = false
 
     @Option(name: .customLong("trace-update-interval"), parsing: .unconditional,
-            help: "Each session's updates go into the trace at most once per this many seconds (default 1); a pair's updates in the second before each of its bumps always do.")
+            help: "Each session's updates go into the trace at most once per this many seconds (default 1); a pair's updates in the second before each of its bumps, and from 2 s before to 1 s after each of its near misses, always do.")
     var traceUpdateInterval: Double = 1
 
     @Option(name: .customLong("trace-pose-interval"), parsing: .unconditional,
@@ -229,13 +229,15 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
         let command = self
         // The text summary's first line goes out as the run starts, so that a long run says at once what it is.
         let headerFirst = network.format == .text
-        let (summary, signal) = try await InterruptSignals.run {
+        var (summary, signal) = try await InterruptSignals.run {
             try await command.execute(starting: { run in
                 guard headerFirst else { return }
                 FileHandle.standardOutput.write(Data((SimulationSummary.headerLine(run) + "\n").utf8))
             }, progress: showProgress ? writeProgress : nil)
         }
         if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        // The report's own temporary trace is not the user's.
+        if trace == nil { summary.traceLines = nil }
         print(headerFirst ? summary.text(header: false) : try render(summary))
         if let path = reportTrace {
             defer { if trace == nil { try? FileManager.default.removeItem(atPath: path) } }

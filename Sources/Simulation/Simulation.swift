@@ -109,7 +109,7 @@ public final class Simulation {
         trace = try settings.traceFile.map { file throws(SimulationSettingsError) in
             TraceRecorder(writer: try TraceWriter(file: file), peers: settings.peerCount,
                           updateInterval: settings.traceUpdateInterval,
-                          horizon: TraceRecorder.bumpWindow + 2 / settings.rate + 0.5)
+                          horizon: TraceRecorder.lookBack + 2 / settings.rate + 0.5)
         }
         if let trace {
             observe(wanting: [.updates, .poses]) { trace.record($0) }

@@ -7,12 +7,18 @@ import Synchronization
 /// event, every line with `t` and `type`, devices named `device` and `peer`, lines in time order.
 ///
 /// Lines wait in a buffer for `horizon` seconds of run time before they are written, sorted by time: a contact is
-/// found up to a round after it began, and the updates of a pair in the ``bumpWindow`` before its bump are traced
-/// when the bump fires, whatever the update interval. The updates left out by the interval are held that long for
-/// the purpose, and then dropped.
+/// found up to a round after it began, and the updates of a pair in the ``bumpWindow`` before its bump, and in the
+/// ``nearMissWindow`` around its near miss, are traced when the bump fires or the near miss is seen, whatever the
+/// update interval. The updates left out by the interval are held ``lookBack`` for the purpose, and then dropped.
 final class TraceRecorder: Sendable {
     /// Seconds before a bump whose updates of the pair are always traced.
     static let bumpWindow = 1.0
+    /// Seconds before and after a near miss's closest moment whose updates of the pair are always traced (for the
+    /// report's view of the pair: docs/report.md).
+    static let nearMissWindow = (before: 2.0, after: 1.0)
+    /// How long left-out updates are held: a near miss is seen when the pair has moved apart again, a second or two
+    /// after its closest moment.
+    static let lookBack = 4.0
 
     private let writer: TraceWriter
     private let updateInterval: Double
@@ -43,7 +49,8 @@ final class TraceRecorder: Sendable {
 
     /// - Parameters:
     ///   - updateInterval: each session's updates go in at most once per this many seconds.
-    ///   - horizon: seconds lines wait before they are written: the bump window and two rounds, at least.
+    ///   - horizon: seconds lines wait before they are written: the bump window and two rounds at least, and
+    ///     ``lookBack`` for the updates around a near miss to come out in time order.
     init(writer: TraceWriter, peers: Int, updateInterval: Double, horizon: Double) {
         self.writer = writer
         self.peers = peers
@@ -69,7 +76,10 @@ final class TraceRecorder: Sendable {
                 }
                 s.lastTraced[key] = event.time
             case .bump(let device, let peer, _, _):
-                Self.release(pair: device, peer, before: event.time, &s)
+                Self.release(pair: device, peer, from: event.time - Self.bumpWindow, to: event.time, &s)
+            case .nearMiss(let device, let peer, _):
+                Self.release(pair: device, peer, from: event.time - Self.nearMissWindow.before,
+                             to: event.time + Self.nearMissWindow.after, &s)
             default:
                 break
             }
@@ -77,10 +87,10 @@ final class TraceRecorder: Sendable {
         }
     }
 
-    /// The held updates of the pair in the window before a bump go into the trace.
-    private static func release(pair a: Int, _ b: Int, before time: Double, _ s: inout State) {
+    /// The held updates of the pair from `start` to `end` go into the trace.
+    private static func release(pair a: Int, _ b: Int, from start: Double, to end: Double, _ s: inout State) {
         for k in s.heldStart..<s.held.count {
-            guard let held = s.held[k], held.event.time >= time - bumpWindow - 1e-9 else { continue }
+            guard let held = s.held[k], held.event.time >= start - 1e-9, held.event.time <= end + 1e-9 else { continue }
             guard case .session(let device, let peer, _, _) = held.event.kind,
                   (device == a && peer == b) || (device == b && peer == a),
                   let line = line(held.event)
@@ -94,8 +104,8 @@ final class TraceRecorder: Sendable {
     func advance(to time: Double) {
         let ready: [String] = state.withLock { s in
             let limit = time - horizon
-            // A later bump looks back at most the window from a later round.
-            while s.heldStart < s.held.count, (s.held[s.heldStart]?.event.time ?? -.infinity) < time - Self.bumpWindow - 1e-9 {
+            // A later bump or near miss looks back at most this far.
+            while s.heldStart < s.held.count, (s.held[s.heldStart]?.event.time ?? -.infinity) < time - Self.lookBack - 1e-9 {
                 s.heldStart += 1
             }
             if s.heldStart > 4096, s.heldStart * 2 > s.held.count {

@@ -111,6 +111,18 @@ import TestSupport
             // 20 updates at most (10 rounds, two sides); a lost exchange takes two. Close pairs lose about 2%.
             #expect(before.count >= 16 && before.count <= 20, "bump at \(bump.t): \(before.count) updates")
         }
+        // And around every near miss, from 2 s before its closest moment to 1 s after: about 60 updates (both
+        // sides at 10 Hz), fewer when the pair's sessions began during it; at least a second's worth.
+        let misses = parsed.filter { $0.type == "nearMiss" }
+        #expect(misses.count == summary.bumps.nearMisses && misses.count >= 1)
+        for miss in misses {
+            let pair = Set([miss.int("device"), miss.int("peer")])
+            let around = parsed.filter {
+                $0.type == "update" && Set([$0.int("device"), $0.int("peer")]) == pair
+                    && $0.t >= miss.t - 2 - 1e-9 && $0.t <= miss.t + 1 + 1e-9
+            }
+            #expect(around.count >= 20 && around.count <= 62, "near miss at \(miss.t): \(around.count) updates")
+        }
         // Away from bumps the interval holds: a session's updates are 5 s apart or more.
         let updates = parsed.filter { $0.type == "update" }
         #expect(updates.count < summary.ranging.updatesDelivered / 20)
