@@ -229,13 +229,14 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
         let command = self
         // The text summary's first line goes out as the run starts, so that a long run says at once what it is.
         let headerFirst = network.format == .text
-        var (summary, signal) = try await InterruptSignals.run {
+        let (ran, signal) = try await InterruptSignals.run {
             try await command.execute(starting: { run in
                 guard headerFirst else { return }
                 FileHandle.standardOutput.write(Data((SimulationSummary.headerLine(run) + "\n").utf8))
             }, progress: showProgress ? writeProgress : nil)
         }
         if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        var summary = ran
         // The report's own temporary trace is not the user's.
         if trace == nil { summary.traceLines = nil }
         print(headerFirst ? summary.text(header: false) : try render(summary))

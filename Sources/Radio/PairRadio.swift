@@ -13,8 +13,6 @@ public struct PairRadio {
     public let configuration: RadioConfiguration
     public private(set) var link = LinkState()
     private let random: RandomSource
-    /// The angle-of-arrival noise a strong signal leaves, radians at boresight.
-    private let phaseFloor: Double
     private let cosFieldOfView: Double
     private var pathDifferences: [Double]
 
@@ -29,7 +27,6 @@ public struct PairRadio {
         self.responder = responder
         self.configuration = configuration
         self.random = random
-        self.phaseFloor = configuration.boresightAngleSigma
         self.cosFieldOfView = cos(configuration.fieldOfViewHalfAngle)
         self.pathDifferences = [Double](repeating: 0, count: configuration.antennaLayout.baselines.count)
     }
@@ -86,8 +83,8 @@ public struct PairRadio {
         var atInitiator: AngleMeasurement?
         var atResponder: AngleMeasurement?
         if lineOfSight {
-            let w = configuration.weakSignalAngleSigma
-            let phaseNoise = Double.pi * (phaseFloor * phaseFloor + w * w * weakness).squareRoot()
+            let floor = configuration.boresightAngleSigma, w = configuration.weakSignalAngleSigma
+            let phaseNoise = Double.pi * (floor * floor + w * w * weakness).squareRoot()
             atInitiator = measureAngle(geometry.bearingFromA, phaseNoise: phaseNoise)
             atResponder = measureAngle(geometry.bearingFromB, phaseNoise: phaseNoise)
         }

@@ -184,7 +184,7 @@ public final class Simulation {
             if outcome.interrupted {
                 trace?.abandon()
             } else if let trace {
-                trace.writeSummary(summary, at: outcome.reached)
+                writeSummary(summary, at: outcome.reached)
                 try trace.finish()
                 summary.traceLines = trace.lineCount
             }
@@ -277,15 +277,38 @@ public final class Simulation {
     /// whatever it is), and the peer id of every index. Encoded, not assembled, so that a scenario name with a quote
     /// in it still gives valid JSON.
     private func writeHeader(_ ids: [PeerID]) {
-        guard let trace,
-              let encoded = try? JSONEncoder().encode(runInfo),
-              var run = try? JSONSerialization.jsonObject(with: encoded) as? [String: Any]
-        else { return }
+        guard let trace, var run = Self.object(runInfo) else { return }
         run["workers"] = nil
-        let header: [String: Any] = ["t": 0, "type": "run", "run": run, "peerIDs": ids.map(\.description)]
-        guard let data = try? JSONSerialization.data(withJSONObject: header, options: [.sortedKeys, .withoutEscapingSlashes])
+        guard let line = Self.line(["t": 0, "type": "run", "run": run, "peerIDs": ids.map(\.description)]) else { return }
+        trace.writeHeader(line)
+    }
+
+    /// The trace's last line: the summary but what does not belong to what was simulated (the wall clock, the
+    /// memory, the worker count, the trace's own length), so that one seed still gives one trace.
+    private func writeSummary(_ summary: SimulationSummary, at time: Double) {
+        guard let trace, var object = Self.object(summary) else { return }
+        object["performance"] = nil
+        object["traceLines"] = nil
+        if var run = object["run"] as? [String: Any] {
+            run["workers"] = nil
+            object["run"] = run
+        }
+        guard let line = Self.line(["t": (time * 1000).rounded() / 1000, "type": "summary", "summary": object])
         else { return }
-        trace.writeHeader(String(decoding: data, as: UTF8.self))
+        trace.appendLast(line)
+    }
+
+    /// A value as a JSON object, to take fields out of before it becomes a line.
+    private static func object(_ value: some Encodable) -> [String: Any]? {
+        guard let encoded = try? JSONEncoder().encode(value) else { return nil }
+        return try? JSONSerialization.jsonObject(with: encoded) as? [String: Any]
+    }
+
+    /// A trace line of a whole object, keys sorted.
+    private static func line(_ object: [String: Any]) -> String? {
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        else { return nil }
+        return String(decoding: data, as: UTF8.self)
     }
 
     private func samplePoses(at time: Double, _ poses: [Pose]) {

@@ -125,23 +125,11 @@ final class TraceRecorder: Sendable {
         return lines
     }
 
-    /// Queues the last line: the run's summary, but what does not belong to what was simulated (the wall clock, the
-    /// memory, the worker count, the trace's own length), so that one seed still gives one trace.
-    func writeSummary(_ summary: SimulationSummary, at time: Double) {
-        guard let encoded = try? JSONEncoder().encode(summary),
-              var object = try? JSONSerialization.jsonObject(with: encoded) as? [String: Any] else { return }
-        object["performance"] = nil
-        object["traceLines"] = nil
-        if var run = object["run"] as? [String: Any] {
-            run["workers"] = nil
-            object["run"] = run
-        }
-        let line: [String: Any] = ["t": (time * 1000).rounded() / 1000, "type": "summary", "summary": object]
-        guard let data = try? JSONSerialization.data(withJSONObject: line, options: [.sortedKeys, .withoutEscapingSlashes])
-        else { return }
+    /// Queues a line that comes after every other, whatever its time (the run's summary).
+    func appendLast(_ line: String) {
         state.withLock { s in
             s.order += 1
-            s.pending.append(Line(time: .infinity, order: s.order, text: String(decoding: data, as: UTF8.self)))
+            s.pending.append(Line(time: .infinity, order: s.order, text: line))
         }
     }
 
