@@ -44,10 +44,12 @@ let package = Package(
         .target(name: "Bump"),
         // The pure ranging core: pair slots, the round engine, the planner seam, the running-session view.
         .target(name: "Ranging", dependencies: ["Bump", "Estimation", "GSL", "Geometry", "Radio", "Sessions"]),
+        // The world's side of the air: which of the exchanges the devices asked for collide.
+        .target(name: "Air", dependencies: ["Geometry", "Radio", "Ranging"]),
         .target(
             name: "Simulation",
             dependencies: [
-                "Bump", "Discovery", "DiscoveryRun", "Estimation", "GSL", "Geometry", "Radio", "Ranging", "Sessions",
+                "Air", "Bump", "Discovery", "DiscoveryRun", "Estimation", "GSL", "Geometry", "Radio", "Ranging", "Sessions",
                 "Transport", "World",
             ]
         ),
@@ -97,7 +99,7 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "nearcatch-sim", dependencies: ["NearcatchCommand"]),
-        .target(name: "TestSupport", dependencies: ["GSL", "Geometry", "Radio"]),
+        .target(name: "TestSupport", dependencies: ["Air", "Bump", "Estimation", "GSL", "Geometry", "Radio", "Ranging"]),
 
         .testTarget(name: "GSLTests", dependencies: ["GSL", "TestSupport"]),
         .testTarget(name: "GeometryTests", dependencies: ["Geometry", "TestSupport"]),
@@ -111,6 +113,7 @@ let package = Package(
             dependencies: ["Simulation", "UDPRun", "MulticastTransport", "World", "Radio", "Bump", "Sessions", "TestSupport"]
         ),
         .testTarget(name: "RangingTests", dependencies: ["Ranging", "Radio", "Geometry", "Estimation", "Bump", "Sessions", "TestSupport"]),
+        .testTarget(name: "AirTests", dependencies: ["Air", "Geometry", "Ranging", "TestSupport"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport"]),
         .testTarget(name: "ReportTests", dependencies: ["Report", "Simulation"]),
         .testTarget(name: "NearbySimulatorTests", dependencies: ["NearbySimulator"]),

@@ -8,14 +8,15 @@ import Radio
 ///   (farther apart, two exchanges share the slot: spatial reuse),
 /// - neither device has used up its exchanges of that block (``Medium/exchangesPerDevicePerSecond``).
 ///
-/// Who hears whom is decided from the true positions: the medium's physics, which a real coordinator would have to
-/// learn, so the coordinated policies' figures are the best such a scheme can do.
+/// Who hears whom is what the devices believe (``PlanningContext/believedDistance(_:_:)``): their estimates and
+/// Bluetooth signal strength, the true positions only under `oracle`. The world's medium then decides what
+/// collides (the `Air` module): a wrong belief costs exchanges.
 public struct AirAllocator {
     public let medium: Medium
     /// Seconds one exchange occupies its channel.
     public let exchangeDuration: Double
     private let scheme: RadioConfiguration.RangingScheme
-    private let rangeSquared: Double
+    private let range: Float
     private let perBlock: Int?
     private let channels: Int
     private let peers: Int
@@ -38,7 +39,7 @@ public struct AirAllocator {
     public init(medium: Medium, scheme: RadioConfiguration.RangingScheme, peers: Int) {
         self.medium = medium
         exchangeDuration = medium.exchangeDuration(scheme)
-        rangeSquared = medium.interferenceRange * medium.interferenceRange
+        range = Float(medium.interferenceRange)
         perBlock = medium.exchangesPerDevicePerBlock
         channels = medium.channels
         self.peers = peers
@@ -101,7 +102,7 @@ public struct AirAllocator {
             }
             channel: for channel in 0..<channels {
                 for q in occupants[position * channels + channel]
-                where context.inHearing(pair, context.pairs[Int(q)], rangeSquared: rangeSquared) {
+                where context.inHearing(pair, context.pairs[Int(q)], range: range) {
                     continue channel
                 }
                 occupants[position * channels + channel].append(p)

@@ -39,16 +39,20 @@ public struct PairSettings: Sendable {
     public var bump: BumpConfiguration
     /// The scenario's walls, for the geometry link model.
     public var walls: [Wall]
+    /// Whether the reference app's bump detector runs (not while an app under test runs its own logic: then it
+    /// neither fires nor holds the air back after a bump).
+    public var detectsBumps: Bool
 
     public init(
         seed: UInt64, radio: RadioConfiguration, estimator: EstimatorConfiguration, bump: BumpConfiguration,
-        walls: [Wall] = []
+        walls: [Wall] = [], detectsBumps: Bool = true
     ) {
         self.seed = seed
         self.radio = radio
         self.estimator = estimator
         self.bump = bump
         self.walls = walls
+        self.detectsBumps = detectsBumps
     }
 }
 

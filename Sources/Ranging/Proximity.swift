@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import GSL
 import Radio
 
 /// How `proximity` ranks the pairs (docs/airtime.md).
@@ -24,70 +23,55 @@ public struct ProximitySettings: Sendable, Equatable {
     public var afterBump = 2.0
     /// Updates a closing pair should get before it could touch.
     public var updatesBeforeContact = 4.0
-    /// The Bluetooth signal strength pairs without an estimate are ranked by: log-distance path loss with this
-    /// exponent and shadowing of this spread, dB, read once a second and smoothed over readings with this weight
-    /// for the newest, as apps smooth it (the signal's reference power cancels out of the distance it gives).
-    public var bluetoothExponent = 2.0
-    public var bluetoothSigmaDB = 6.0
-    public var bluetoothSmoothing = 0.3
 
     public init() {}
 }
 
-/// Ranges the pairs that matter first. Each round, every running pair wants an update interval from its distance as
-/// last estimated (brought forward by its closing speed, and by an assumed closing speed for the estimate's age), or,
-/// without an estimate, from a simulated Bluetooth signal strength. Its priority is how overdue it is: the time since
+/// Ranges the pairs that matter first, from what the devices know. Each round, every running pair wants an update
+/// interval from its distance as last estimated (brought forward by its closing speed, and by the holders' own speeds
+/// for the estimate's age), or, without an estimate, from its Bluetooth distance. Its priority is how overdue it is: the time since
 /// it last ranged over the interval it wants, squared (so that a pair wanting 10 Hz outranks a far one that waited
 /// long). The pairs whose device is walking to the other go first when due, then every pair by priority, each placed
 /// in the round's air (``AirAllocator``) until it is taken.
 public struct Proximity: RangingPlanner {
     private let settings: ProximitySettings
-    private let random: RandomSource
     private var air: AirAllocator
     private var admitted: AdmittedPairs
-    /// When each pair last ranged, seconds (-∞ never), and its Bluetooth distance (NaN none yet).
+    /// When each pair last ranged, seconds (-∞ never).
     private var lastRanged: [Float]
-    private var bluetooth: [Float]
-    private var smoothedLoss: [Float]
-    private var bluetoothRead = -Double.infinity
+    private var reranked = -Double.infinity
     /// Pairs by priority, in half-octave buckets: the upper half for walking pairs that are due, the lower for all
     /// others.
     private var buckets: [[[Int32]]]
     private static let tierBuckets = 64
 
-    /// - Throws: a GSL allocation error.
     /// - Parameter workers: threads that share the ranking of the pairs (the plan is the same whatever it is).
-    public init(medium: Medium, scheme: RadioConfiguration.RangingScheme, peers: Int, seed: UInt64,
-                settings: ProximitySettings = ProximitySettings(), workers: Int = 1) throws {
+    public init(medium: Medium, scheme: RadioConfiguration.RangingScheme, peers: Int,
+                settings: ProximitySettings = ProximitySettings(), workers: Int = 1) {
         buckets = Array(repeating: Array(repeating: [], count: 2 * Self.tierBuckets), count: max(1, workers))
         self.settings = settings
-        random = try RandomSource(runSeed: seed, stream: StreamIdentity(kind: .planner, first: 2, second: 0))
         air = AirAllocator(medium: medium, scheme: scheme, peers: peers)
         admitted = AdmittedPairs(medium: medium, peers: peers)
-        let pairs = peers * (peers - 1) / 2
-        lastRanged = [Float](repeating: -.infinity, count: pairs)
-        bluetooth = [Float](repeating: .nan, count: pairs)
-        smoothedLoss = bluetooth
+        lastRanged = [Float](repeating: -.infinity, count: peers * (peers - 1) / 2)
     }
 
     public mutating func plan(_ context: PlanningContext, into plan: inout RangingPlan) {
         plan.suspensions.removeAll(keepingCapacity: true)
         let t = context.time
-        let readBluetooth = t - bluetoothRead >= 1 - 1e-9
-        if readBluetooth { bluetoothRead = t }
+        let rerank = t - reranked >= 1 - 1e-9
+        if rerank { reranked = t }
         if admitted.limit != nil {
             // Each device keeps the sessions whose pairs want the shortest intervals, re-ranked once a second (by
             // a copy of the planner, read while the limit changes, and gone before the planner's arrays are
             // written: a copy alive then would make each write copy its array).
             let ranking = self
-            admitted.refresh(context, rerank: readBluetooth, score: { d, e in
+            admitted.refresh(context, rerank: rerank, score: { d, e in
                 let p = RunningSessions.pairIndex(d, e, peers: context.sessions.peers)
                 return 1 / ranking.wantedInterval(p, walking: ranking.isWalkingPair(p, context), context)
             }, into: &plan.suspensions)
         } else {
             admitted.refresh(context, into: &plan.suspensions)
         }
-        if readBluetooth { readSignals(context) }
         air.begin(context, into: &plan)
         // Every running pair's priority, on the workers in contiguous chunks of the running pairs, each into its own
         // buckets; read back chunk after chunk, so that a bucket holds its pairs in pair order whatever the count.
@@ -147,25 +131,8 @@ public struct Proximity: RangingPlanner {
         return 2 * (Int(truncatingIfNeeded: (bits >> 52) & 0x7FF) - 1023) + (bits & 0xF_FFFF_FFFF_FFFF >= 0x6_A09E_667F_3BCD ? 1 : 0)
     }
 
-    /// The Bluetooth distance of every running pair without an estimate, in pair order: each reading's loss is the
-    /// true distance's, 10 n log10(d), plus X ~ N(0, σ) dB; the smoothed loss gives the distance.
-    private mutating func readSignals(_ context: PlanningContext) {
-        let n = settings.bluetoothExponent
-        let alpha = Float(settings.bluetoothSmoothing)
-        for p in admitted.pairs where context.estimates.isEmpty || !context.estimates[Int(p)].distance.isFinite {
-            let pair = context.pairs[Int(p)]
-            let d2 = (context.poses[Int(pair.low)].position - context.poses[Int(pair.high)].position).lengthSquared
-            // Beyond 15 m no reading could rank a pair sooner than the longest interval (it would take 8 standard
-            // deviations of smoothed shadowing to read it under 2 m), so none is drawn.
-            guard d2 < 225 else { continue }
-            let d = d2.squareRoot()
-            let loss = Float(10 * n * log10(max(d, 0.01)) + random.gaussian(sigma: settings.bluetoothSigmaDB))
-            smoothedLoss[Int(p)] = smoothedLoss[Int(p)].isFinite ? alpha * loss + (1 - alpha) * smoothedLoss[Int(p)] : loss
-            bluetooth[Int(p)] = Float(pow(10, Double(smoothedLoss[Int(p)]) / (10 * n)))
-        }
-    }
-
-    /// Whether a device of pair `p` is walking to the other.
+    /// Whether a device of pair `p` is walking to the other (its app's chosen target; the true partner under
+    /// `oracle`).
     private func isWalkingPair(_ p: Int, _ context: PlanningContext) -> Bool {
         guard !context.targets.isEmpty else { return false }
         let pair = context.pairs[p]
@@ -195,8 +162,8 @@ public struct Proximity: RangingPlanner {
             // A walking pair's way is known (its closing speed, an update a second); any other pair could have
             // started toward each other since.
             distance = Double(e.distance) - max(closing, 0) * age - (walking ? 0 : mayClose(p, context) * age)
-        } else if bluetooth[p].isFinite {
-            distance = Double(bluetooth[p])
+        } else if !context.bluetooth.isEmpty, context.bluetooth[p].isFinite {
+            distance = Double(context.bluetooth[p])
         } else {
             return longest
         }

@@ -40,9 +40,10 @@ public struct SuspensionChange: Sendable, Equatable {
     }
 }
 
-/// What a planner may know when it plans a round: the round's span, who holds running sessions with whom, the
-/// pairs, the true poses (for the air: distance decides who may share a slot), the latest estimate of each pair, and
-/// the peer each device is walking to (the one its user chose in the app).
+/// What the devices know when their ranging service plans a round: the round's span, who holds running sessions
+/// with whom, the pairs, the latest estimate of each pair, each pair's Bluetooth distance, each device's own speed,
+/// and the peer each device's app chose to walk to. All of it is the devices' own observations; the true poses and
+/// partners come in only for the `oracle` policy, an upper bound (``truth``).
 public struct PlanningContext {
     /// The round's start, seconds, and its length (1 / the rate).
     public let time: Double
@@ -50,34 +51,59 @@ public struct PlanningContext {
     public let sessions: RunningSessions.Snapshot
     /// Every pair, by index: the lower and the higher device index.
     public let pairs: [RoundEngine.Pair]
-    public let poses: [Pose]
     /// The latest estimate of each pair, by pair index (empty: none known).
     public let estimates: [PairEstimate]
-    /// The device each device is walking to, -1 for none (empty: none known).
+    /// Each pair's distance from Bluetooth signal strength, metres, by pair index; NaN where none was heard (empty:
+    /// none known).
+    public let bluetooth: [Float]
+    /// The device each device's app chose to walk to, -1 for none (empty: none chosen).
     public let targets: [Int32]
     /// Each device's own speed over the ground, m/s, as its motion sensors tell it (empty: none known).
     public let speeds: [Float]
+    /// The world's truth, for the `oracle` policy alone: every device's true pose at the round's start.
+    public let truth: [Pose]?
 
     public init(time: Double, interval: Double, sessions: RunningSessions.Snapshot, pairs: [RoundEngine.Pair],
-                poses: [Pose], estimates: [PairEstimate] = [], targets: [Int32] = [], speeds: [Float] = []) {
+                estimates: [PairEstimate] = [], bluetooth: [Float] = [], targets: [Int32] = [], speeds: [Float] = [],
+                truth: [Pose]? = nil) {
         self.time = time
         self.interval = interval
         self.sessions = sessions
         self.pairs = pairs
-        self.poses = poses
         self.estimates = estimates
+        self.bluetooth = bluetooth
         self.targets = targets
         self.speeds = speeds
+        self.truth = truth
     }
 
-    /// Whether pairs `p` and `q` are in hearing of each other: a device of one within `rangeSquared` (squared
-    /// metres) of a device of the other.
+    /// How fast two people may have closed on each other since an estimate, m/s, when the devices do not say (two
+    /// brisk walkers).
+    static let staleClosingSpeed: Float = 2
+
+    /// How near devices `i` and `j` may be, as far as the devices know, metres: the pair's estimate brought forward
+    /// by how far two walkers could have come since, or else its Bluetooth distance; +∞ when neither device has
+    /// heard the other (Bluetooth carries farther than the interference range). The true distance under `oracle`.
     @inline(__always)
-    public func inHearing(_ p: RoundEngine.Pair, _ q: RoundEngine.Pair, rangeSquared: Double) -> Bool {
-        let a = poses[Int(p.low)].position, b = poses[Int(p.high)].position
-        let c = poses[Int(q.low)].position, d = poses[Int(q.high)].position
-        return (a - c).lengthSquared <= rangeSquared || (a - d).lengthSquared <= rangeSquared
-            || (b - c).lengthSquared <= rangeSquared || (b - d).lengthSquared <= rangeSquared
+    public func believedDistance(_ i: Int, _ j: Int) -> Float {
+        if let truth { return Float((truth[i].position - truth[j].position).length) }
+        guard i != j else { return 0 }
+        let p = RunningSessions.pairIndex(i, j, peers: sessions.peers)
+        if !estimates.isEmpty, estimates[p].distance.isFinite {
+            let age = max(0, Float(time) - estimates[p].time)
+            return max(0, estimates[p].distance - Self.staleClosingSpeed * age)
+        }
+        if !bluetooth.isEmpty, bluetooth[p].isFinite { return bluetooth[p] }
+        return .infinity
+    }
+
+    /// Whether pairs `p` and `q` are in hearing of each other, as far as the devices know: a device of one within
+    /// `range` metres of a device of the other (``believedDistance(_:_:)``).
+    @inline(__always)
+    public func inHearing(_ p: RoundEngine.Pair, _ q: RoundEngine.Pair, range: Float) -> Bool {
+        let a = Int(p.low), b = Int(p.high), c = Int(q.low), d = Int(q.high)
+        return believedDistance(a, c) <= range || believedDistance(a, d) <= range
+            || believedDistance(b, c) <= range || believedDistance(b, d) <= range
     }
 
     /// Calls `body` with the index of every pair whose two devices both hold a running session, in pair order.
@@ -92,6 +118,12 @@ public struct PlanningContext {
 public protocol RangingPlanner {
     /// Sets `plan` to the round's exchanges. The plan holds the previous round's, which a planner may keep.
     mutating func plan(_ context: PlanningContext, into plan: inout RangingPlan)
+    /// Whether the round's exchanges wrap around its end (sessions on their own timers), for the world's medium.
+    var roundIsCircular: Bool { get }
+}
+
+extension RangingPlanner {
+    public var roundIsCircular: Bool { false }
 }
 
 /// Every pair of running sessions at the start of every round, in pair order: the ideal world, with no limit of

@@ -345,10 +345,15 @@ public final class RoundEngine {
         // A held estimate (its measurement refused) is not a new reading: counting it again would let one stale
         // low value make up "2 of 3".
         let fresh = slot.estimatorI.distanceIsFresh ? ui.distance : nil
-        let fires = context.fused
-            ? !context.impacts.isEmpty
+        let fires: Bool
+        if !context.settings.detectsBumps {
+            fires = false
+        } else if context.fused {
+            fires = !context.impacts.isEmpty
                 && slot.bump.update(distance: fresh, at: time, initiator: context.impacts[i], responder: context.impacts[r])
-            : slot.bump.update(distance: fresh)
+        } else {
+            fires = slot.bump.update(distance: fresh)
+        }
         if fires, let estimate = ui.distance ?? (latest.distance.isFinite ? latest.distance : nil) {
             latest.bumped = Float(time)
             out.round.bumps.append(RangingBump(initiator: i, responder: r, time: time, estimate: estimate,

@@ -1,3 +1,4 @@
+import Air
 import Bump
 import Estimation
 import Geometry
@@ -13,6 +14,8 @@ public final class RangingRoom {
     private let engine: RoundEngine
     private var planner: any RangingPlanner
     private var plan = RangingPlan()
+    private var air: AirPhysics?
+    private let oracle: Bool
     private let sessions: RunningSessions.Snapshot
     private let poses: [Pose]
     private let interval: Double
@@ -41,6 +44,8 @@ public final class RangingRoom {
             workers: workers, view: running)
         pairs = engine.pairs.count
         planner = try s.makePlanner(peers: peers)
+        air = s.rangingPolicy == .ideal ? nil : AirPhysics(medium: s.medium, scheme: s.radio.scheme)
+        oracle = s.rangingPolicy.isOracle
         for a in 0..<peers { for b in 0..<peers where a != b { running.began(a, b) } }
         sessions = running.snapshot()
         poses = world.poses
@@ -62,13 +67,16 @@ public final class RangingRoom {
         return engine.round(plan, at: time, poses: poses, sessions: sessions, record: false).bumps.count
     }
 
-    /// Plans the round at `time` without ranging it: what the policy's planning costs.
+    /// Plans the round at `time` without ranging it, and lets the world's medium take out what collides: what the
+    /// policy's planning costs.
     ///
-    /// - Returns: the exchanges planned.
+    /// - Returns: the exchanges planned that did not collide.
     @discardableResult
     public func plan(at time: Double) -> Int {
         planner.plan(PlanningContext(time: time, interval: interval, sessions: sessions, pairs: engine.pairs,
-                                     poses: poses, estimates: engine.estimates), into: &plan)
+                                     estimates: engine.estimates, truth: oracle ? poses : nil), into: &plan)
+        air?.resolve(&plan, pairs: engine.pairs, positions: poses.map(\.position), interval: interval,
+                     circular: planner.roundIsCircular)
         return plan.exchanges.count
     }
 

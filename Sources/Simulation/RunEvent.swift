@@ -34,7 +34,7 @@ public struct RunEvent: Sendable {
         case pose(device: Int, pose: Pose)
         /// `device` received `peer`'s profile after a bump.
         case profile(device: Int, peer: Int, bytes: Int)
-        /// The haptic intensity `device` plays while walking to, or touching, `peer` (0 to 1), at each update.
+        /// The haptic intensity `device` plays for `peer`, the peer it holds nearest (0 to 1), at each update.
         case haptic(device: Int, peer: Int, intensity: Double)
         /// The air used in the second up to `time`, by channel: exchanges attempted and those lost to collisions
         /// (from the policies that model the air), and exchanges received by true distance band.

@@ -1,3 +1,4 @@
+import Air
 import Bump
 import Discovery
 import DiscoveryRun
@@ -49,6 +50,16 @@ public final class Simulation {
     private let udp: ClusterMaker?
     private var planner: any RangingPlanner
     private var plan = RangingPlan()
+    /// The world's medium: which of the planned exchanges collide (none under `ideal`, which has no air).
+    private var air: AirPhysics?
+    /// The phones' Bluetooth readings (the world's) and the distances the devices take from them.
+    private var signals: BluetoothSignals
+    private var heard: BluetoothDistances
+    private var lastHeard = -Double.infinity
+    /// The peer each device's reference app plays its haptic for: its nearest estimate, and when it was taken.
+    private var nearest: [(peer: Int, distance: Float, time: Double)]
+    /// Every device's observations and actions as text lines, for a test that the devices read no truth.
+    package var deviceRecord: (@Sendable (String) -> Void)?
     private let running: RunningSessions
     private let trace: TraceRecorder?
     private let tally = SummaryTally()
@@ -69,7 +80,6 @@ public final class Simulation {
     private var roundsRun = 0
     /// Every device's pose at the start of the next round (the world has run to it); empty before the first.
     private var roundStart: [Pose] = []
-    private var previousStart: [Pose] = []
     private let peers: Int
     /// Each device's profile, as it sends it after a bump.
     private let profiles: [[UInt8]]
@@ -87,9 +97,14 @@ public final class Simulation {
         self.udp = udp
         peers = settings.peerCount
         world = try World(scenario: settings.scenario, peers: settings.peers, seed: settings.seed,
-                          mingle: settings.mingle)
+                          mingle: settings.mingle, scramble: settings.truthScramble)
         running = RunningSessions(peers: peers)
         planner = try settings.makePlanner(peers: peers)
+        air = settings.rangingPolicy == .ideal ? nil : AirPhysics(medium: settings.medium, scheme: settings.radio.scheme)
+        signals = try BluetoothSignals(peers: peers, seed: settings.seed, settings: settings.bluetooth)
+        heard = BluetoothDistances(pairs: peers * (peers - 1) / 2, referencePower: settings.bluetooth.referencePower,
+                                   exponent: settings.bluetooth.exponent, smoothing: settings.bluetoothSmoothing)
+        nearest = Array(repeating: (-1, .infinity, -Double.infinity), count: peers)
         channelExchanges = [Int](repeating: 0, count: settings.medium.channels)
         channelCollided = channelExchanges
         secondExchanges = channelExchanges
@@ -103,7 +118,7 @@ public final class Simulation {
             // The Float's decimal value, not its binary one (0.08, not 0.0799999982).
             loss: settings.loss, bumpDistance: Double(String(settings.bump.distance)) ?? Double(settings.bump.distance),
             lineOfSightSigma: settings.radio.lineOfSightSigma, antennaDelaySigma: settings.radio.antennaDelaySigma,
-            link: settings.radio.linkModel.rawValue, planner: settings.rangingPolicy.rawValue,
+            link: settings.radio.linkModel.rawValue, planner: settings.rangingPolicy.label,
             detector: settings.bump.method.rawValue,
             traceUpdateInterval: settings.traceUpdateInterval, tracePoseInterval: settings.tracePoseInterval)
         trace = try settings.traceFile.map { file throws(SimulationSettingsError) in
@@ -126,6 +141,7 @@ public final class Simulation {
     }
 
     private func emit(_ event: RunEvent) {
+        if let deviceRecord, let line = event.deviceSide { deviceRecord(line) }
         for (wants, observer) in observers {
             switch event.kind {
             case .session(_, _, .didUpdate, _), .haptic: if !wants.contains(.updates) { continue }
@@ -221,7 +237,7 @@ public final class Simulation {
         let engine = try RoundEngine(
             peerIDs: cluster.peerIDs.map(\.rawValue),
             settings: PairSettings(seed: settings.seed, radio: settings.radio, estimator: settings.tunedEstimator,
-                                   bump: settings.bump, walls: world.walls),
+                                   bump: settings.bump, walls: world.walls, detectsBumps: !settings.appInTheLoop),
             workers: settings.workers, view: running)
         // Watched before the nodes start, so that no event goes unseen.
         watch(cluster)
@@ -350,29 +366,39 @@ public final class Simulation {
             roundStart = world.poses
         }
         let poses = roundStart
-        let targets = (0..<peers).map { Int32(world.partner(of: $0) ?? -1) }
-        // Each device's speed over the last round, as its own motion sensors would tell it.
-        let speeds = previousStart.isEmpty ? [Float](repeating: 0, count: peers) : zip(poses, previousStart).map { now, then in
-            var moved = now.position - then.position
-            moved.z = 0
-            return Float(moved.length / interval)
+        // What the devices observe at the round's start, before the world runs on: each phone's own speed over the
+        // last round, and, once a reading interval, every pair's Bluetooth signal.
+        let speeds = world.groundSpeeds
+        if time - lastHeard >= settings.bluetooth.interval - 1e-9 {
+            lastHeard = time
+            signals.read(poses)
+            heard.take(signals.readings)
+            record { "bluetooth \(time) \(signals.readings.map { $0.isFinite ? "\($0)" : "-" }.joined(separator: ","))" }
         }
-        previousStart = poses
+        // Only the oracle is told the truth: where everyone stands and who walks to whom.
+        let oracle = settings.rangingPolicy.isOracle
+        let targets = oracle ? (0..<peers).map { Int32(world.partner(of: $0) ?? -1) } : []
         samplePoses(at: time, poses)
         advanceWorld(to: time + interval)
         let end = world.poses
         roundStart = end
         planner.plan(PlanningContext(time: time, interval: interval, sessions: sessions, pairs: engine.pairs,
-                                     poses: poses, estimates: engine.estimates, targets: targets, speeds: speeds),
+                                     estimates: engine.estimates, bluetooth: heard.distances, targets: targets,
+                                     speeds: speeds, truth: oracle ? poses : nil),
                      into: &plan)
+        record {
+            "plan \(time) speeds \(speeds) " + zip(plan.exchanges, plan.channels + repeatElement(0, count: plan.exchanges.count))
+                .map { "\($0.pair):\($0.offset):\($1)" }.joined(separator: ",")
+        }
+        air?.resolve(&plan, pairs: engine.pairs, positions: poses.map(\.position), interval: interval,
+                     circular: planner.roundIsCircular)
         countAir(at: time)
         roundsRun += 1
+        let impacts = settings.bump.method == .fused ? world.impacts : []
+        record { "impacts \(time) \(impacts)" }
         let result = engine.round(plan, at: time, poses: poses, end: end, interval: interval, sessions: sessions,
-                                  impacts: settings.bump.method == .fused ? world.impacts : [],
-                                  record: detail.contains(.updates))
-        if !result.exchanges.isEmpty {
-            for x in result.exchanges { deliver(x, targets: targets) }
-        }
+                                  impacts: impacts, record: detail.contains(.updates) || deviceRecord != nil)
+        for x in result.exchanges { deliver(x) }
         for bump in result.bumps {
             emit(RunEvent(time: bump.time, kind: .bump(device: bump.initiator, peer: bump.responder,
                                                        estimate: bump.estimate, trueDistance: bump.trueDistance)))
@@ -420,16 +446,26 @@ public final class Simulation {
         }
     }
 
-    /// Both sides' updates of one exchange, as their apps receive them (`didUpdate`), and the haptic intensity a
-    /// side plays while walking to the other.
-    private func deliver(_ x: RangingExchange, targets: [Int32]) {
+    /// Writes a line of the device record, made only when a test asks for it.
+    @inline(__always)
+    private func record(_ line: () -> String) {
+        if let deviceRecord { deviceRecord(line()) }
+    }
+
+    /// Both sides' updates of one exchange, as their apps receive them (`didUpdate`), and the haptic intensity the
+    /// reference app plays for the peer it holds nearest (an estimate newer than a second, or the nearer one).
+    private func deliver(_ x: RangingExchange) {
         let m = x.measurement
         for initiator in [true, false] {
             let (device, peer) = initiator ? (x.initiator, x.responder) : (x.responder, x.initiator)
             let update = initiator ? x.atInitiator : x.atResponder
-            if targets[device] == Int32(peer) {
-                emit(RunEvent(time: x.time, kind: .haptic(device: device, peer: peer,
-                                                          intensity: Double(settings.haptics.intensity(at: update.distance)))))
+            if let d = update.distance, !settings.appInTheLoop {
+                let held = nearest[device]
+                if held.peer == peer || d < held.distance || x.time - held.time > 1 {
+                    nearest[device] = (peer, d, x.time)
+                    emit(RunEvent(time: x.time, kind: .haptic(device: device, peer: peer,
+                                                              intensity: Double(settings.haptics.intensity(at: d)))))
+                }
             }
             let angle = initiator ? m.angleAtInitiator : m.angleAtResponder
             let reading = RunEvent.Reading(

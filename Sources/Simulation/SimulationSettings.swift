@@ -11,12 +11,20 @@ public struct SimulationSettings: Sendable {
     public enum ClockKind: String, Sendable, CaseIterable { case real, virtual }
     /// Who ranges when (docs/airtime.md): `ideal`, every pair of running sessions every round, whatever the air;
     /// `uncoordinated`, every session on its own timer, colliding; `round-robin`, a fair share of the medium's air
-    /// for every running pair; `proximity`, the pairs that matter first.
+    /// for every running pair; `proximity`, the pairs that matter first, by what the devices know; `oracle`, the same
+    /// told the true positions and who walks to whom: an upper bound no phone can reach.
     public enum RangingPolicy: String, Sendable, CaseIterable {
         case ideal
         case uncoordinated
         case roundRobin = "round-robin"
         case proximity
+        case oracle
+
+        /// Whether the policy reads the world's truth (an upper bound, never a default).
+        public var isOracle: Bool { self == .oracle }
+
+        /// The policy's name as the summary and the report show it: an oracle says it is one.
+        public var label: String { isOracle ? "\(rawValue) (upper bound: reads the truth)" : rawValue }
     }
 
     /// Peers in the room (a scripted scenario brings its own count).
@@ -40,6 +48,12 @@ public struct SimulationSettings: Sendable {
     public var medium = Medium()
     public var rangingPolicy = RangingPolicy.proximity
     public var proximity = ProximitySettings()
+    /// How the phones' Bluetooth radios hear each other (the world's side) ...
+    public var bluetooth = BluetoothSettings()
+    /// ... and how the devices smooth the readings: the newest reading's weight.
+    public var bluetoothSmoothing = 0.3
+    /// Relabels what only the scorer reads (a test's proof that no device reads it); `nil` in every real run.
+    package var truthScramble: TruthScramble?
     public var discoveryTiming = DiscoveryTiming()
     /// Loss of the in-memory network.
     public var loss = 0.0
@@ -132,8 +146,8 @@ extension SimulationSettings {
         case .ideal: EveryRunningPair()
         case .uncoordinated: try Uncoordinated(medium: medium, scheme: radio.scheme, peers: peers, seed: seed)
         case .roundRobin: RoundRobin(medium: medium, scheme: radio.scheme, peers: peers)
-        case .proximity: try Proximity(medium: medium, scheme: radio.scheme, peers: peers, seed: seed,
-                                       settings: proximity, workers: workers)
+        case .proximity, .oracle: Proximity(medium: medium, scheme: radio.scheme, peers: peers, settings: proximity,
+                                            workers: workers)
         }
     }
 }

@@ -28,6 +28,9 @@ public struct AccelerometerSettings: Sendable, Equatable {
     public var jitter = 0.005
     /// Peaks older than this are forgotten, seconds.
     public var memory = 3.0
+    /// Two phones whose centres come this close have met (their cases touch), metres: the tap is felt when they
+    /// meet, from their own motion, whatever anyone scores as a touch.
+    public var contactDistance = 0.08
 
     public init() {}
 }
@@ -40,6 +43,8 @@ public struct Accelerometers {
     private var last: [Vector3]
     private var speeds: [Double]
     private var nextStep: [Double]
+    /// The pairs of phones whose cases touch now, as `low << 32 | high`, sorted.
+    private var meeting: [Int64] = []
     private let random: RandomSource
 
     /// Still threshold and walking threshold of a phone's speed, m/s.
@@ -65,8 +70,8 @@ public struct Accelerometers {
         nextStep = Array(repeating: 0, count: positions.count)
     }
 
-    /// The phones of `contact` touched at its start: both feel the tap.
-    mutating func touch(_ a: Int, _ b: Int, at time: Double) {
+    /// Phones `a` and `b` met: both feel the tap.
+    private mutating func touch(_ a: Int, _ b: Int, at time: Double) {
         for d in [a, b] {
             let m = settings.touchMedian * exp(settings.touchSpread * random.gaussian(sigma: 1))
             add(d, at: time + random.uniform(in: -settings.jitter..<settings.jitter), magnitude: m)
@@ -76,6 +81,18 @@ public struct Accelerometers {
     /// Senses one world step of `dt` seconds ending at `time`, the phones now at `positions`.
     mutating func sense(_ positions: [Vector3], at time: Double, dt: Double) {
         let s = settings
+        // Phones that met since the step before tap, in pair order.
+        var now: [Int64] = []
+        let reach = s.contactDistance * s.contactDistance
+        for (i, j) in NeighbourGrid(positions, cell: s.contactDistance).candidatePairs()
+        where (positions[i] - positions[j]).lengthSquared <= reach {
+            now.append(Int64(min(i, j)) << 32 | Int64(max(i, j)))
+        }
+        now.sort()
+        for key in now where !Self.contains(meeting, key) {
+            touch(Int(key >> 32), Int(key & 0xFFFF_FFFF), at: time)
+        }
+        meeting = now
         for d in positions.indices {
             let speed = (positions[d] - last[d]).length / dt
             let before = speeds[d]
@@ -97,6 +114,15 @@ public struct Accelerometers {
             }
             while let first = peaks[d].first, first.time < time - s.memory { peaks[d].removeFirst() }
         }
+    }
+
+    private static func contains(_ sorted: [Int64], _ key: Int64) -> Bool {
+        var low = 0, high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle] < key { low = middle + 1 } else { high = middle }
+        }
+        return low < sorted.count && sorted[low] == key
     }
 
     private mutating func add(_ d: Int, at time: Double, magnitude: Double) {

@@ -40,7 +40,14 @@ public final class World {
     public let interests: [[String]]
     public private(set) var time: Double = 0
     public private(set) var poses: [Pose]
+    /// The contacts and near misses, for the scorer: no device reads them.
     public private(set) var tracker = ContactTracker()
+    /// Each phone's speed over the ground during the latest advance, m/s: what its own motion sensors tell its
+    /// holder's walk (a device's observation of itself).
+    public private(set) var groundSpeeds: [Float] = []
+    /// With ``TruthScramble``, the label each device carries in what only the scorer reads (contacts, near misses,
+    /// partners): a permutation of the devices. `nil`: the true labels.
+    private let scorerLabels: [Int]?
     /// What every phone's accelerometer felt in the last seconds.
     public private(set) var accelerometers: Accelerometers
     /// Encounters under way, by index; `nil` where one ended.
@@ -60,14 +67,21 @@ public final class World {
     private var nextPairingAt: Double = 0
 
     /// A world of `peers` peers (taken from the file for a scripted scenario), drawing from the run seed.
+    ///
+    /// - Parameter scramble: relabels what only the scorer reads (``TruthScramble``); the motion and every
+    ///   device's observations stay the same.
     public init(
         scenario: Scenario, peers: Int, seed: UInt64, mingle: MingleSettings = MingleSettings(),
-        sensors: AccelerometerSettings = AccelerometerSettings()
+        sensors: AccelerometerSettings = AccelerometerSettings(), scramble: TruthScramble? = nil
     ) throws {
         self.scenario = scenario
         self.mingle = mingle
         random = try RandomSource(runSeed: seed, stream: StreamIdentity(kind: .scenario, first: 1, second: 0))
         accelerometers = try Accelerometers(seed: seed, settings: sensors)
+        let count: Int
+        if case .scripted(let file) = scenario { count = file.peers.count } else { count = peers }
+        scorerLabels = try scramble.map { try $0.labels(count) }
+        groundSpeeds = [Float](repeating: 0, count: count)
         if case .scripted(let file) = scenario {
             peerCount = file.peers.count
             interests = file.peers.map(\.interests)
@@ -112,8 +126,16 @@ public final class World {
         random.uniform(in: mingle.walkingSpeed.lowerBound..<mingle.walkingSpeed.upperBound)
     }
 
-    /// The peer that `i` is walking to or touching, if any.
+    /// The peer that `i` is walking to or touching, if any: the truth of the mingle, for the scorer and the
+    /// `oracle` policy (relabelled under a ``TruthScramble``).
     public func partner(of i: Int) -> Int? {
+        guard let labels = scorerLabels else { return engaged(i) }
+        guard let inverse = labels.firstIndex(of: i), let other = engaged(inverse) else { return nil }
+        return labels[other]
+    }
+
+    /// The peer `i` is engaged with: what moves the two people.
+    private func engaged(_ i: Int) -> Int? {
         guard i < motion.count, let e = motion[i].encounter, let encounter = encounters[e] else { return nil }
         return encounter.a == i ? encounter.b : encounter.a
     }
@@ -121,15 +143,26 @@ public final class World {
     /// Advances the world to `target` seconds and returns what the truth saw happen on the way.
     public func advance(to target: Double) -> [ContactChange] {
         var changes: [ContactChange] = []
+        let from = time
+        let before = poses
         while time < target - 1e-12 {
             let dt = min(0.05, target - time)
             time += dt
             step(dt)
             let positions = poses.map(\.position)
-            let seen = tracker.observe(positions, at: time)
-            for case .contactStarted(let c) in seen { accelerometers.touch(c.a, c.b, at: c.start) }
+            changes += tracker.observe(scorerLabels.map { labels in
+                var relabelled = positions
+                for (d, label) in labels.enumerated() { relabelled[label] = positions[d] }
+                return relabelled
+            } ?? positions, at: time)
             accelerometers.sense(positions, at: time, dt: dt)
-            changes += seen
+        }
+        if time > from + 1e-12 {
+            for d in poses.indices {
+                var moved = poses[d].position - before[d].position
+                moved.z = 0
+                groundSpeeds[d] = Float(moved.length / (time - from))
+            }
         }
         return changes
     }
@@ -154,7 +187,7 @@ public final class World {
             }
             poses = (0..<peerCount).map { i in
                 let m = motion[i]
-                if let other = partner(of: i) {
+                if let other = engaged(i) {
                     return Pose(position: m.position, orientation: .facing(motion[other].position, from: m.position))
                 }
                 return Pose(position: m.position, orientation: Orientation(heading: m.heading))
@@ -177,7 +210,7 @@ public final class World {
         // No peer moves more than `rounds * nudge` in the step, so the pairs that may come within `space` are found
         // once.
         let near = NeighbourGrid(motion.map(\.position), cell: space + 2 * Double(rounds) * nudge).candidatePairs()
-            .filter { partner(of: $0.0) != $0.1 }
+            .filter { engaged($0.0) != $0.1 }
         for _ in 0..<rounds {
             var crowded = false
             for (i, j) in near {
@@ -198,7 +231,7 @@ public final class World {
             guard crowded else { return }
             for i in motion.indices {
                 var offset = offsets[i]
-                if let other = partner(of: i) { offset += offsets[other] }
+                if let other = engaged(i) { offset += offsets[other] }
                 let length = offset.length
                 motion[i].position += length > nudge ? offset * (nudge / length) : offset
             }

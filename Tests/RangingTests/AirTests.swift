@@ -7,43 +7,6 @@ import Ranging
 import Testing
 import TestSupport
 
-/// A crowd for the planners: `peers` devices at the positions given, every one running a session with every other,
-/// ranged by a noiseless engine so that the planners see estimates as in a run.
-private struct Crowd {
-    let running: RunningSessions
-    let engine: RoundEngine
-    var poses: [Pose]
-
-    init(positions: [Vector3]) throws {
-        running = RunningSessions(peers: positions.count)
-        for a in positions.indices { for b in positions.indices where a != b { running.began(a, b) } }
-        engine = try RoundEngine(peerIDs: (1...UInt64(positions.count)).map { $0 },
-                                 settings: PairSettings(seed: 1, radio: Fixtures.noiseless,
-                                                        estimator: EstimatorConfiguration(), bump: BumpConfiguration()),
-                                 workers: 2, view: running)
-        poses = positions.map { Pose(position: $0, orientation: Orientation(heading: 0)) }
-    }
-
-    /// `count` devices on a square grid `spacing` metres apart, starting at the origin.
-    static func grid(_ count: Int, spacing: Double) throws -> Crowd {
-        let side = Int(Double(count).squareRoot().rounded(.up))
-        return try Crowd(positions: (0..<count).map { Vector3(Double($0 % side) * spacing, Double($0 / side) * spacing, 1.2) })
-    }
-
-    func context(round k: Int, interval: Double = 0.1, speeds: [Float] = []) -> PlanningContext {
-        PlanningContext(time: Double(k) * interval, interval: interval, sessions: running.snapshot(),
-                        pairs: engine.pairs, poses: poses, estimates: engine.estimates, speeds: speeds)
-    }
-
-    /// Plans round `k` and ranges it.
-    func round(_ k: Int, _ planner: inout some RangingPlanner, _ plan: inout RangingPlan, interval: Double = 0.1,
-               speeds: [Float] = []) {
-        let context = context(round: k, interval: interval, speeds: speeds)
-        planner.plan(context, into: &plan)
-        _ = engine.round(plan, at: context.time, poses: poses, sessions: context.sessions, record: false)
-    }
-}
-
 /// Round-robin within the air: never more exchanges a round than the medium carries, no pair twice a round, offsets
 /// within the round one exchange apart, and every running pair the same share.
 @Suite struct RoundRobinTests {
@@ -100,14 +63,14 @@ private struct Crowd {
     private static func planner(_ policy: Policy, _ medium: Medium, peers: Int) throws -> any RangingPlanner {
         switch policy {
         case .roundRobin: RoundRobin(medium: medium, scheme: .doubleSided, peers: peers)
-        case .proximity: try Proximity(medium: medium, scheme: .doubleSided, peers: peers, seed: 3)
+        case .proximity: Proximity(medium: medium, scheme: .doubleSided, peers: peers)
         }
     }
 
     @Test(arguments: Policy.allCases, [false, true])
     func noBlockNeighbourhoodOrDeviceIsOverItsBudget(_ policy: Policy, limited: Bool) throws {
         // 64 devices 4 m apart: 28 m across, wider than the 12-m interference range.
-        let crowd = try Crowd.grid(64, spacing: 4)
+        var crowd = try Crowd.grid(64, spacing: 4)
         let medium = Self.medium(limited: limited)
         var planner = try Self.planner(policy, medium, peers: 64)
         var plan = RangingPlan()
@@ -172,56 +135,6 @@ private struct Crowd {
     }
 }
 
-/// `uncoordinated` on a static crowd all in hearing, one channel: each of m sessions starts once a round of T at a
-/// uniform instant and lasts τ, so an exchange survives when none of the other m − 1 starts within τ of it:
-/// (1 − 2τ/T)^(m−1).
-@Suite struct UncoordinatedTests {
-    @Test func collisionShareMatchesRandomAccess() throws {
-        // 8 devices within 2 m: 28 sessions; slots of 0.4 ms make an exchange 2 ms, 2τ/T = 0.04.
-        let crowd = try Crowd.grid(8, spacing: 0.6)
-        var medium = Medium()
-        medium.slotDuration = 0.0004
-        var planner = try Uncoordinated(medium: medium, scheme: .doubleSided, peers: 8, seed: 5)
-        var plan = RangingPlan()
-        var attempts = 0
-        var collided = 0
-        for k in 1...400 {
-            crowd.round(k, &planner, &plan)
-            attempts += plan.exchanges.count + plan.collided.reduce(0, +)
-            collided += plan.collided.reduce(0, +)
-            #expect(plan.exchanges.count + plan.collided[0] == 28)
-        }
-        let expected: Double = 1 - pow(0.96, 27.0)
-        let measured = Double(collided) / Double(attempts)
-        // 11,200 attempts, rounds independent: the share's standard error is about 0.005.
-        #expect(attempts == 11_200)
-        #expect(abs(measured - expected) < 0.02, "measured \(measured), expected \(expected)")
-    }
-
-    /// Two groups farther apart than the interference range do not disturb each other; within a group they do.
-    @Test func distanceSeparatesCollisions() throws {
-        let near = (0..<4).map { Vector3(Double($0) * 0.5, 0, 1.2) }
-        let far = (0..<4).map { Vector3(100 + Double($0) * 0.5, 0, 1.2) }
-        let crowd = try Crowd(positions: near + far)
-        // Sessions only within each group: 6 + 6.
-        for a in 0..<8 { for b in 0..<8 where a != b && (a < 4) != (b < 4) { crowd.running.set(a, b, running: false) } }
-        var medium = Medium()
-        medium.slotDuration = 0.0004
-        var planner = try Uncoordinated(medium: medium, scheme: .doubleSided, peers: 8, seed: 9)
-        var plan = RangingPlan()
-        var collided = 0
-        for k in 1...400 {
-            crowd.round(k, &planner, &plan)
-            collided += plan.collided[0]
-            #expect(plan.exchanges.count + plan.collided[0] == 12)
-        }
-        // Each group alone: 1 − 0.96^5 = 18.5% of 4,800 attempts.
-        let measured = Double(collided) / 4_800
-        #expect(abs(measured - (1 - pow(0.96, 5.0))) < 0.025, "measured \(measured)")
-    }
-}
-
-/// A device's limit of active sessions: first come, first kept; the app told once of each suspension and each end.
 @Suite struct ProximityTests {
     /// Twelve devices 3 m apart on one channel cut to one exchange a round (66 pairs share it: about one
     /// exchange a pair every 6.6 s). The holders of devices 10 and 11 walk, 1 m/s each as their phones' motion sensors
@@ -229,10 +142,10 @@ private struct Crowd {
     /// that everyone stands, the planner leaves the same pair for seconds.
     @Test(arguments: [true, false])
     func walkersAreRangedAgainBeforeTheyCouldTouch(_ walking: Bool) throws {
-        let crowd = try Crowd(positions: (0..<12).map { Vector3(Double($0 % 4) * 3, Double($0 / 4) * 3, 1.2) })
+        var crowd = try Crowd(positions: (0..<12).map { Vector3(Double($0 % 4) * 3, Double($0 / 4) * 3, 1.2) })
         var medium = Medium()
         medium.slotDuration = 0.02
-        var planner = try Proximity(medium: medium, scheme: .doubleSided, peers: 12, seed: 1)
+        var planner = Proximity(medium: medium, scheme: .doubleSided, peers: 12)
         var plan = RangingPlan()
         let pair = RunningSessions.pairIndex(10, 11, peers: 12)
         var rounds: [Int] = []

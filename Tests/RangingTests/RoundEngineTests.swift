@@ -26,7 +26,7 @@ import TestSupport
     private static func plan(_ engine: RoundEngine, _ sessions: RunningSessions.Snapshot) -> RangingPlan {
         var planner = EveryRunningPair()
         var plan = RangingPlan()
-        planner.plan(PlanningContext(time: 0, interval: 0.1, sessions: sessions, pairs: engine.pairs, poses: []),
+        planner.plan(PlanningContext(time: 0, interval: 0.1, sessions: sessions, pairs: engine.pairs),
                      into: &plan)
         return plan
     }
@@ -121,8 +121,8 @@ import TestSupport
         var planner = EveryRunningPair()
         var plan = RangingPlan()
         func replan() {
-            planner.plan(PlanningContext(time: 0, interval: 0.1, sessions: running.snapshot(), pairs: engine.pairs,
-                                         poses: []), into: &plan)
+            planner.plan(PlanningContext(time: 0, interval: 0.1, sessions: running.snapshot(), pairs: engine.pairs),
+                                         into: &plan)
         }
         replan()
         #expect(plan.exchanges.map(\.pair) == [Int32(engine.pairIndex(0, 3)), Int32(engine.pairIndex(1, 2))])

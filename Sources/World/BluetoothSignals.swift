@@ -1,0 +1,64 @@
+import Foundation
+import GSL
+import Geometry
+
+/// How the phones' Bluetooth radios hear each other: log-distance path loss with log-normal shadowing, the model
+/// indoor received-signal-strength studies fit (docs/airtime.md gives the figures and their sources).
+public struct BluetoothSettings: Sendable, Equatable {
+    /// Received power at 1 m, dBm (the "measured power" an advertisement carries, typically about −59 dBm).
+    public var referencePower = -59.0
+    /// Path loss exponent: 2 in free space, 1.6 to 3.5 indoors.
+    public var exponent = 2.0
+    /// Shadowing: the spread of one reading about the path loss, dB.
+    public var shadowingSigma = 6.0
+    /// Readings weaker than this are not heard, dBm (phones' receivers hear down to about −90 to −100 dBm).
+    public var sensitivity = -90.0
+    /// Seconds between two readings of one pair (a phone scans its peers' advertisements about once a second).
+    public var interval = 1.0
+
+    public init() {}
+
+    /// Beyond this distance no reading is drawn, metres: the mean reading is 12 dB (two shadowing spreads) under the
+    /// sensitivity there, and a planner has nothing to learn from a stray reading that far.
+    var farthest: Double { pow(10, (referencePower - sensitivity + 2 * shadowingSigma) / (10 * exponent)) }
+}
+
+/// Every pair's Bluetooth signal strength as the phones read it, made by the world from the true distance once a
+/// reading interval: the observation a device may rank or place pairs by before it has ranged them.
+public struct BluetoothSignals {
+    public let settings: BluetoothSettings
+    private let random: RandomSource
+    /// The latest reading of each pair, by pair index (the order of ``pairIndex``), dBm; NaN where none was heard.
+    public private(set) var readings: [Float]
+    private let peers: Int
+
+    /// - Throws: a GSL allocation error.
+    public init(peers: Int, seed: UInt64, settings: BluetoothSettings = BluetoothSettings()) throws {
+        self.settings = settings
+        self.peers = peers
+        random = try RandomSource(runSeed: seed, stream: StreamIdentity(kind: .sensors, first: 1, second: 0))
+        readings = [Float](repeating: .nan, count: peers * (peers - 1) / 2)
+    }
+
+    /// Reads every pair at `poses`, in pair order.
+    public mutating func read(_ poses: [Pose]) {
+        precondition(poses.count == peers, "a reading needs every device's pose")
+        let farthest = settings.farthest * settings.farthest
+        let s = settings
+        var p = 0
+        readings.withUnsafeMutableBufferPointer { out in
+            for a in 0..<peers {
+                let pa = poses[a].position
+                for b in (a + 1)..<peers {
+                    defer { p += 1 }
+                    let d2 = (pa - poses[b].position).lengthSquared
+                    guard d2 < farthest else { out[p] = .nan; continue }
+                    // 10 n log10(d) = 5 n log10(d²).
+                    let rssi = s.referencePower - 5 * s.exponent * log10(max(d2, 1e-4))
+                        + random.gaussian(sigma: s.shadowingSigma)
+                    out[p] = rssi >= s.sensitivity ? Float(rssi) : .nan
+                }
+            }
+        }
+    }
+}
