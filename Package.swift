@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "Transport", targets: ["Transport"]),
         .library(name: "DiscoveryRun", targets: ["DiscoveryRun"]),
         .library(name: "UDPRun", targets: ["UDPRun"]),
+        .library(name: "Planning", targets: ["Planning"]),
         .library(name: "Ranging", targets: ["Ranging"]),
         .library(name: "Simulation", targets: ["Simulation"]),
         // For app developers: their own session code and tests against a simulated room (docs/app-testing.md).
@@ -42,20 +43,25 @@ let package = Package(
         .target(name: "Sessions"),
         .target(name: "World", dependencies: ["Bump", "GSL", "Geometry"]),
         .target(name: "Bump"),
-        // The pure ranging core: pair slots, the round engine, the planner seam, the running-session view.
-        .target(name: "Ranging", dependencies: ["Bump", "Estimation", "GSL", "Geometry", "Radio", "Sessions"]),
+        // Device side: the ranging service's planning (who ranges when, from what the devices know), the session
+        // view it plans over, the air's layout; no truth comes in.
+        .target(name: "Planning", dependencies: ["GSL", "Geometry", "Radio"]),
+        // The round step: the world's radio measures each planned exchange, the devices' estimators and detector
+        // take it (pair slots, the round engine).
+        .target(name: "Ranging", dependencies: ["Bump", "Estimation", "GSL", "Geometry", "Planning", "Radio", "Sessions"]),
         // The world's side of the air: which of the exchanges the devices asked for collide.
-        .target(name: "Air", dependencies: ["Geometry", "Radio", "Ranging"]),
+        .target(name: "Air", dependencies: ["Geometry", "Planning", "Radio"]),
         .target(
             name: "Simulation",
             dependencies: [
-                "Air", "Bump", "Discovery", "DiscoveryRun", "Estimation", "GSL", "Geometry", "Radio", "Ranging", "Sessions",
+                "Air", "Bump", "Discovery", "DiscoveryRun", "Estimation", "GSL", "Geometry", "Planning", "Radio", "Ranging",
+                "Sessions",
                 "Transport", "World",
             ]
         ),
         .target(
             name: "NearbySimulator",
-            dependencies: ["DiscoveryRun", "GSL", "Ranging", "Sessions", "Simulation", "Transport", "World"]
+            dependencies: ["DiscoveryRun", "GSL", "Planning", "Ranging", "Sessions", "Simulation", "Transport", "World"]
         ),
         .target(
             name: "Transport",
@@ -99,7 +105,9 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "nearcatch-sim", dependencies: ["NearcatchCommand"]),
-        .target(name: "TestSupport", dependencies: ["Air", "Bump", "Estimation", "GSL", "Geometry", "Radio", "Ranging"]),
+        .target(
+            name: "TestSupport", dependencies: ["Air", "Bump", "Estimation", "GSL", "Geometry", "Planning", "Radio", "Ranging"]
+        ),
 
         .testTarget(name: "GSLTests", dependencies: ["GSL", "TestSupport"]),
         .testTarget(name: "GeometryTests", dependencies: ["Geometry", "TestSupport"]),
@@ -110,10 +118,13 @@ let package = Package(
         .testTarget(name: "BumpTests", dependencies: ["Bump"]),
         .testTarget(
             name: "SimulationTests",
-            dependencies: ["Simulation", "UDPRun", "MulticastTransport", "World", "Radio", "Bump", "Sessions", "TestSupport"]
+            dependencies: [
+                "Simulation", "UDPRun", "MulticastTransport", "World", "Radio", "Bump", "Planning", "Ranging", "Sessions",
+                "TestSupport",
+            ]
         ),
-        .testTarget(name: "RangingTests", dependencies: ["Ranging", "Radio", "Geometry", "Estimation", "Bump", "Sessions", "TestSupport"]),
-        .testTarget(name: "AirTests", dependencies: ["Air", "Geometry", "Ranging", "TestSupport"]),
+        .testTarget(name: "RangingTests", dependencies: ["Planning", "Ranging", "Radio", "Geometry", "Estimation", "Bump", "Sessions", "TestSupport"]),
+        .testTarget(name: "AirTests", dependencies: ["Air", "Geometry", "Planning", "Ranging", "TestSupport"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport"]),
         .testTarget(name: "ReportTests", dependencies: ["Report", "Simulation"]),
         .testTarget(name: "NearbySimulatorTests", dependencies: ["NearbySimulator"]),

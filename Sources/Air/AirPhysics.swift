@@ -1,6 +1,6 @@
 import Geometry
 import Radio
-import Ranging
+import Planning
 
 /// The world's side of the air: of the exchanges the devices asked for in a round, which collide and are lost. Two
 /// exchanges that overlap in time collide, and both are lost, when they share a device (one radio), or when they use
@@ -35,7 +35,7 @@ public struct AirPhysics {
     ///     starting near the end overlaps one starting near the start); otherwise exchanges past the round's end
     ///     overlap nothing of its start.
     public mutating func resolve(
-        _ plan: inout RangingPlan, pairs: [RoundEngine.Pair], positions: [Vector3], interval: Double, circular: Bool
+        _ plan: inout RangingPlan, pairs: [RangingPair], positions: [Vector3], interval: Double, circular: Bool
     ) {
         let m = plan.exchanges.count
         guard m > 1, plan.channels.count == m else { return }
@@ -115,7 +115,7 @@ public struct AirPhysics {
 
     @inline(__always)
     private func conflict(
-        _ plan: RangingPlan, _ i: Int, _ j: Int, _ pairs: [RoundEngine.Pair], _ positions: [Vector3]
+        _ plan: RangingPlan, _ i: Int, _ j: Int, _ pairs: [RangingPair], _ positions: [Vector3]
     ) -> Bool {
         let p = pairs[Int(plan.exchanges[i].pair)], q = pairs[Int(plan.exchanges[j].pair)]
         if p.low == q.low || p.low == q.high || p.high == q.low || p.high == q.high { return true }

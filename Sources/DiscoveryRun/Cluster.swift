@@ -18,7 +18,7 @@ public protocol Cluster: AnyObject {
     /// every event. (In memory the starts are scheduled on the virtual clock from 0 when the cluster is made, and
     /// nothing runs before ``advance(to:stop:)``: this does nothing there.)
     func start()
-    /// Runs `action(k / rate)` for k = 1, 2 ... while k / rate is at most `end`, on the cluster's clock: in memory in
+    /// Runs `action(k / rate)` for k = 0, 1, 2 ... while k / rate is at most `end`, on the cluster's clock: in memory in
     /// order with the nodes' own actions (ties in the order scheduled), over UDP from ``advance(to:stop:)``.
     func repeatAt(rate: Double, until end: Double, _ action: @escaping (Double) -> Void)
     /// Runs the nodes until `time` on the cluster's clock, or until `stop` says so (asked after every action in

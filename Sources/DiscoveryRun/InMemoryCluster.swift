@@ -115,7 +115,7 @@ public final class InMemoryCluster: Cluster {
                 schedule(k + 1)
             }
         }
-        schedule(1)
+        schedule(0)
     }
 
     public func advance(to time: Double, stop: @escaping () -> Bool) async -> Double {

@@ -1,6 +1,7 @@
 import DiscoveryRun
 import Foundation
 import GSL
+import Planning
 import Ranging
 import Sessions
 import Simulation

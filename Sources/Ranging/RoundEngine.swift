@@ -2,6 +2,7 @@ import Bump
 import Dispatch
 import Estimation
 import Geometry
+import Planning
 import Radio
 import Sessions
 import Synchronization
@@ -21,34 +22,6 @@ public struct RangingBump: Sendable, Equatable {
         self.time = time
         self.estimate = estimate
         self.trueDistance = trueDistance
-    }
-}
-
-/// A pair's latest estimate, as its initiator's app holds it (what a planner may rank the pair by): the filtered
-/// distance, when it was measured (seconds; -∞ never), and how fast the pair closes, m/s (positive: nearing), from
-/// the change since the estimate before.
-public struct PairEstimate: Sendable, Equatable {
-    public var distance: Float = .nan
-    public var time: Float = -.infinity
-    public var closing: Float = 0
-    /// When the pair's detector last fired (-∞ never): until the phones part, it has nothing more to find.
-    public var bumped: Float = -.infinity
-
-    public init() {}
-
-    /// Takes a fresh estimate at `time`: the closing speed is smoothed over successive estimates less than 2 s
-    /// apart, and starts afresh after a longer gap.
-    @inline(__always)
-    mutating func take(_ d: Float, at t: Float) {
-        let gap = t - time
-        if distance.isFinite, gap > 0.02, gap < 2 {
-            let speed = (distance - d) / gap
-            closing = min(max(0.5 * closing + 0.5 * speed, -3), 3)
-        } else {
-            closing = 0
-        }
-        distance = d
-        time = t
     }
 }
 
@@ -125,10 +98,7 @@ private struct WorkerOutput {
 /// the same whatever the number of workers. Pure: no clock, no file, no socket; time and poses come in.
 public final class RoundEngine {
     /// A pair of devices, `low` < `high`.
-    public struct Pair: Sendable, Equatable {
-        public let low: Int32
-        public let high: Int32
-    }
+    public typealias Pair = RangingPair
 
     private var slots: [PairSlot]
     /// Each pair's latest estimate, by pair index.

@@ -1,3 +1,4 @@
+import Planning
 import Ranging
 import World
 

@@ -3,6 +3,7 @@ import Bump
 import Estimation
 import Geometry
 import Radio
+import Planning
 import Ranging
 import World
 

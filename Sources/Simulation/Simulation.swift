@@ -7,6 +7,7 @@ import Foundation
 import GSL
 import Geometry
 import Radio
+import Planning
 import Ranging
 import Sessions
 import Synchronization
@@ -103,7 +104,8 @@ public final class Simulation {
         air = settings.rangingPolicy == .ideal ? nil : AirPhysics(medium: settings.medium, scheme: settings.radio.scheme)
         signals = try BluetoothSignals(peers: peers, seed: settings.seed, settings: settings.bluetooth)
         heard = BluetoothDistances(pairs: peers * (peers - 1) / 2, referencePower: settings.bluetooth.referencePower,
-                                   exponent: settings.bluetooth.exponent, smoothing: settings.bluetoothSmoothing)
+                                   exponent: settings.bluetooth.exponent, smoothing: settings.bluetoothSmoothing,
+                                   shadowingSigma: settings.bluetooth.shadowingSigma)
         nearest = Array(repeating: (-1, .infinity, -Double.infinity), count: peers)
         channelExchanges = [Int](repeating: 0, count: settings.medium.channels)
         channelCollided = channelExchanges
@@ -352,13 +354,12 @@ public final class Simulation {
         }
     }
 
-    /// Advances the world, ranges the pairs the planner chose, and handles the bumps: each side sends its profile to
-    /// the other over the transport, as the app does.
+    /// Advances the world, gives the devices what they observe at the round's start, ranges the round, and counts
+    /// the air and the distance bands once a second.
     private func round(at time: Double, engine: RoundEngine, cluster: any Cluster) {
         // Mingling peers choose among the peers they hold sessions with, as of the round's start.
         let sessions = running.snapshot()
         world.knows = { i, j in sessions.holds(i, j) }
-        let interval = 1 / settings.rate
         // The world runs a round ahead: an exchange planned at an offset into the round measures the positions at
         // its instant, between the round's start and end.
         if roundStart.isEmpty {
@@ -366,6 +367,34 @@ public final class Simulation {
             roundStart = world.poses
         }
         let poses = roundStart
+        samplePoses(at: time, poses)
+        // The round at the run's end ranges nothing: its exchanges would come after the end.
+        if time < settings.duration - 1e-9 {
+            rangeRound(at: time, poses: poses, sessions: sessions, engine: engine, cluster: cluster)
+        }
+        if time - lastBandCount >= 1 - 1e-9 {
+            let sample = engine.sampleBands(at: time, poses: poses, sessions: sessions)
+            for b in sample.pairs.indices { bandSeconds[b] += Double(sample.pairs[b]) * (time - lastBandCount) }
+            bands.merge(sample)
+            lastBandCount = time
+            let received = engine.receivedByBand
+            emit(RunEvent(time: time, kind: .air(exchanges: secondExchanges, collided: secondCollided,
+                                                 receivedByBand: zip(received, lastReceivedByBand).map { $0 - $1 })))
+            lastReceivedByBand = received
+            for c in secondExchanges.indices {
+                secondExchanges[c] = 0
+                secondCollided[c] = 0
+            }
+        }
+        trace?.advance(to: time)
+    }
+
+    /// Plans the round at `time` from what the devices know, lets the world's medium take out what collides,
+    /// ranges the rest, and handles the bumps: each side sends its profile to the other, as the app does.
+    private func rangeRound(
+        at time: Double, poses: [Pose], sessions: RunningSessions.Snapshot, engine: RoundEngine, cluster: any Cluster
+    ) {
+        let interval = 1 / settings.rate
         // What the devices observe at the round's start, before the world runs on: each phone's own speed over the
         // last round, and, once a reading interval, every pair's Bluetooth signal.
         let speeds = world.groundSpeeds
@@ -378,16 +407,21 @@ public final class Simulation {
         // Only the oracle is told the truth: where everyone stands and who walks to whom.
         let oracle = settings.rangingPolicy.isOracle
         let targets = oracle ? (0..<peers).map { Int32(world.partner(of: $0) ?? -1) } : []
-        samplePoses(at: time, poses)
         advanceWorld(to: time + interval)
         let end = world.poses
         roundStart = end
+        // Each phone's latest tap up to the round's start (the world has felt a round further).
+        let threshold = settings.bump.impactThreshold
+        let taps = world.impacts.map { peaks in
+            peaks.last { $0.time <= time && $0.magnitude >= threshold }.map { Float($0.time) } ?? -.infinity
+        }
         planner.plan(PlanningContext(time: time, interval: interval, sessions: sessions, pairs: engine.pairs,
-                                     estimates: engine.estimates, bluetooth: heard.distances, targets: targets,
-                                     speeds: speeds, truth: oracle ? poses : nil),
+                                     estimates: engine.estimates, bluetooth: heard.distances,
+                                     bluetoothFloor: heard.floor, targets: targets,
+                                     speeds: speeds, taps: taps, truth: oracle ? poses : nil),
                      into: &plan)
         record {
-            "plan \(time) speeds \(speeds) " + zip(plan.exchanges, plan.channels + repeatElement(0, count: plan.exchanges.count))
+            "plan \(time) speeds \(speeds) taps \(taps) " + zip(plan.exchanges, plan.channels + repeatElement(0, count: plan.exchanges.count))
                 .map { "\($0.pair):\($0.offset):\($1)" }.joined(separator: ",")
         }
         air?.resolve(&plan, pairs: engine.pairs, positions: poses.map(\.position), interval: interval,
@@ -408,21 +442,6 @@ public final class Simulation {
             cluster.send(from: bump.responder, to: bump.initiator, kind: Self.profileKind,
                          payload: profiles[bump.responder])
         }
-        if time - lastBandCount >= 1 - 1e-9 {
-            let sample = engine.sampleBands(at: time, poses: poses, sessions: sessions)
-            for b in sample.pairs.indices { bandSeconds[b] += Double(sample.pairs[b]) * (time - lastBandCount) }
-            bands.merge(sample)
-            lastBandCount = time
-            let received = engine.receivedByBand
-            emit(RunEvent(time: time, kind: .air(exchanges: secondExchanges, collided: secondCollided,
-                                                 receivedByBand: zip(received, lastReceivedByBand).map { $0 - $1 })))
-            lastReceivedByBand = received
-            for c in secondExchanges.indices {
-                secondExchanges[c] = 0
-                secondCollided[c] = 0
-            }
-        }
-        trace?.advance(to: time)
     }
 
     /// Counts the plan's use of each channel, and tells the apps of the sessions a device limit suspended or let run
@@ -510,7 +529,7 @@ public final class Simulation {
             ranging: .init(exchanges: stats.exchanges + collided, received: stats.received, collided: collided,
                            suspensions: suspensions, updatesDelivered: stats.updates,
                            sessionsRenewed: stats.sessionsRenewed,
-                           // Over the rounds run: each plans a round's air, the last one (at the end) included.
+                           // Over the rounds run: each plans a round's air (the one at the end ranges nothing and is not counted).
                            airtime: airtime(exchanges: stats.exchanges + collided,
                                             over: Double(roundsRun) / settings.rate),
                            bands: bandFigures(stats.receivedByBand)),

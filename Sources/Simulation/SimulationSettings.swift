@@ -2,6 +2,7 @@ import Bump
 import Discovery
 import Estimation
 import Radio
+import Planning
 import Ranging
 import World
 
@@ -146,8 +147,10 @@ extension SimulationSettings {
         case .ideal: EveryRunningPair()
         case .uncoordinated: try Uncoordinated(medium: medium, scheme: radio.scheme, peers: peers, seed: seed)
         case .roundRobin: RoundRobin(medium: medium, scheme: radio.scheme, peers: peers)
-        case .proximity, .oracle: Proximity(medium: medium, scheme: radio.scheme, peers: peers, settings: proximity,
-                                            workers: workers)
+        case .proximity, .oracle:
+            // The reference app's detector says when two taps are one knock.
+            Proximity(medium: medium, scheme: radio.scheme, peers: peers,
+                      settings: { var p = proximity; p.tapCoincidence = bump.coincidence; return p }(), workers: workers)
         }
     }
 }

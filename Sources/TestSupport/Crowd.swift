@@ -3,6 +3,7 @@ import Bump
 import Estimation
 import Geometry
 import Radio
+import Planning
 import Ranging
 
 /// A crowd for the planners: `peers` devices at the positions given, every one running a session with every other,
@@ -34,12 +35,15 @@ public struct Crowd {
     /// Whether the devices read every pair's Bluetooth distance, without error (so that what they believe of who
     /// hears whom is never farther than the truth); otherwise they know only their estimates.
     public var hearsBluetooth = true
+    /// The least share of its Bluetooth distance the devices take a pair to be at (0: anywhere nearer).
+    public var bluetoothFloor: Float = 1
 
     /// What the devices know at round `k`.
     public func context(round k: Int, interval: Double = 0.1, speeds: [Float] = []) -> PlanningContext {
         let bluetooth = !hearsBluetooth ? [] : engine.pairs.map { Float((poses[Int($0.low)].position - poses[Int($0.high)].position).length) }
         return PlanningContext(time: Double(k) * interval, interval: interval, sessions: running.snapshot(),
-                               pairs: engine.pairs, estimates: engine.estimates, bluetooth: bluetooth, speeds: speeds)
+                               pairs: engine.pairs, estimates: engine.estimates, bluetooth: bluetooth,
+                               bluetoothFloor: bluetoothFloor, speeds: speeds)
     }
 
     /// Plans round `k` and ranges it.

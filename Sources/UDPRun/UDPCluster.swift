@@ -165,7 +165,7 @@ public final class UDPCluster: Cluster, Sendable {
         // Called back only from `advance`, on the caller's task.
         nonisolated(unsafe) let action = action
         repeating.withLock {
-            $0 = Repeating(rate: rate, last: Int((end * rate).rounded(.down)), next: 1, action: { action($0) })
+            $0 = Repeating(rate: rate, last: Int((end * rate).rounded(.down)), next: 0, action: { action($0) })
         }
     }
 

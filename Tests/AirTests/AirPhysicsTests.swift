@@ -1,6 +1,7 @@
 import Air
 import Foundation
 import Geometry
+import Planning
 import Ranging
 import Testing
 import TestSupport

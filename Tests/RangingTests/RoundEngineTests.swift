@@ -2,6 +2,7 @@ import Bump
 import Estimation
 import Geometry
 import Radio
+import Planning
 import Ranging
 import Sessions
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import Geometry
+import Planning
 import Ranging
 @testable import Simulation
 import Testing

@@ -23,6 +23,13 @@ public struct ProximitySettings: Sendable, Equatable {
     public var afterBump = 2.0
     /// Updates a closing pair should get before it could touch.
     public var updatesBeforeContact = 4.0
+    /// For this long after two phones felt one knock, their pair (when it may be within `tapReach` metres) wants
+    /// every round and goes first: the reference app asks to range a peer whose phone was knocked with its own, so
+    /// that a touch is confirmed by range while the phones still touch.
+    public var tapWindow = 1.0
+    public var tapReach: Float = 1.0
+    /// Two taps this close in time, seconds, are one knock both phones felt (the bump detector's coincidence).
+    public var tapCoincidence = 0.03
 
     public init() {}
 }
@@ -37,8 +44,9 @@ public struct Proximity: RangingPlanner {
     private let settings: ProximitySettings
     private var air: AirAllocator
     private var admitted: AdmittedPairs
-    /// When each pair last ranged, seconds (-∞ never).
+    /// When each pair last ranged, seconds (-∞ never), and the exchanges in a row since that gave it no estimate.
     private var lastRanged: [Float]
+    private var failures: [UInt8]
     private var reranked = -Double.infinity
     /// Pairs by priority, in half-octave buckets: the upper half for walking pairs that are due, the lower for all
     /// others.
@@ -53,6 +61,7 @@ public struct Proximity: RangingPlanner {
         air = AirAllocator(medium: medium, scheme: scheme, peers: peers)
         admitted = AdmittedPairs(medium: medium, peers: peers)
         lastRanged = [Float](repeating: -.infinity, count: peers * (peers - 1) / 2)
+        failures = [UInt8](repeating: 0, count: lastRanged.count)
     }
 
     public mutating func plan(_ context: PlanningContext, into plan: inout RangingPlan) {
@@ -101,7 +110,7 @@ public struct Proximity: RangingPlanner {
             for w in 0..<workers {
                 for p in buckets[w][k] {
                     if air.isSaturated { break place }
-                    if air.place(p, context, into: &plan) { lastRanged[Int(p)] = Float(t) }
+                    if air.place(p, context, into: &plan) { ranged(Int(p), at: Float(t), context) }
                 }
             }
         }
@@ -112,14 +121,56 @@ public struct Proximity: RangingPlanner {
     @inline(__always)
     fileprivate func bucket(ofRunning i: Int, _ context: PlanningContext) -> (Int, Int32) {
         let p = admitted.pairs[i]
-        let walking = isWalkingPair(Int(p), context)
-        let wanted = wantedInterval(Int(p), walking: walking, context)
+        let tapped = isTappedPair(Int(p), context)
+        let walking = tapped || isWalkingPair(Int(p), context)
+        // A pair whose exchanges keep failing is tried less and less often (doubling the interval each time).
+        let wanted = tapped ? settings.shortestInterval
+            : min(wantedInterval(Int(p), walking: walking, context) * Double(1 << Int(failures[Int(p)])),
+                  walking ? settings.targetLongestInterval : settings.longestInterval)
         // A pair never ranged counts as having waited the longest interval: its Bluetooth distance, not its
         // newness, decides when it first ranges.
         let waited = min(context.time - Double(lastRanged[Int(p)]), settings.longestInterval)
         let priority = waited / (wanted * wanted)
         let k = min(max(Self.halfOctave(priority) + 40, 0), Self.tierBuckets - 1)
         return (walking && waited >= wanted - 1e-6 ? Self.tierBuckets + k : k, p)
+    }
+
+    /// Notes that pair `p` ranges at `t`: an exchange before it that gave no estimate (lost to distance, a body, a
+    /// phone turned away, a collision) counts one more failure in a row.
+    @inline(__always)
+    private mutating func ranged(_ p: Int, at t: Float, _ context: PlanningContext) {
+        let before = lastRanged[p]
+        let heard = !context.estimates.isEmpty && context.estimates[p].time >= before
+        failures[p] = before.isFinite && !heard ? min(failures[p] + 1, Self.backoffLimit) : 0
+        lastRanged[p] = t
+    }
+
+    /// Failures in a row beyond which the interval grows no more (2^5: 32 times).
+    private static let backoffLimit: UInt8 = 5
+
+    /// Whether both devices of pair `p` felt a tap at the same instant (within `tapCoincidence`) in the last
+    /// `tapWindow` seconds, and the pair may be near enough to have touched: brought forward from its estimate by
+    /// how fast it may have closed since, and no nearer than its Bluetooth distance allows (and it did not just
+    /// bump). The devices tell each other of their taps, as a bump app does.
+    @inline(__always)
+    private func isTappedPair(_ p: Int, _ context: PlanningContext) -> Bool {
+        guard !context.taps.isEmpty else { return false }
+        let pair = context.pairs[p]
+        let t = Float(context.time)
+        let a = context.taps[Int(pair.low)], b = context.taps[Int(pair.high)]
+        guard t - a <= Float(settings.tapWindow), abs(a - b) <= Float(settings.tapCoincidence) else { return false }
+        var near = -Float.infinity
+        if !context.estimates.isEmpty {
+            let e = context.estimates[p]
+            if t - e.bumped < Float(settings.afterBump) { return false }
+            if e.distance.isFinite {
+                near = e.distance - (max(e.closing, 0) + Float(mayClose(p, context))) * max(0, t - e.time)
+            }
+        }
+        if !context.bluetooth.isEmpty, context.bluetooth[p].isFinite {
+            near = max(near, context.nearestByBluetooth(p))
+        }
+        return near <= settings.tapReach
     }
 
     /// ⌊2 log2(x)⌋ from the number's bits, without a logarithm (500,000 pairs a round at 1,000
@@ -162,6 +213,8 @@ public struct Proximity: RangingPlanner {
             // A walking pair's way is known (its closing speed, an update a second); any other pair could have
             // started toward each other since.
             distance = Double(e.distance) - max(closing, 0) * age - (walking ? 0 : mayClose(p, context) * age)
+            // Not nearer than its Bluetooth signal allows.
+            if !walking { distance = max(distance, Double(context.nearestByBluetooth(p))) }
         } else if !context.bluetooth.isEmpty, context.bluetooth[p].isFinite {
             distance = Double(context.bluetooth[p])
         } else {

@@ -50,30 +50,37 @@ public struct PlanningContext {
     public let interval: Double
     public let sessions: RunningSessions.Snapshot
     /// Every pair, by index: the lower and the higher device index.
-    public let pairs: [RoundEngine.Pair]
+    public let pairs: [RangingPair]
     /// The latest estimate of each pair, by pair index (empty: none known).
     public let estimates: [PairEstimate]
     /// Each pair's distance from Bluetooth signal strength, metres, by pair index; NaN where none was heard (empty:
-    /// none known).
+    /// none known) ...
     public let bluetooth: [Float]
+    /// ... and the least share of it the pair may truly be at (``BluetoothDistances/floor``).
+    public let bluetoothFloor: Float
     /// The device each device's app chose to walk to, -1 for none (empty: none chosen).
     public let targets: [Int32]
     /// Each device's own speed over the ground, m/s, as its motion sensors tell it (empty: none known).
     public let speeds: [Float]
+    /// When each device's accelerometer last felt a tap (a peak at or over the bump detector's threshold), seconds;
+    /// -∞ never (empty: none known).
+    public let taps: [Float]
     /// The world's truth, for the `oracle` policy alone: every device's true pose at the round's start.
     public let truth: [Pose]?
 
-    public init(time: Double, interval: Double, sessions: RunningSessions.Snapshot, pairs: [RoundEngine.Pair],
-                estimates: [PairEstimate] = [], bluetooth: [Float] = [], targets: [Int32] = [], speeds: [Float] = [],
-                truth: [Pose]? = nil) {
+    public init(time: Double, interval: Double, sessions: RunningSessions.Snapshot, pairs: [RangingPair],
+                estimates: [PairEstimate] = [], bluetooth: [Float] = [], bluetoothFloor: Float = 1,
+                targets: [Int32] = [], speeds: [Float] = [], taps: [Float] = [], truth: [Pose]? = nil) {
         self.time = time
         self.interval = interval
         self.sessions = sessions
         self.pairs = pairs
         self.estimates = estimates
         self.bluetooth = bluetooth
+        self.bluetoothFloor = bluetoothFloor
         self.targets = targets
         self.speeds = speeds
+        self.taps = taps
         self.truth = truth
     }
 
@@ -81,9 +88,17 @@ public struct PlanningContext {
     /// brisk walkers).
     static let staleClosingSpeed: Float = 2
 
+    /// How near pair `p` may be by its Bluetooth signal alone, metres: 0 when none was heard.
+    @inline(__always)
+    public func nearestByBluetooth(_ p: Int) -> Float {
+        guard !bluetooth.isEmpty, bluetooth[p].isFinite else { return 0 }
+        return bluetooth[p] * bluetoothFloor
+    }
+
     /// How near devices `i` and `j` may be, as far as the devices know, metres: the pair's estimate brought forward
-    /// by how far two walkers could have come since, or else its Bluetooth distance; +∞ when neither device has
-    /// heard the other (Bluetooth carries farther than the interference range). The true distance under `oracle`.
+    /// by how far two walkers could have come since, or else as near as its Bluetooth signal allows; +∞ when
+    /// neither device has heard the other (Bluetooth carries farther than the interference range). The true
+    /// distance under `oracle`.
     @inline(__always)
     public func believedDistance(_ i: Int, _ j: Int) -> Float {
         if let truth { return Float((truth[i].position - truth[j].position).length) }
@@ -93,14 +108,14 @@ public struct PlanningContext {
             let age = max(0, Float(time) - estimates[p].time)
             return max(0, estimates[p].distance - Self.staleClosingSpeed * age)
         }
-        if !bluetooth.isEmpty, bluetooth[p].isFinite { return bluetooth[p] }
+        if !bluetooth.isEmpty, bluetooth[p].isFinite { return bluetooth[p] * bluetoothFloor }
         return .infinity
     }
 
     /// Whether pairs `p` and `q` are in hearing of each other, as far as the devices know: a device of one within
     /// `range` metres of a device of the other (``believedDistance(_:_:)``).
     @inline(__always)
-    public func inHearing(_ p: RoundEngine.Pair, _ q: RoundEngine.Pair, range: Float) -> Bool {
+    public func inHearing(_ p: RangingPair, _ q: RangingPair, range: Float) -> Bool {
         let a = Int(p.low), b = Int(p.high), c = Int(q.low), d = Int(q.high)
         return believedDistance(a, c) <= range || believedDistance(a, d) <= range
             || believedDistance(b, c) <= range || believedDistance(b, d) <= range

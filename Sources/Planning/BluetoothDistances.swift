@@ -9,14 +9,21 @@ public struct BluetoothDistances {
     public let exponent: Float
     /// The newest reading's weight in the average.
     public let smoothing: Float
+    /// The least share of its distance a pair may truly be at: two spreads of the averaged shadowing (the app
+    /// assumes the shadowing's spread of one reading, `shadowingSigma`).
+    public let floor: Float
     private var smoothed: [Float]
     /// The distance of each pair, metres, by pair index; NaN where the latest reading heard nothing.
     public private(set) var distances: [Float]
 
-    public init(pairs: Int, referencePower: Double = -59, exponent: Double = 2, smoothing: Double = 0.3) {
+    public init(pairs: Int, referencePower: Double = -59, exponent: Double = 2, smoothing: Double = 0.3,
+                shadowingSigma: Double = 6) {
         self.referencePower = Float(referencePower)
         self.exponent = Float(exponent)
         self.smoothing = Float(smoothing)
+        // An exponential average with weight α keeps α / (2 − α) of one reading's variance.
+        let spread = shadowingSigma * (smoothing / (2 - smoothing)).squareRoot()
+        floor = Float(pow(10, -2 * spread / (10 * exponent)))
         smoothed = [Float](repeating: .nan, count: pairs)
         distances = smoothed
     }

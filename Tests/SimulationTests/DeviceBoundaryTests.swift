@@ -1,0 +1,115 @@
+import Foundation
+import Simulation
+import Synchronization
+import Testing
+import World
+
+/// The one rule (docs/architecture.md): the world knows, the devices observe. A run records every device's
+/// observations and actions (discovery and session events, each exchange's measurement and the updates made of it,
+/// Bluetooth readings, the phones' own speeds and accelerometer peaks, the exchanges asked for, bumps, haptics,
+/// profiles); the same run with everything only the scorer reads relabelled (contacts, near misses, who walks to
+/// whom) must give the same record, line for line.
+@Suite struct DeviceBoundaryTests {
+    private struct Recorded {
+        let lines: [String]
+        let summary: SimulationSummary
+    }
+
+    private func record(_ policy: SimulationSettings.RangingPolicy, scramble: TruthScramble?) async throws -> Recorded {
+        var s = SimulationSettings()
+        s.transport = .memory
+        s.clock = .virtual
+        s.peers = 24
+        s.duration = 30
+        s.seed = 4
+        s.rangingPolicy = policy
+        s.truthScramble = scramble
+        let simulation = try Simulation(settings: s)
+        let lines = Mutex<[String]>([])
+        simulation.deviceRecord = { line in lines.withLock { $0.append(line) } }
+        let summary = try await simulation.run()
+        return Recorded(lines: lines.withLock { $0 }, summary: summary)
+    }
+
+    /// Where two records first part, `nil` when they are the same.
+    private func firstDifference(_ a: [String], _ b: [String]) -> String? {
+        if let k = a.indices.first(where: { $0 < b.count && a[$0] != b[$0] }) {
+            return "line \(k): \(a[k].prefix(300)) | \(b[k].prefix(300))"
+        }
+        return a.count == b.count ? nil : "lengths \(a.count) and \(b.count)"
+    }
+
+    @Test func devicesAreBlindToTheTruth() async throws {
+        let plain = try await record(.proximity, scramble: nil)
+        let scrambled = try await record(.proximity, scramble: TruthScramble(seed: 7))
+        let difference = firstDifference(plain.lines, scrambled.lines)
+        #expect(difference == nil, "\(difference ?? "")")
+        // The record holds what matters: exchanges, their updates, plans, accelerometer peaks and bumps.
+        let kinds = Dictionary(grouping: plain.lines, by: { $0.split(separator: " ").prefix(2).last.map(String.init) ?? "" })
+        #expect((kinds["session"]?.count ?? 0) > 1_000)
+        #expect(plain.lines.filter { $0.hasPrefix("plan ") }.count == 300)
+        #expect(plain.lines.filter { $0.hasPrefix("bluetooth ") }.count == 30)
+        #expect((kinds["bump"]?.count ?? 0) >= 5)
+        // The relabelling reached the scorer: the same bumps now meet other pairs' contacts.
+        let recall = try #require(plain.summary.bumps.recall)
+        #expect(recall > 0.8 && plain.summary.bumps.trueContacts >= 5)
+        #expect((scrambled.summary.bumps.recall ?? 0) < recall / 2)
+    }
+
+    /// The test can fail: the `oracle` policy is told who walks to whom, and its plans follow the labels.
+    @Test func theOracleReadsTheTruth() async throws {
+        let plain = try await record(.oracle, scramble: nil)
+        let scrambled = try await record(.oracle, scramble: TruthScramble(seed: 7))
+        #expect(firstDifference(plain.lines, scrambled.lines) != nil)
+        #expect(plain.summary.run.planner.contains("upper bound"))
+    }
+
+    /// What runs on a phone: the session table, the estimators, the bump detector, discovery and the ranging
+    /// service's planning (docs/architecture.md).
+    static let deviceModules = ["Sessions", "Estimation", "Bump", "Discovery", "Planning"]
+    /// What only the world or the scorer may read: the truth, the world's air, the round step that holds the world's
+    /// radio, and the run.
+    static let truthModules: Set = ["World", "Air", "Ranging", "Simulation"]
+
+    private static var root: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    /// No device-side source file imports the truth, and no device-side target depends on it, even through another.
+    @Test func deviceModulesImportNoTruth() throws {
+        let manifest = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let target = try Regex(#"\.(?:target|executableTarget|testTarget)\(\s*name:\s*"(\w+)"(?:,\s*dependencies:\s*\[([^\]]*)\])?"#)
+        var dependencies: [String: [String]] = [:]
+        for match in manifest.matches(of: target) {
+            let name = String(match.output[1].substring ?? "")
+            let list = match.output[2].substring.map(String.init) ?? ""
+            // Products of other packages are named inside `.product(...)`; only this package's targets are quoted bare.
+            let bare = list.replacing(try Regex(#"\.product\([^)]*\)"#), with: "")
+            dependencies[name] = bare.matches(of: try Regex(#""(\w+)""#)).compactMap { $0.output[1].substring.map(String.init) }
+        }
+        #expect(dependencies.count > 20)
+        func reach(_ module: String) -> Set<String> {
+            var seen = Set<String>(), next = [module]
+            while let m = next.popLast() {
+                for d in dependencies[m] ?? [] where seen.insert(d).inserted { next.append(d) }
+            }
+            return seen
+        }
+        for module in Self.deviceModules {
+            #expect(dependencies[module] != nil, "\(module) is a target")
+            #expect(reach(module).isDisjoint(with: Self.truthModules), "\(module) depends on \(reach(module).intersection(Self.truthModules))")
+            let folder = Self.root.appendingPathComponent("Sources/\(module)")
+            let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".swift") }
+            #expect(!files.isEmpty)
+            for file in files {
+                let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+                for line in text.split(separator: "\n") where line.hasPrefix("import ") || line.contains(" import ") {
+                    let imported = line.split(separator: " ").last.map(String.init) ?? ""
+                    #expect(!Self.truthModules.contains(imported), "\(module)/\(file): \(line)")
+                }
+            }
+        }
+        // The check bites: the run reaches the truth.
+        #expect(reach("Simulation").contains("World"))
+    }
+}
