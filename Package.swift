@@ -100,7 +100,7 @@ let package = Package(
             name: "NearcatchCommand",
             dependencies: [
                 "Calibration", "Radio", "Geometry", "Discovery", "DiscoveryRun", "MulticastTransport", "Transport",
-                "Simulation", "UDPRun", "World", "Bump", "Report",
+                "Planning", "Simulation", "UDPRun", "World", "Bump", "Report",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

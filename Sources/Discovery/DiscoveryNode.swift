@@ -237,9 +237,6 @@ public struct DiscoveryNode {
         nextDeadline = deadline
     }
 
-    /// The median of this node's latest timed token exchanges (``RoundTripEstimator``), once one has been timed.
-    public var roundTripEstimate: Double? { roundTrip.estimate }
-
     // MARK: - Life
 
     /// Starts advertising and browsing.

@@ -21,7 +21,6 @@ public final class ClusterMonitor: Sendable {
         var digest = EventDigest()
         var eventCount = 0
         var lost: [SessionRemovalReason: Int] = [:]
-        var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
     private let state: Mutex<State>
@@ -48,7 +47,7 @@ public final class ClusterMonitor: Sendable {
             let entry = ClusterEvent(time: time, node: index, event: event)
             for observer in observers.withLock({ $0 }) { observer(entry) }
         }
-        let waiters: [CheckedContinuation<Void, Never>] = state.withLock { s in
+        state.withLock { s in
             s.eventCount += 1
             if case .lost(_, let reason) = event { s.lost[reason, default: 0] += 1 }
             if recordsEvents {
@@ -57,12 +56,8 @@ public final class ClusterMonitor: Sendable {
             }
             s.established[index] = established
             if established == sessionsPerNode { s.convergedNodes.insert(index) } else { s.convergedNodes.remove(index) }
-            guard s.convergedAt == nil, s.convergedNodes.count == s.established.count else { return [] }
-            s.convergedAt = time
-            defer { s.waiters = [] }
-            return s.waiters
+            if s.convergedAt == nil, s.convergedNodes.count == s.established.count { s.convergedAt = time }
         }
-        for waiter in waiters { waiter.resume() }
     }
 
     /// When every node first held a running session with every other; `nil` until then.
@@ -85,18 +80,6 @@ public final class ClusterMonitor: Sendable {
 
     /// The events, in the order they were recorded (empty unless recording).
     public var log: [ClusterEvent] { state.withLock { $0.log } }
-
-    /// Waits until the group has converged.
-    public func waitForConvergence() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { s -> Bool in
-                if s.convergedAt != nil { return true }
-                s.waiters.append(continuation)
-                return false
-            }
-            if ready { continuation.resume() }
-        }
-    }
 
     /// An FNV-1a digest of the log (each event's time, node, kind and fields), to compare runs at a glance.
     public var logDigest: String { state.withLock { $0.digest.hex } }

@@ -114,17 +114,6 @@ public final class UDPMulticastTransport: DatagramTransport {
             }
     }
 
-    /// The receive buffers the kernel granted the two sockets, in bytes (it doubles what is asked, for its
-    /// bookkeeping): group socket, unicast socket.
-    public func receiveBufferSizes() -> EventLoopFuture<(group: Int, unicast: Int)> {
-        func size(_ channel: Channel) -> EventLoopFuture<Int> {
-            guard let options = channel as? SocketOptionProvider else { return channel.eventLoop.makeSucceededFuture(0) }
-            return options.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_RCVBUF))
-                .map { (value: CInt) in Int(value) }
-        }
-        return size(groupChannel).and(size(unicast)).map { (group: $0, unicast: $1) }
-    }
-
     /// Datagrams the kernel dropped because one of this node's sockets had a full receive buffer: the sockets' drop
     /// counters (SO_MEMINFO, the count SO_RXQ_OVFL would attach to each datagram read).
     public func kernelDrops() -> EventLoopFuture<Int> {

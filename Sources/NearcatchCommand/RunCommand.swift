@@ -2,6 +2,7 @@ import ArgumentParser
 import Bump
 import Foundation
 import MulticastTransport
+import Planning
 import Radio
 import Report
 import Simulation
@@ -78,7 +79,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     var detector: BumpConfiguration.Method = .fused
 
     @Option(name: .customLong("ranging-policy"),
-            help: "Who ranges when (docs/airtime.md): proximity (the default: the pairs that matter first, within the air), ideal (every pair of running sessions every round, whatever the air: 495 times one channel at 100 peers), uncoordinated (every session on its own timer; overlapping exchanges in hearing collide) or round-robin (a fair share of the air for every running pair).")
+            help: "Who ranges when (docs/airtime.md): proximity (the default: the pairs that matter first, within the air, by what the devices know), ideal (every pair of running sessions every round, whatever the air: 495 times one channel at 100 peers), uncoordinated (every session on its own timer; overlapping exchanges in hearing collide), round-robin (a fair share of the air for every running pair) or oracle (proximity told the true positions and who walks to whom: an upper bound no phone can reach, never a default).")
     var rangingPolicy: SimulationSettings.RangingPolicy = .proximity
 
     @Option(parsing: .unconditional, help: "UWB channels the devices range on (default 1).")

@@ -16,20 +16,3 @@ public enum SessionEvent: Sendable, Equatable {
     case invalidated(SessionError)
 }
 
-/// One event with where and when it happened.
-public struct SessionEventRecord: Sendable, Equatable {
-    /// The device that holds the session.
-    public let local: PeerID
-    /// The peer the session is with.
-    public let peer: PeerID
-    public let event: SessionEvent
-    /// Time of the event, seconds on the run's clock.
-    public let time: Double
-
-    public init(local: PeerID, peer: PeerID, event: SessionEvent, time: Double) {
-        self.local = local
-        self.peer = peer
-        self.event = event
-        self.time = time
-    }
-}

@@ -10,23 +10,8 @@ import World
 public struct SimulationSettings: Sendable {
     public enum TransportKind: String, Sendable, CaseIterable { case udp, memory }
     public enum ClockKind: String, Sendable, CaseIterable { case real, virtual }
-    /// Who ranges when (docs/airtime.md): `ideal`, every pair of running sessions every round, whatever the air;
-    /// `uncoordinated`, every session on its own timer, colliding; `round-robin`, a fair share of the medium's air
-    /// for every running pair; `proximity`, the pairs that matter first, by what the devices know; `oracle`, the same
-    /// told the true positions and who walks to whom: an upper bound no phone can reach.
-    public enum RangingPolicy: String, Sendable, CaseIterable {
-        case ideal
-        case uncoordinated
-        case roundRobin = "round-robin"
-        case proximity
-        case oracle
-
-        /// Whether the policy reads the world's truth (an upper bound, never a default).
-        public var isOracle: Bool { self == .oracle }
-
-        /// The policy's name as the summary and the report show it: an oracle says it is one.
-        public var label: String { isOracle ? "\(rawValue) (upper bound: reads the truth)" : rawValue }
-    }
+    /// Who ranges when (docs/airtime.md); the list lives beside the planners.
+    public typealias RangingPolicy = Planning.RangingPolicy
 
     /// Peers in the room (a scripted scenario brings its own count).
     public var peers = 100
@@ -143,14 +128,10 @@ extension SimulationSettings {
     ///
     /// - Throws: a GSL allocation error.
     public func makePlanner(peers: Int) throws -> any RangingPlanner {
-        switch rangingPolicy {
-        case .ideal: EveryRunningPair()
-        case .uncoordinated: try Uncoordinated(medium: medium, scheme: radio.scheme, peers: peers, seed: seed)
-        case .roundRobin: RoundRobin(medium: medium, scheme: radio.scheme, peers: peers)
-        case .proximity, .oracle:
-            // The reference app's detector says when two taps are one knock.
-            Proximity(medium: medium, scheme: radio.scheme, peers: peers,
-                      settings: { var p = proximity; p.tapCoincidence = bump.coincidence; return p }(), workers: workers)
-        }
+        // The reference app's detector says when two taps are one knock.
+        var proximity = self.proximity
+        proximity.tapCoincidence = bump.coincidence
+        return try rangingPolicy.makePlanner(medium: medium, scheme: radio.scheme, peers: peers, seed: seed,
+                                             proximity: proximity, workers: workers)
     }
 }

@@ -79,16 +79,13 @@ public struct Accelerometers {
     }
 
     /// Senses one world step of `dt` seconds ending at `time`, the phones now at `positions`.
-    mutating func sense(_ positions: [Vector3], at time: Double, dt: Double) {
+    ///
+    /// - Parameter close: the pairs of phones closer than half a metre, with their distances, in pair order.
+    mutating func sense(_ positions: [Vector3], close: [(Int, Int, Double)], at time: Double, dt: Double) {
         let s = settings
         // Phones that met since the step before tap, in pair order.
         var now: [Int64] = []
-        let reach = s.contactDistance * s.contactDistance
-        for (i, j) in NeighbourGrid(positions, cell: s.contactDistance).candidatePairs()
-        where (positions[i] - positions[j]).lengthSquared <= reach {
-            now.append(Int64(min(i, j)) << 32 | Int64(max(i, j)))
-        }
-        now.sort()
+        for (i, j, d) in close where d <= s.contactDistance { now.append(Int64(i) << 32 | Int64(j)) }
         for key in now where !Self.contains(meeting, key) {
             touch(Int(key >> 32), Int(key & 0xFFFF_FFFF), at: time)
         }

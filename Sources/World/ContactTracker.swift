@@ -57,11 +57,21 @@ public struct ContactTracker: Sendable {
     /// Looks at the positions at `time` and returns what began or ended: contacts started, contacts ended, near
     /// misses completed (when the pair moved apart again).
     public mutating func observe(_ positions: [Vector3], at time: Double) -> [ContactChange] {
+        observe(close: Self.closePairs(positions, within: approachDistance), at: time)
+    }
+
+    /// Every pair closer than `reach`, as (lower index, higher index, distance), in pair order.
+    static func closePairs(_ positions: [Vector3], within reach: Double) -> [(Int, Int, Double)] {
         var close: [(Int, Int, Double)] = []
-        for (i, j) in NeighbourGrid(positions, cell: approachDistance).candidatePairs() {
+        for (i, j) in NeighbourGrid(positions, cell: reach).candidatePairs() {
             let d = (positions[i] - positions[j]).length
-            if d < approachDistance { close.append((i, j, d)) }
+            if d < reach { close.append((i, j, d)) }
         }
+        return close
+    }
+
+    /// The same from the pairs closer than the approach distance, found by the caller (in pair order).
+    mutating func observe(close: [(Int, Int, Double)], at time: Double) -> [ContactChange] {
         var changes: [ContactChange] = []
         var seen = Set<Int64>()
         for (a, b, d) in close {

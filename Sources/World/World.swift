@@ -150,12 +150,13 @@ public final class World {
             time += dt
             step(dt)
             let positions = poses.map(\.position)
-            changes += tracker.observe(scorerLabels.map { labels in
-                var relabelled = positions
-                for (d, label) in labels.enumerated() { relabelled[label] = positions[d] }
-                return relabelled
-            } ?? positions, at: time)
-            accelerometers.sense(positions, at: time, dt: dt)
+            // One search for the close pairs serves the phones' own sensing and the scorer's truth.
+            let close = ContactTracker.closePairs(positions, within: tracker.approachDistance)
+            changes += tracker.observe(close: scorerLabels.map { labels in
+                close.map { i, j, d in (min(labels[i], labels[j]), max(labels[i], labels[j]), d) }
+                    .sorted { ($0.0, $0.1) < ($1.0, $1.1) }
+            } ?? close, at: time)
+            accelerometers.sense(positions, close: close, at: time, dt: dt)
         }
         if time > from + 1e-12 {
             for d in poses.indices {

@@ -1,0 +1,38 @@
+import Radio
+
+/// Who ranges when (docs/airtime.md), each policy beside its planner.
+public enum RangingPolicy: String, Sendable, CaseIterable {
+    /// Every pair of running sessions every round, whatever the air: a world that does not exist, to compare with.
+    case ideal
+    /// Every session on its own timer; the world's medium loses the exchanges that overlap in hearing.
+    case uncoordinated
+    /// A fair share of the air for every running pair.
+    case roundRobin = "round-robin"
+    /// The pairs that matter first, by what the devices know (the default).
+    case proximity
+    /// `proximity` told the true positions and who walks to whom: an upper bound no phone can reach.
+    case oracle
+
+    /// Whether the policy reads the world's truth (an upper bound, never a default).
+    public var isOracle: Bool { self == .oracle }
+
+    /// The policy's name as the summary, the trace and the report show it: an oracle says it is one.
+    public var label: String { isOracle ? "\(rawValue) (upper bound: reads the truth)" : rawValue }
+
+    /// The policy's planner for `peers` devices.
+    ///
+    /// - Parameter workers: threads that share the ranking of the pairs (`proximity`, `oracle`).
+    /// - Throws: a GSL allocation error.
+    public func makePlanner(
+        medium: Medium, scheme: RadioConfiguration.RangingScheme, peers: Int, seed: UInt64,
+        proximity: ProximitySettings = ProximitySettings(), workers: Int = 1
+    ) throws -> any RangingPlanner {
+        switch self {
+        case .ideal: EveryRunningPair()
+        case .uncoordinated: try Uncoordinated(medium: medium, scheme: scheme, peers: peers, seed: seed)
+        case .roundRobin: RoundRobin(medium: medium, scheme: scheme, peers: peers)
+        case .proximity, .oracle: Proximity(medium: medium, scheme: scheme, peers: peers, settings: proximity,
+                                            workers: workers)
+        }
+    }
+}
