@@ -47,43 +47,43 @@ public final class Simulation {
     public let settings: SimulationSettings
     /// What the run is and the settings it uses, as the summary's `run` section and the trace's first line say.
     public let runInfo: SimulationSummary.Run
-    private let world: World
-    private let udp: ClusterMaker?
-    private var planner: any RangingPlanner
-    private var plan = RangingPlan()
+    let world: World
+    let udp: ClusterMaker?
+    var planner: any RangingPlanner
+    var plan = RangingPlan()
     /// The world's medium: which of the planned exchanges collide (none under `ideal`, which has no air).
-    private var air: AirPhysics?
+    var air: AirPhysics?
     /// The phones' Bluetooth readings (the world's) and the distances the devices take from them.
-    private var signals: BluetoothSignals
-    private var heard: BluetoothDistances
-    private var lastHeard = -Double.infinity
+    var signals: BluetoothSignals
+    var heard: BluetoothDistances
+    var lastHeard = -Double.infinity
     /// The peer each device's reference app plays its haptic for: its nearest estimate, and when it was taken.
-    private var nearest: [(peer: Int, distance: Float, time: Double)]
+    var nearest: [(peer: Int, distance: Float, time: Double)]
     /// Every device's observations and actions as text lines, for a test that the devices read no truth.
     package var deviceRecord: (@Sendable (String) -> Void)?
-    private let running: RunningSessions
-    private let trace: TraceRecorder?
-    private let tally = SummaryTally()
-    private var observers: [(Detail, @Sendable (RunEvent) -> Void)] = []
-    private var detail: Detail = []
-    private var lastPoses = -Double.infinity
+    let running: RunningSessions
+    let trace: TraceRecorder?
+    let tally = SummaryTally()
+    var observers: [(Detail, @Sendable (RunEvent) -> Void)] = []
+    var detail: Detail = []
+    var lastPoses = -Double.infinity
     /// Pair-seconds of running pairs by distance band, counted once a simulated second, with the estimates' ages.
-    private var bandSeconds = [Double](repeating: 0, count: RoundEngine.bandLimits.count)
-    private var bands = RoundEngine.BandSample()
-    private var lastBandCount = 0.0
+    var bandSeconds = [Double](repeating: 0, count: RoundEngine.bandLimits.count)
+    var bands = RoundEngine.BandSample()
+    var lastBandCount = 0.0
     /// The air used, by channel, over the run and since the last `air` event; suspensions by device limits.
-    private var channelExchanges: [Int]
-    private var channelCollided: [Int]
-    private var secondExchanges: [Int]
-    private var secondCollided: [Int]
-    private var lastReceivedByBand = [Int](repeating: 0, count: RoundEngine.bandLimits.count)
-    private var suspensions = 0
-    private var roundsRun = 0
+    var channelExchanges: [Int]
+    var channelCollided: [Int]
+    var secondExchanges: [Int]
+    var secondCollided: [Int]
+    var lastReceivedByBand = [Int](repeating: 0, count: RoundEngine.bandLimits.count)
+    var suspensions = 0
+    var roundsRun = 0
     /// Every device's pose at the start of the next round (the world has run to it); empty before the first.
-    private var roundStart: [Pose] = []
-    private let peers: Int
+    var roundStart: [Pose] = []
+    let peers: Int
     /// Each device's profile, as it sends it after a bump.
-    private let profiles: [[UInt8]]
+    let profiles: [[UInt8]]
 
     /// Prepares a run: checks the settings, builds the world, and opens the trace.
     ///
@@ -154,7 +154,7 @@ public final class Simulation {
         }
     }
 
-    private var clusterSettings: ClusterSettings {
+    var clusterSettings: ClusterSettings {
         var s = ClusterSettings()
         s.peers = peers
         s.seed = settings.seed
@@ -202,7 +202,7 @@ public final class Simulation {
             if outcome.interrupted {
                 trace?.abandon()
             } else if let trace {
-                writeSummary(summary, at: outcome.reached)
+                trace.writeSummary(summary, at: outcome.reached)
                 try trace.finish()
                 summary.traceLines = trace.lineCount
             }
@@ -243,7 +243,7 @@ public final class Simulation {
             workers: settings.workers, view: running)
         // Watched before the nodes start, so that no event goes unseen.
         watch(cluster)
-        writeHeader(cluster.peerIDs)
+        trace?.writeHeader(run: runInfo, peerIDs: cluster.peerIDs)
         cluster.start()
         samplePoses(at: 0, world.poses)
         cluster.repeatAt(rate: settings.rate, until: settings.duration) { [unowned self] time in
@@ -289,44 +289,6 @@ public final class Simulation {
                 emit(RunEvent(time: entry.time, kind: .profile(device: device, peer: peer, bytes: payload.count)))
             }
         }
-    }
-
-    /// The trace's first line: what the run is, every setting it used but the worker count (the trace is the same
-    /// whatever it is), and the peer id of every index. Encoded, not assembled, so that a scenario name with a quote
-    /// in it still gives valid JSON.
-    private func writeHeader(_ ids: [PeerID]) {
-        guard let trace, var run = Self.object(runInfo) else { return }
-        run["workers"] = nil
-        guard let line = Self.line(["t": 0, "type": "run", "run": run, "peerIDs": ids.map(\.description)]) else { return }
-        trace.writeHeader(line)
-    }
-
-    /// The trace's last line: the summary but what does not belong to what was simulated (the wall clock, the
-    /// memory, the worker count, the trace's own length), so that one seed still gives one trace.
-    private func writeSummary(_ summary: SimulationSummary, at time: Double) {
-        guard let trace, var object = Self.object(summary) else { return }
-        object["performance"] = nil
-        object["traceLines"] = nil
-        if var run = object["run"] as? [String: Any] {
-            run["workers"] = nil
-            object["run"] = run
-        }
-        guard let line = Self.line(["t": (time * 1000).rounded() / 1000, "type": "summary", "summary": object])
-        else { return }
-        trace.appendLast(line)
-    }
-
-    /// A value as a JSON object, to take fields out of before it becomes a line.
-    private static func object(_ value: some Encodable) -> [String: Any]? {
-        guard let encoded = try? JSONEncoder().encode(value) else { return nil }
-        return try? JSONSerialization.jsonObject(with: encoded) as? [String: Any]
-    }
-
-    /// A trace line of a whole object, keys sorted.
-    private static func line(_ object: [String: Any]) -> String? {
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-        else { return nil }
-        return String(decoding: data, as: UTF8.self)
     }
 
     private func samplePoses(at time: Double, _ poses: [Pose]) {
@@ -503,139 +465,4 @@ public final class Simulation {
         let object: [String: String] = ["name": name, "interests": interests.joined(separator: ",")]
         return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])).map(Array.init) ?? []
     }
-
-    // MARK: - Scoring
-
-    private func summarise(
-        _ outcome: ClusterPacer.Outcome, engine: RoundEngine, convergence: Double?, sessions: Int, wall: Double
-    ) -> SimulationSummary {
-        let end = outcome.interrupted ? outcome.reached : settings.duration
-        let stats = engine.statistics
-        func figures(_ squares: Double, _ count: Int, _ h: Histogram) -> SimulationSummary.ErrorFigures {
-            SimulationSummary.ErrorFigures(
-                rmse: count > 0 ? (squares / Double(count)).squareRoot() : nil, p50: h.quantile(0.5),
-                p95: h.quantile(0.95), count: count)
-        }
-        let collided = channelCollided.reduce(0, +)
-        let bumps = tally.bumps
-        let score = BumpScore(bumps: bumps, tracker: world.tracker, end: end)
-        let directionTotal = Double(stats.updates)
-        var run = runInfo
-        run.interruptedAt = outcome.interrupted ? outcome.reached : nil
-        return SimulationSummary(
-            run: run,
-            discovery: .init(convergenceSeconds: convergence, pairs: peers * (peers - 1) / 2,
-                             sessions: sessions, expectedSessions: peers * (peers - 1)),
-            ranging: .init(exchanges: stats.exchanges + collided, received: stats.received, collided: collided,
-                           suspensions: suspensions, updatesDelivered: stats.updates,
-                           sessionsRenewed: stats.sessionsRenewed,
-                           // Over the rounds run: each plans a round's air (the one at the end ranges nothing and is not counted).
-                           airtime: airtime(exchanges: stats.exchanges + collided,
-                                            over: Double(roundsRun) / settings.rate),
-                           bands: bandFigures(stats.receivedByBand)),
-            distanceRaw: figures(stats.rawSquares, stats.rawCount, stats.raw),
-            distanceFiltered: figures(stats.filteredSquares, stats.filteredCount, stats.filtered),
-            direction: .init(p50Degrees: stats.direction.quantile(0.5).map(Self.degrees(fromHalfChord:)),
-                             p95Degrees: stats.direction.quantile(0.95).map(Self.degrees(fromHalfChord:)),
-                             nilShare: directionTotal > 0 ? Double(stats.directionMissing) / directionTotal : 0),
-            bumps: .init(
-                fired: bumps.count, trueContacts: score.contacts, detected: score.detected,
-                precision: bumps.count == score.unscored ? nil
-                    : Double(score.matchedBumps) / Double(bumps.count - score.unscored),
-                recall: score.contacts == 0 ? nil : Double(score.detected) / Double(score.contacts),
-                latencyP50: score.latency(0.5), latencyP95: score.latency(0.95), earlyDetections: score.early,
-                unscoredBumps: score.unscored,
-                falseBumps: bumps.count - score.matchedBumps - score.unscored,
-                falseByTrueDistance: Self.bands(score.falseByTrueDistance, from: 0, BumpScore.falseBandLimits, to: nil),
-                nearMisses: world.tracker.nearMisses.count,
-                nearMissesByDistance: Self.bands(score.nearMissesByDistance, from: world.tracker.contactDistance,
-                                                 BumpScore.nearMissBandLimits, to: world.tracker.nearMissDistance),
-                brushes: score.brushes,
-                profilesDelivered: tally.profiles),
-            performance: .init(wallSeconds: wall, updatesPerSecond: wall > 0 ? Double(stats.updates) / wall : 0,
-                               realTimeFactor: wall > 0 ? end / wall : 0, peakMemoryMB: Self.peakMemoryMB()),
-            traceLines: trace?.lineCount)
-    }
-
-    /// Counts by band: from `from` to the first limit, between limits, and from the last to `to` (`nil`: open).
-    private static func bands(
-        _ counts: [Int], from: Double, _ limits: [Double], to: Double?
-    ) -> [SimulationSummary.DistanceCount] {
-        counts.indices.map { b in
-            SimulationSummary.DistanceCount(fromMetres: b == 0 ? from : limits[b - 1],
-                                            toMetres: b < limits.count ? limits[b] : to, count: counts[b])
-        }
-    }
-
-    private func bandFigures(_ received: [Int]) -> [SimulationSummary.Band] {
-        RoundEngine.bandLimits.indices.map { b in
-            SimulationSummary.Band(
-                fromMetres: b == 0 ? 0 : RoundEngine.bandLimits[b - 1], toMetres: RoundEngine.bandLimits[b],
-                pairSeconds: bandSeconds[b], received: received[b],
-                perPairPerSecond: bandSeconds[b] > 0 ? Double(received[b]) / bandSeconds[b] : nil,
-                ageP50: bands.ages[b].quantile(0.5), ageP95: bands.ages[b].quantile(0.95),
-                withoutEstimateShare: bands.pairs[b] > 0 ? Double(bands.withoutEstimate[b]) / Double(bands.pairs[b]) : nil)
-        }
-    }
-
-    /// The exchanges asked for against what the medium carries.
-    private func airtime(exchanges: Int, over seconds: Double) -> SimulationSummary.Airtime {
-        let scheme = settings.radio.scheme
-        let capacity = settings.medium.capacityPerSecond(scheme)
-        let demand = seconds > 0 ? Double(exchanges) / seconds : 0
-        let duration = settings.medium.exchangeDuration(scheme)
-        return SimulationSummary.Airtime(
-            channels: settings.medium.channels, slotsPerExchange: settings.medium.slotsPerExchange(scheme),
-            capacityPerSecond: capacity, demandPerSecond: demand, overCapacity: capacity > 0 ? demand / capacity : 0,
-            interferenceRange: settings.medium.interferenceRange,
-            perChannel: settings.rangingPolicy == .ideal ? [] : channelExchanges.indices.map { c in
-                SimulationSummary.ChannelUse(
-                    channel: c + 1, exchanges: channelExchanges[c], collided: channelCollided[c],
-                    airShare: seconds > 0 ? Double(channelExchanges[c]) * duration / seconds : 0)
-            })
-    }
-
-    /// The angle between two unit vectors whose chord is twice `halfChord`: 2 asin(halfChord), in degrees.
-    static func degrees(fromHalfChord halfChord: Double) -> Double {
-        Angle.degrees(fromRadians: 2 * asin(min(halfChord, 1)))
-    }
-
-    static func peakMemoryMB() -> Double {
-        var usage = rusage()
-        #if os(Linux)
-        // Glibc spells the constant as an enum case and counts kilobytes.
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Double(usage.ru_maxrss) / 1024
-        #else
-        // Darwin counts bytes.
-        getrusage(RUSAGE_SELF, &usage)
-        return Double(usage.ru_maxrss) / 1_048_576
-        #endif
-    }
-}
-
-/// What the summary takes from the run's events: the bumps fired and the profiles delivered.
-final class SummaryTally: Sendable {
-    private struct State {
-        var bumps: [RangingBump] = []
-        var profiles = 0
-    }
-
-    private let state = Mutex(State())
-
-    func record(_ event: RunEvent) {
-        switch event.kind {
-        case .bump(let device, let peer, let estimate, let trueDistance):
-            state.withLock {
-                $0.bumps.append(RangingBump(initiator: device, responder: peer, time: event.time, estimate: estimate,
-                                            trueDistance: trueDistance))
-            }
-        case .profile: state.withLock { $0.profiles += 1 }
-        default: break
-        }
-    }
-
-    var bumps: [RangingBump] { state.withLock { $0.bumps } }
-    var bumpCount: Int { state.withLock { $0.bumps.count } }
-    var profiles: Int { state.withLock { $0.profiles } }
 }

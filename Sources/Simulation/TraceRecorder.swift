@@ -59,9 +59,42 @@ final class TraceRecorder: Sendable {
         state = Mutex(State(lastTraced: [Double](repeating: -.infinity, count: peers * peers)))
     }
 
-    /// Writes the first line (what the run is) at once.
-    func writeHeader(_ line: String) {
+    /// Writes the first line at once: what the run is, every setting it used but the worker count (the trace is the
+    /// same whatever it is), and the peer id of every index. Encoded, not assembled, so that a scenario name with a
+    /// quote in it still gives valid JSON.
+    func writeHeader(run info: SimulationSummary.Run, peerIDs ids: [PeerID]) {
+        guard var run = Self.object(info) else { return }
+        run["workers"] = nil
+        guard let line = Self.line(["t": 0, "type": "run", "run": run, "peerIDs": ids.map(\.description)]) else { return }
         writer.write([line])
+    }
+
+    /// Queues the last line: the summary but what does not belong to what was simulated (the wall clock, the memory,
+    /// the worker count, the trace's own length), so that one seed still gives one trace.
+    func writeSummary(_ summary: SimulationSummary, at time: Double) {
+        guard var object = Self.object(summary) else { return }
+        object["performance"] = nil
+        object["traceLines"] = nil
+        if var run = object["run"] as? [String: Any] {
+            run["workers"] = nil
+            object["run"] = run
+        }
+        guard let line = Self.line(["t": (time * 1000).rounded() / 1000, "type": "summary", "summary": object])
+        else { return }
+        appendLast(line)
+    }
+
+    /// A value as a JSON object, to take fields out of before it becomes a line.
+    private static func object(_ value: some Encodable) -> [String: Any]? {
+        guard let encoded = try? JSONEncoder().encode(value) else { return nil }
+        return try? JSONSerialization.jsonObject(with: encoded) as? [String: Any]
+    }
+
+    /// A trace line of a whole object, keys sorted.
+    private static func line(_ object: [String: Any]) -> String? {
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        else { return nil }
+        return String(decoding: data, as: UTF8.self)
     }
 
     func record(_ event: RunEvent) {
@@ -126,7 +159,7 @@ final class TraceRecorder: Sendable {
     }
 
     /// Queues a line that comes after every other, whatever its time (the run's summary).
-    func appendLast(_ line: String) {
+    private func appendLast(_ line: String) {
         state.withLock { s in
             s.order += 1
             s.pending.append(Line(time: .infinity, order: s.order, text: line))

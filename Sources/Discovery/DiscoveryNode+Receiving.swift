@@ -1,0 +1,307 @@
+import GSL
+import DequeModule
+import HeapModule
+import Sessions
+import Transport
+
+/// Receiving: every datagram checked, refused or handled by its kind; announcements and solicits, who is heard
+/// and who is lost.
+extension DiscoveryNode {
+    /// Handles one datagram from `source`.
+    public mutating func receive(_ datagram: IncomingDatagram, now: Double) -> [NodeDirective] {
+        defer { refreshDeadline() }
+        guard running else { return [] }
+        let out = handle(datagram, now: now)
+        return inFlight < windowLimit && !waiting.isEmpty ? out + admitWaiting(now: now) : out
+    }
+
+    mutating func handle(_ datagram: IncomingDatagram, now: Double) -> [NodeDirective] {
+        counters.received += 1
+        // What is not a datagram of this format is refused for what it is; what is, but lacks the group's tag, is
+        // refused before anything in it is believed.
+        do {
+            try WireFormat.checkFrame(datagram.bytes)
+        } catch {
+            counters.refused[error.kind, default: 0] += 1
+            return []
+        }
+        guard Self.authenticate(datagram, key: configuration.groupKey) else { return refuse(.unauthenticated) }
+        if let peer = WireFormat.announcedPeer(in: datagram.bytes) {
+            if peer == me, WireFormat.sameAnnouncement(datagram.bytes, ownAnnouncement) {
+                counters.ownIgnored += 1
+                noteOwnEcho(sequence: WireFormat.announcementSequence(in: datagram.bytes))
+                return []
+            }
+            // Through the in-place accessor: reading `peers.values[index]` would copy the peer, a retain for every
+            // string of its advertisement, on the path every datagram of a steady group takes.
+            if let index = peers.index(forKey: peer) {
+                let hearing = peers.values[index].hearUnchanged(datagram.bytes, at: now, removals: table.removals)
+                if hearing == .replayed { return refuse(.replayed) }
+                if hearing != .changed {
+                    counters.unchangedAnnouncements += 1
+                    // A peer with a session, by far the most common case, needs nothing more (as in `heardAgain`).
+                    if hearing == .sessionHeld { return [] }
+                    if table.hasSession(with: peer) {
+                        peers.values[index].sessionSeenAt = table.removals
+                        return []
+                    }
+                    return heardAgain(peer, at: index, now: now)
+                }
+            }
+        }
+        let message: WireMessage
+        do {
+            message = try Self.decode(datagram, key: configuration.groupKey)
+        } catch {
+            counters.refused[error.kind, default: 0] += 1
+            return []
+        }
+        if let (sender, incarnation) = message.sender, sender != me,
+           !isFresh(sender, incarnation: incarnation, sequence: WireFormat.senderSequence(in: datagram.bytes),
+                    message.type) {
+            return refuse(.replayed)
+        }
+        switch message {
+        case .announce(let ad, let sequence, let interval):
+            if ad.peer == me { noteOwnEcho(sequence: sequence) }
+            return receiveAnnouncement(ad, sequence: sequence, interval: interval, bytes: datagram.bytes,
+                                       from: datagram.source, now: now)
+        case .goodbye(let peer, let incarnation):
+            if peer == me {
+                counters.ownIgnored += 1
+                return []
+            }
+            guard let known = peers[peer] else { return [] }
+            guard incarnation >= known.advertisement.incarnation else { return refuse(.staleIncarnation) }
+            return lose(peer, reason: .peerEnded)
+        case .invite(let address, let token, let ad, let interval):
+            return receiveInvitation(address, token: token,
+                                     from: (ad, interval, datagram.source, WireFormat.senderSequence(in: datagram.bytes)),
+                                     now: now)
+        case .accept(let address, let token, let echo):
+            return receiveAnswer(address, echo: echo, now: now) { node in
+                node.complete(address, token: token, now: now)
+            }
+        case .decline(let address, let echo, let code):
+            return receiveAnswer(address, echo: echo, now: now) { node in
+                node.endInvitation(address.from)
+                node.earlyData[address.from] = nil
+                node.declinedAt[address.from] = now
+                node.table.remove(peer: address.from)
+                let error = SessionError(code, peer: address.from, detail: "the peer declined the session")
+                return [.event(.session(address.from, .invalidated(error)))]
+            }
+        case .solicit(let address, let ad, let interval):
+            return receiveSolicit(address, from: (ad, interval, datagram.source, WireFormat.senderSequence(in: datagram.bytes)),
+                                  now: now)
+        case .sessionData(let from, let to, let token, let kind, let payload):
+            guard to == me else { return refuse(.misaddressed) }
+            guard table.matches(peer: from, remoteToken: token) else {
+                // The peer took our invitation and sent data at once; its acceptance, sent first, may arrive after
+                // the data (jitter, reordering). Held until the acceptance names the same token, a few a peer.
+                if invitations[from] != nil, earlyData[from, default: []].count < Self.earlyDataHeld {
+                    earlyData[from, default: []].append((token, kind, payload))
+                    return []
+                }
+                return refuse(.tokenMismatch)
+            }
+            peers[from]?.lastHeard = now
+            return [.event(.data(from, kind: kind, payload: payload))]
+        }
+    }
+
+    /// How far behind the latest sequence number heard from a peer one of its unicast datagrams may be: it may have
+    /// been overtaken by a later announcement (one a second; 10 s apart in a group of 1,000), not by three.
+    static let replayWindow: UInt32 = 2
+    /// Peers lost (by goodbye or silence) whose last sequence numbers are kept, so that replaying what they sent
+    /// does not bring them back: the oldest is forgotten past this many.
+    static let departuresKept = 4096
+
+    /// Whether a datagram from `sender` stamped `sequence` is new enough to believe, and takes its sequence if so.
+    /// An announcement must be newer than every announcement taken from that life of the peer; a goodbye too (its
+    /// sender stamps it one past its last announcement); anything else may trail the latest heard by the window.
+    /// A departed peer is held to what it sent last, so that a replay does not bring it back.
+    mutating func isFresh(
+        _ sender: PeerID, incarnation: Incarnation?, sequence: UInt32, _ type: WireType
+    ) -> Bool {
+        let strict = type == .announce || type == .goodbye
+        if let index = peers.index(forKey: sender) {
+            // Another life is judged by the incarnation rules, and starts its own count.
+            guard incarnation == nil || peers.values[index].life().incarnation == incarnation else { return true }
+            if strict { return peers.values[index].hearAnnouncementSequence(sequence) }
+            return peers.values[index].hearSequence(sequence, window: Self.replayWindow)
+        }
+        guard let departed = departures[sender], let incarnation else { return true }
+        if incarnation < departed.incarnation { return false }
+        guard incarnation == departed.incarnation else { return true }
+        return strict ? sequence > departed.announcedUpTo : sequence &+ Self.replayWindow >= departed.heardUpTo
+    }
+
+    /// Keeps what a lost peer sent last (``isFresh(_:incarnation:sequence:_:)``).
+    mutating func rememberDeparture(of peer: PeerID, _ known: KnownPeer) {
+        if departures.updateValue(Departure(incarnation: known.advertisement.incarnation,
+                                            announcedUpTo: known.announcedUpTo, heardUpTo: known.heardUpTo),
+                                  forKey: peer) == nil {
+            departureOrder.append(peer)
+        }
+        while departureOrder.count > Self.departuresKept, let oldest = departureOrder.popFirst() {
+            departures[oldest] = nil
+        }
+    }
+
+    /// Whether the datagram carries the group's tag; checked once per frame when the network shares a
+    /// ``FrameMemo`` among receivers holding the same key (the check is a function of the bytes and the key).
+    ///
+    /// Static, as ``cannotKnowUs(peerAnnouncing:now:lastAnnouncedAt:timing:)`` is: a method called from a mutating
+    /// one copied the node.
+    static func authenticate(_ datagram: IncomingDatagram, key: GroupKey) -> Bool {
+        guard let memo = datagram.memo else { return WireFormat.isAuthentic(datagram.bytes, under: key) }
+        if let known = memo.value as? DecodedFrame, known.key == key.fingerprint { return known.authentic }
+        let authentic = WireFormat.isAuthentic(datagram.bytes, under: key)
+        memo.value = DecodedFrame(key: key.fingerprint, authentic: authentic)
+        return authentic
+    }
+
+    /// The datagram's message, decoded once per frame when the network shares a ``FrameMemo``: decoding is a pure
+    /// function of the bytes, so every receiver gets what it would have decoded itself.
+    static func decode(_ datagram: IncomingDatagram, key: GroupKey) throws(WireError) -> WireMessage {
+        guard let memo = datagram.memo, let frame = memo.value as? DecodedFrame, frame.key == key.fingerprint
+        else { return try WireFormat.decode(datagram.bytes) }
+        if let known = frame.result { return try known.get() }
+        let result = Result { () throws(WireError) in try WireFormat.decode(datagram.bytes) }
+        frame.result = result
+        return try result.get()
+    }
+
+    mutating func receiveAnnouncement(
+        _ ad: Advertisement, sequence: UInt32, interval: AnnounceInterval, bytes: [UInt8], from source: Endpoint,
+        now: Double
+    ) -> [NodeDirective] {
+        if ad.peer == me {
+            counters.ownIgnored += 1
+            return []
+        }
+        guard ad.serviceType == configuration.serviceType else {
+            counters.otherServiceIgnored += 1
+            return []
+        }
+        if let known = peers[ad.peer] {
+            if ad.incarnation < known.advertisement.incarnation { return refuse(.staleIncarnation) }
+            if ad.incarnation == known.advertisement.incarnation {
+                // The same life, announcing something new (its interval, as its group grew): the fast path compares
+                // against this one from now on.
+                peers[ad.peer]?.lastHeard = now
+                peers[ad.peer]?.announcement = bytes
+                peers[ad.peer]?.announceInterval = interval.seconds
+                guard let index = peers.index(forKey: ad.peer) else { return [] }
+                return heardAgain(ad.peer, at: index, now: now)
+            }
+        }
+        var out = discover(ad, interval: interval, announcement: bytes, sequence: sequence, from: source, now: now)
+        guard consents(to: ad.peer) else { return out }
+        if me.initiates(with: ad.peer) {
+            out += beginInvitation(to: ad.peer, incarnation: ad.incarnation, now: now)
+        } else if Self.cannotKnowUs(peerAnnouncing: sequence, now: now, lastAnnouncedAt: lastAnnouncedAt, timing: timing),
+                  nextAnnounceAt > now + timing.announceInterval {
+            // Its invitation would wait for our next announcement, which a large group spaces out: introduce
+            // ourselves now, or in our slot of the budget.
+            let slot = budget.reserve(now: now)
+            if slot > now {
+                counters.deferredByBudget += 1
+                pendingSolicits[ad.peer] = slot
+                exchangeQueue.insert(PeerDeadline(time: slot, peer: ad.peer))
+            } else {
+                out.append(solicit(ad.peer, incarnation: ad.incarnation, at: peers[ad.peer]!.endpoint))
+            }
+        }
+        return out
+    }
+
+    /// Whether a peer just heard in its start burst (announcement `sequence`) began after this node last announced,
+    /// and so cannot know this node yet.
+    ///
+    /// Static, given what it reads: a method of the node, called from a mutating one, copied the whole node.
+    static func cannotKnowUs(
+        peerAnnouncing sequence: UInt32, now: Double, lastAnnouncedAt: Double, timing: DiscoveryTiming
+    ) -> Bool {
+        guard sequence >= 1, sequence <= UInt32(max(timing.burstCount, 1)) else { return false }
+        return lastAnnouncedAt < now - Double(sequence - 1) * timing.burstSpacing
+    }
+
+    mutating func solicit(_ peer: PeerID, incarnation: Incarnation, at endpoint: Endpoint) -> NodeDirective {
+        let address = SessionAddress(from: me, fromIncarnation: configuration.incarnation, to: peer,
+                                     toIncarnation: incarnation)
+        return send(.solicit(address, advertisement: advertisement, interval: announceInterval), to: .unicast(endpoint))
+    }
+
+    /// A peer, or a new life of one, heard for the first time, by its announcement or by its invitation: a new life
+    /// ends the old one's session; the peer is found.
+    mutating func discover(
+        _ ad: Advertisement, interval: AnnounceInterval, announcement: [UInt8], sequence: UInt32, from source: Endpoint,
+        now: Double
+    ) -> [NodeDirective] {
+        var out: [NodeDirective] = []
+        toldInvited.remove(ad.peer)
+        if peers[ad.peer] != nil {
+            endInvitation(ad.peer)
+            declinedAt[ad.peer] = nil
+            if let old = table.remove(peer: ad.peer) {
+                let error = SessionError(.peerReplaced, peer: ad.peer,
+                                         detail: "incarnation \(ad.incarnation) replaced \(old.incarnation)")
+                out.append(.event(.session(ad.peer, .invalidated(error))))
+            }
+        }
+        let silenceCheckAt = now + timing.silence(after: interval.seconds)
+        departures[ad.peer] = nil
+        peers[ad.peer] = KnownPeer(
+            announcement: announcement, lastHeard: now, announcedUpTo: announcement.isEmpty ? 0 : sequence,
+            heardUpTo: sequence, announceInterval: interval.seconds, silenceCheckAt: silenceCheckAt,
+            advertisement: ad, endpoint: source.with(port: ad.unicastPort), discoveredAt: now)
+        silenceQueue.insert(PeerDeadline(time: silenceCheckAt, peer: ad.peer))
+        out.append(.event(.found(ad)))
+        return out
+    }
+
+    /// Another announcement of a peer's known life (the caller has noted when it was heard): invite the peer if
+    /// its invitation is due again, or, as its responder without a session, ask to be invited.
+    mutating func heardAgain(_ peer: PeerID, at index: [PeerID: KnownPeer].Index, now: Double) -> [NodeDirective] {
+        let (incarnation, discoveredAt) = peers.values[index].life()
+        guard consents(to: peer) else { return [] }
+        if me.initiates(with: peer) {
+            guard shouldInvite(peer, now: now) else { return [] }
+            return beginInvitation(to: peer, incarnation: incarnation, now: now)
+        }
+        // A solicit that went unanswered holds the next off, longer each time (``holdOff(_:now:)``): an id that
+        // announces and never invites costs a few solicits a minute, not one per announcement.
+        guard !isHeldOff(peer, now: now), !table.hasSession(with: peer), now - discoveredAt >= timing.solicitAfter,
+              budget.take(now: now)
+        else { return [] }
+        holdOff(peer, now: now)
+        return [solicit(peer, incarnation: incarnation, at: peers.values[index].endpoint)]
+    }
+
+    /// Own announcements whose send times are kept until the group returns them.
+    static let ownAnnouncementsTracked = 16
+    /// How soon a silence that has not been read through yet is looked at again.
+    static let readBehindRecheck = 0.25
+
+    mutating func noteOwnEcho(sequence: UInt32) {
+        guard let sentAt = ownSentAt[sequence] else { return }
+        readThrough = max(readThrough, sentAt)
+        for key in ownSentAt.keys where key <= sequence { ownSentAt[key] = nil }
+    }
+
+    /// The time up to which this node has read what the group sent. With every own announcement returned, it is
+    /// current; with some still out, it has read up to the send time of the latest returned. A node whose own
+    /// announcements do not return (a transport without multicast loopback) or return no longer counts as current
+    /// once more than `silence` behind, so that a silent peer is then lost at most that much later.
+    func heardUpTo(now: Double, silence: Double) -> Double {
+        if ownSentAt.isEmpty, readThrough > -Double.infinity { return now }
+        return max(readThrough, now - silence)
+    }
+
+    /// This node's announce period for the group it knows now (``DiscoveryTiming/announceInterval(forGroupOf:)``).
+    var announceInterval: AnnounceInterval {
+        AnnounceInterval(seconds: timing.announceInterval(forGroupOf: peers.count + 1))
+    }
+}

@@ -1,0 +1,117 @@
+import DiscoveryRun
+import Foundation
+import Geometry
+import Planning
+import Ranging
+import World
+
+/// Scoring: the summary of a run from the engine's statistics, the air counted, the distance bands and the bumps
+/// against the truth's contacts (``BumpScore``). The one place the run's figures are made.
+extension Simulation {
+    func summarise(
+        _ outcome: ClusterPacer.Outcome, engine: RoundEngine, convergence: Double?, sessions: Int, wall: Double
+    ) -> SimulationSummary {
+        let end = outcome.interrupted ? outcome.reached : settings.duration
+        let stats = engine.statistics
+        func figures(_ squares: Double, _ count: Int, _ h: Histogram) -> SimulationSummary.ErrorFigures {
+            SimulationSummary.ErrorFigures(
+                rmse: count > 0 ? (squares / Double(count)).squareRoot() : nil, p50: h.quantile(0.5),
+                p95: h.quantile(0.95), count: count)
+        }
+        let collided = channelCollided.reduce(0, +)
+        let bumps = tally.bumps
+        let score = BumpScore(bumps: bumps, tracker: world.tracker, end: end)
+        let directionTotal = Double(stats.updates)
+        var run = runInfo
+        run.interruptedAt = outcome.interrupted ? outcome.reached : nil
+        return SimulationSummary(
+            run: run,
+            discovery: .init(convergenceSeconds: convergence, pairs: peers * (peers - 1) / 2,
+                             sessions: sessions, expectedSessions: peers * (peers - 1)),
+            ranging: .init(exchanges: stats.exchanges + collided, received: stats.received, collided: collided,
+                           suspensions: suspensions, updatesDelivered: stats.updates,
+                           sessionsRenewed: stats.sessionsRenewed,
+                           // Over the rounds run: each plans a round's air (the one at the end ranges nothing and is not counted).
+                           airtime: airtime(exchanges: stats.exchanges + collided,
+                                            over: Double(roundsRun) / settings.rate),
+                           bands: bandFigures(stats.receivedByBand)),
+            distanceRaw: figures(stats.rawSquares, stats.rawCount, stats.raw),
+            distanceFiltered: figures(stats.filteredSquares, stats.filteredCount, stats.filtered),
+            direction: .init(p50Degrees: stats.direction.quantile(0.5).map(Self.degrees(fromHalfChord:)),
+                             p95Degrees: stats.direction.quantile(0.95).map(Self.degrees(fromHalfChord:)),
+                             nilShare: directionTotal > 0 ? Double(stats.directionMissing) / directionTotal : 0),
+            bumps: .init(
+                fired: bumps.count, trueContacts: score.contacts, detected: score.detected,
+                precision: bumps.count == score.unscored ? nil
+                    : Double(score.matchedBumps) / Double(bumps.count - score.unscored),
+                recall: score.contacts == 0 ? nil : Double(score.detected) / Double(score.contacts),
+                latencyP50: score.latency(0.5), latencyP95: score.latency(0.95), earlyDetections: score.early,
+                unscoredBumps: score.unscored,
+                falseBumps: bumps.count - score.matchedBumps - score.unscored,
+                falseByTrueDistance: Self.bands(score.falseByTrueDistance, from: 0, BumpScore.falseBandLimits, to: nil),
+                nearMisses: world.tracker.nearMisses.count,
+                nearMissesByDistance: Self.bands(score.nearMissesByDistance, from: world.tracker.contactDistance,
+                                                 BumpScore.nearMissBandLimits, to: world.tracker.nearMissDistance),
+                brushes: score.brushes,
+                profilesDelivered: tally.profiles),
+            performance: .init(wallSeconds: wall, updatesPerSecond: wall > 0 ? Double(stats.updates) / wall : 0,
+                               realTimeFactor: wall > 0 ? end / wall : 0, peakMemoryMB: Self.peakMemoryMB()),
+            traceLines: trace?.lineCount)
+    }
+
+    /// Counts by band: from `from` to the first limit, between limits, and from the last to `to` (`nil`: open).
+    static func bands(
+        _ counts: [Int], from: Double, _ limits: [Double], to: Double?
+    ) -> [SimulationSummary.DistanceCount] {
+        counts.indices.map { b in
+            SimulationSummary.DistanceCount(fromMetres: b == 0 ? from : limits[b - 1],
+                                            toMetres: b < limits.count ? limits[b] : to, count: counts[b])
+        }
+    }
+
+    func bandFigures(_ received: [Int]) -> [SimulationSummary.Band] {
+        RoundEngine.bandLimits.indices.map { b in
+            SimulationSummary.Band(
+                fromMetres: b == 0 ? 0 : RoundEngine.bandLimits[b - 1], toMetres: RoundEngine.bandLimits[b],
+                pairSeconds: bandSeconds[b], received: received[b],
+                perPairPerSecond: bandSeconds[b] > 0 ? Double(received[b]) / bandSeconds[b] : nil,
+                ageP50: bands.ages[b].quantile(0.5), ageP95: bands.ages[b].quantile(0.95),
+                withoutEstimateShare: bands.pairs[b] > 0 ? Double(bands.withoutEstimate[b]) / Double(bands.pairs[b]) : nil)
+        }
+    }
+
+    /// The exchanges asked for against what the medium carries.
+    func airtime(exchanges: Int, over seconds: Double) -> SimulationSummary.Airtime {
+        let scheme = settings.radio.scheme
+        let capacity = settings.medium.capacityPerSecond(scheme)
+        let demand = seconds > 0 ? Double(exchanges) / seconds : 0
+        let duration = settings.medium.exchangeDuration(scheme)
+        return SimulationSummary.Airtime(
+            channels: settings.medium.channels, slotsPerExchange: settings.medium.slotsPerExchange(scheme),
+            capacityPerSecond: capacity, demandPerSecond: demand, overCapacity: capacity > 0 ? demand / capacity : 0,
+            interferenceRange: settings.medium.interferenceRange,
+            perChannel: settings.rangingPolicy == .ideal ? [] : channelExchanges.indices.map { c in
+                SimulationSummary.ChannelUse(
+                    channel: c + 1, exchanges: channelExchanges[c], collided: channelCollided[c],
+                    airShare: seconds > 0 ? Double(channelExchanges[c]) * duration / seconds : 0)
+            })
+    }
+
+    /// The angle between two unit vectors whose chord is twice `halfChord`: 2 asin(halfChord), in degrees.
+    static func degrees(fromHalfChord halfChord: Double) -> Double {
+        Angle.degrees(fromRadians: 2 * asin(min(halfChord, 1)))
+    }
+
+    static func peakMemoryMB() -> Double {
+        var usage = rusage()
+        #if os(Linux)
+        // Glibc spells the constant as an enum case and counts kilobytes.
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_maxrss) / 1024
+        #else
+        // Darwin counts bytes.
+        getrusage(RUSAGE_SELF, &usage)
+        return Double(usage.ru_maxrss) / 1_048_576
+        #endif
+    }
+}
