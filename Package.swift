@@ -21,6 +21,8 @@ let package = Package(
         .library(name: "Planning", targets: ["Planning"]),
         .library(name: "Ranging", targets: ["Ranging"]),
         .library(name: "Simulation", targets: ["Simulation"]),
+        // For the benchmarks: a room of standing peers ranged round after round, outside the program.
+        .library(name: "RangingBench", targets: ["RangingBench"]),
         // For app developers: their own session code and tests against a simulated room (docs/app-testing.md).
         .library(name: "NearbySimulator", targets: ["NearbySimulator"]),
     ],
@@ -58,6 +60,10 @@ let package = Package(
                 "Sessions",
                 "Transport", "World",
             ]
+        ),
+        .target(
+            name: "RangingBench",
+            dependencies: ["Air", "Bump", "Estimation", "Geometry", "Planning", "Radio", "Ranging", "Simulation", "World"]
         ),
         .target(
             name: "NearbySimulator",
@@ -125,6 +131,7 @@ let package = Package(
         ),
         .testTarget(name: "RangingTests", dependencies: ["Planning", "Ranging", "Radio", "Geometry", "Estimation", "Bump", "Sessions", "TestSupport"]),
         .testTarget(name: "AirTests", dependencies: ["Air", "Geometry", "Planning", "Ranging", "TestSupport"]),
+        .testTarget(name: "RangingBenchTests", dependencies: ["RangingBench", "Simulation"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport"]),
         .testTarget(name: "ReportTests", dependencies: ["Report", "Simulation"]),
         .testTarget(name: "NearbySimulatorTests", dependencies: ["NearbySimulator"]),

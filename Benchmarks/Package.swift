@@ -16,6 +16,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "Simulation", package: "nearcatch-sim"),
+                .product(name: "RangingBench", package: "nearcatch-sim"),
                 .product(name: "DiscoveryRun", package: "nearcatch-sim"),
                 .product(name: "Sessions", package: "nearcatch-sim"),
                 .product(name: "Transport", package: "nearcatch-sim"),

@@ -30,6 +30,8 @@ public struct RoomConfiguration: Sendable {
         case roundRobin = "round-robin"
         /// Every session on its own timer; exchanges that overlap in hearing collide.
         case uncoordinated
+        /// `proximity` told the true positions and who walks to whom: an upper bound no phone reaches.
+        case oracle
     }
 
     /// Devices in a generated crowd (2 to 1000); a file brings its own.
@@ -127,6 +129,7 @@ public final class SimulatedRoom {
         case .ideal: s.rangingPolicy = .ideal
         case .roundRobin: s.rangingPolicy = .roundRobin
         case .uncoordinated: s.rangingPolicy = .uncoordinated
+        case .oracle: s.rangingPolicy = .oracle
         }
         do {
             switch configuration.crowd {

@@ -2,6 +2,7 @@ import Dispatch
 import Estimation
 import GSL
 import Radio
+import RangingBench
 import Simulation
 
 /// The compute floor: the same arithmetic as a pipeline round (the radio's random draws: link state, loss, distance

@@ -7,6 +7,7 @@ import SessionManager
 import Geometry
 import Radio
 import Sessions
+import RangingBench
 import Simulation
 import Transport
 

@@ -1,6 +1,7 @@
 import Estimation
 import Geometry
 import Radio
+import RangingBench
 import Simulation
 
 /// The naive design an app with one framework session per peer would have: every session is an actor with its own

@@ -1,3 +1,4 @@
+import RangingBench
 import Simulation
 import Testing
 

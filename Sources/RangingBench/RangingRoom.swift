@@ -3,6 +3,7 @@ import Bump
 import Estimation
 import Geometry
 import Radio
+import Simulation
 import Planning
 import Ranging
 import World
