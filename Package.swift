@@ -131,6 +131,10 @@ let package = Package(
         ),
         .testTarget(name: "RangingTests", dependencies: ["Planning", "Ranging", "Radio", "Geometry", "Estimation", "Bump", "Sessions", "TestSupport"]),
         .testTarget(name: "AirTests", dependencies: ["Air", "Geometry", "Planning", "Ranging", "TestSupport"]),
+        .testTarget(
+            name: "PlanningTests",
+            dependencies: ["Bump", "Estimation", "Geometry", "Planning", "Radio", "Ranging", "TestSupport"]
+        ),
         .testTarget(name: "RangingBenchTests", dependencies: ["RangingBench", "Simulation"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport"]),
         .testTarget(name: "ReportTests", dependencies: ["Report", "Simulation"]),

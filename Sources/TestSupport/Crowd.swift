@@ -39,17 +39,17 @@ public struct Crowd {
     public var bluetoothFloor: Float = 1
 
     /// What the devices know at round `k`.
-    public func context(round k: Int, interval: Double = 0.1, speeds: [Float] = []) -> PlanningContext {
+    public func context(round k: Int, interval: Double = 0.1, speeds: [Float] = [], taps: [Float] = []) -> PlanningContext {
         let bluetooth = !hearsBluetooth ? [] : engine.pairs.map { Float((poses[Int($0.low)].position - poses[Int($0.high)].position).length) }
         return PlanningContext(time: Double(k) * interval, interval: interval, sessions: running.snapshot(),
                                pairs: engine.pairs, estimates: engine.estimates, bluetooth: bluetooth,
-                               bluetoothFloor: bluetoothFloor, speeds: speeds)
+                               bluetoothFloor: bluetoothFloor, speeds: speeds, taps: taps)
     }
 
     /// Plans round `k` and ranges it.
     public mutating func round(_ k: Int, _ planner: inout some RangingPlanner, _ plan: inout RangingPlan,
-                               interval: Double = 0.1, speeds: [Float] = []) {
-        let context = context(round: k, interval: interval, speeds: speeds)
+                               interval: Double = 0.1, speeds: [Float] = [], taps: [Float] = []) {
+        let context = context(round: k, interval: interval, speeds: speeds, taps: taps)
         planner.plan(context, into: &plan)
         air?.resolve(&plan, pairs: engine.pairs, positions: poses.map(\.position), interval: interval,
                      circular: planner.roundIsCircular)
