@@ -51,13 +51,15 @@ let package = Package(
         // The round step: the world's radio measures each planned exchange, the devices' estimators and detector
         // take it (pair slots, the round engine).
         .target(name: "Ranging", dependencies: ["Bump", "Estimation", "GSL", "Geometry", "Planning", "Radio", "Sessions"]),
+        // Device side: NearCatch's own logic (haptics, profiles, its detector's settings) as the command line runs it.
+        .target(name: "ReferenceApp", dependencies: ["Bump"]),
         // The world's side of the air: which of the exchanges the devices asked for collide.
         .target(name: "Air", dependencies: ["Geometry", "Planning", "Radio"]),
         .target(
             name: "Simulation",
             dependencies: [
                 "Air", "Bump", "Discovery", "DiscoveryRun", "Estimation", "GSL", "Geometry", "Planning", "Radio", "Ranging",
-                "Sessions",
+                "ReferenceApp", "Sessions",
                 "Transport", "World",
             ]
         ),
@@ -135,6 +137,7 @@ let package = Package(
             name: "PlanningTests",
             dependencies: ["Bump", "Estimation", "Geometry", "Planning", "Radio", "Ranging", "TestSupport"]
         ),
+        .testTarget(name: "ReferenceAppTests", dependencies: ["Bump", "ReferenceApp"]),
         .testTarget(name: "RangingBenchTests", dependencies: ["RangingBench", "Simulation"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport"]),
         .testTarget(name: "ReportTests", dependencies: ["Report", "Simulation"]),

@@ -38,8 +38,9 @@ public struct ProximitySettings: Sendable, Equatable {
 /// interval from its distance as last estimated (brought forward by its closing speed, and by the holders' own speeds
 /// for the estimate's age), or, without an estimate, from its Bluetooth distance. Its priority is how overdue it is: the time since
 /// it last ranged over the interval it wants, squared (so that a pair wanting 10 Hz outranks a far one that waited
-/// long). The pairs whose device is walking to the other go first when due, then every pair by priority, each placed
-/// in the round's air (``AirAllocator``) until it is taken.
+/// long). A pair whose phones just felt one knock goes first, and a pair whose app chose to walk to the other when
+/// due; then every pair by priority, each placed in the round's air (``AirAllocator``) until it is taken. A pair
+/// whose exchanges keep failing is tried less and less often.
 public struct Proximity: RangingPlanner {
     private let settings: ProximitySettings
     private var air: AirAllocator
@@ -48,8 +49,8 @@ public struct Proximity: RangingPlanner {
     private var lastRanged: [Float]
     private var failures: [UInt8]
     private var reranked = -Double.infinity
-    /// Pairs by priority, in half-octave buckets: the upper half for walking pairs that are due, the lower for all
-    /// others.
+    /// Pairs by priority, in half-octave buckets: the upper half for knocked pairs and walking pairs that are due,
+    /// the lower for all others.
     private var buckets: [[[Int32]]]
     private static let tierBuckets = 64
 
@@ -117,7 +118,7 @@ public struct Proximity: RangingPlanner {
     }
 
     /// The bucket of the `i`th running pair: its priority, the time since it last ranged over the interval it wants,
-    /// squared, in half octaves; in the upper half when it is a walking pair that is due.
+    /// squared, in half octaves; in the upper half when it is a knocked pair, or a walking pair that is due.
     @inline(__always)
     fileprivate func bucket(ofRunning i: Int, _ context: PlanningContext) -> (Int, Int32) {
         let p = admitted.pairs[i]

@@ -9,6 +9,7 @@ import Geometry
 import Radio
 import Planning
 import Ranging
+import ReferenceApp
 import Sessions
 import Synchronization
 import Transport
@@ -57,8 +58,8 @@ public final class Simulation {
     var signals: BluetoothSignals
     var heard: BluetoothDistances
     var lastHeard = -Double.infinity
-    /// The peer each device's reference app plays its haptic for: its nearest estimate, and when it was taken.
-    var nearest: [(peer: Int, distance: Float, time: Double)]
+    /// NearCatch's logic on every device (`nil` when the apps of a `NearbySimulator` room run their own).
+    var app: ReferenceApp?
     /// Every device's observations and actions as text lines, for a test that the devices read no truth.
     package var deviceRecord: (@Sendable (String) -> Void)?
     let running: RunningSessions
@@ -82,8 +83,6 @@ public final class Simulation {
     /// Every device's pose at the start of the next round (the world has run to it); empty before the first.
     var roundStart: [Pose] = []
     let peers: Int
-    /// Each device's profile, as it sends it after a bump.
-    let profiles: [[UInt8]]
 
     /// Prepares a run: checks the settings, builds the world, and opens the trace.
     ///
@@ -106,12 +105,12 @@ public final class Simulation {
         heard = BluetoothDistances(pairs: peers * (peers - 1) / 2, referencePower: settings.bluetooth.referencePower,
                                    exponent: settings.bluetooth.exponent, smoothing: settings.bluetoothSmoothing,
                                    shadowingSigma: settings.bluetooth.shadowingSigma)
-        nearest = Array(repeating: (-1, .infinity, -Double.infinity), count: peers)
         channelExchanges = [Int](repeating: 0, count: settings.medium.channels)
         channelCollided = channelExchanges
         secondExchanges = channelExchanges
         secondCollided = channelExchanges
-        profiles = (0..<peers).map { [world] i in Self.profile(name: "peer-\(i)", interests: world.interests[i]) }
+        app = settings.appInTheLoop ? nil
+            : ReferenceApp(interests: world.interests, bump: settings.bump, haptics: settings.haptics)
         runInfo = SimulationSummary.Run(
             peers: peers, scenario: settings.scenario.name, transport: settings.transport.rawValue,
             clock: settings.clock.rawValue, workers: settings.workers, seed: settings.seed,
@@ -239,7 +238,7 @@ public final class Simulation {
         let engine = try RoundEngine(
             peerIDs: cluster.peerIDs.map(\.rawValue),
             settings: PairSettings(seed: settings.seed, radio: settings.radio, estimator: settings.tunedEstimator,
-                                   bump: settings.bump, walls: world.walls, detectsBumps: !settings.appInTheLoop),
+                                   bump: app?.bump ?? settings.bump, walls: world.walls, detectsBumps: app != nil),
             workers: settings.workers, view: running)
         // Watched before the nodes start, so that no event goes unseen.
         watch(cluster)
@@ -285,7 +284,7 @@ public final class Simulation {
             // Only the app-testing library's nodes ask their apps for consent; its room hears the cluster itself.
             case .invited: return
             case .data(let id, let kind, let payload):
-                guard let peer = index[id], kind == Self.profileKind else { return }
+                guard let peer = index[id], kind == ReferenceApp.profileKind else { return }
                 emit(RunEvent(time: entry.time, kind: .profile(device: device, peer: peer, bytes: payload.count)))
             }
         }
@@ -398,11 +397,9 @@ public final class Simulation {
         for bump in result.bumps {
             emit(RunEvent(time: bump.time, kind: .bump(device: bump.initiator, peer: bump.responder,
                                                        estimate: bump.estimate, trueDistance: bump.trueDistance)))
-            if settings.appInTheLoop { continue }
-            cluster.send(from: bump.initiator, to: bump.responder, kind: Self.profileKind,
-                         payload: profiles[bump.initiator])
-            cluster.send(from: bump.responder, to: bump.initiator, kind: Self.profileKind,
-                         payload: profiles[bump.responder])
+            for message in app?.didBump(initiator: bump.initiator, responder: bump.responder) ?? [] {
+                cluster.send(from: message.from, to: message.to, kind: message.kind, payload: message.payload)
+            }
         }
     }
 
@@ -433,20 +430,15 @@ public final class Simulation {
         if let deviceRecord { deviceRecord(line()) }
     }
 
-    /// Both sides' updates of one exchange, as their apps receive them (`didUpdate`), and the haptic intensity the
-    /// reference app plays for the peer it holds nearest (an estimate newer than a second, or the nearer one).
+    /// Both sides' updates of one exchange, as their apps receive them (`didUpdate`), and the haptic the reference
+    /// app plays.
     private func deliver(_ x: RangingExchange) {
         let m = x.measurement
         for initiator in [true, false] {
             let (device, peer) = initiator ? (x.initiator, x.responder) : (x.responder, x.initiator)
             let update = initiator ? x.atInitiator : x.atResponder
-            if let d = update.distance, !settings.appInTheLoop {
-                let held = nearest[device]
-                if held.peer == peer || d < held.distance || x.time - held.time > 1 {
-                    nearest[device] = (peer, d, x.time)
-                    emit(RunEvent(time: x.time, kind: .haptic(device: device, peer: peer,
-                                                              intensity: Double(settings.haptics.intensity(at: d)))))
-                }
+            if let intensity = app?.didUpdate(device: device, peer: peer, distance: update.distance, at: x.time) {
+                emit(RunEvent(time: x.time, kind: .haptic(device: device, peer: peer, intensity: Double(intensity))))
             }
             let angle = initiator ? m.angleAtInitiator : m.angleAtResponder
             let reading = RunEvent.Reading(
@@ -456,13 +448,5 @@ public final class Simulation {
             emit(RunEvent(time: x.time, kind: .session(device: device, peer: peer, event: .didUpdate(update),
                                                        reading: reading)))
         }
-    }
-
-    /// The application data kind of a profile.
-    static let profileKind: UInt8 = 1
-
-    private static func profile(name: String, interests: [String]) -> [UInt8] {
-        let object: [String: String] = ["name": name, "interests": interests.joined(separator: ",")]
-        return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])).map(Array.init) ?? []
     }
 }

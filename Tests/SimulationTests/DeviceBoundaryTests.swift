@@ -64,9 +64,9 @@ import World
         #expect(plain.summary.run.planner.contains("upper bound"))
     }
 
-    /// What runs on a phone: the session table, the estimators, the bump detector, discovery and the ranging
-    /// service's planning (docs/architecture.md).
-    static let deviceModules = ["Sessions", "Estimation", "Bump", "Discovery", "Planning"]
+    /// What runs on a phone: the session table, the estimators, the bump detector, discovery, the ranging
+    /// service's planning and the reference app (docs/architecture.md).
+    static let deviceModules = ["Sessions", "Estimation", "Bump", "Discovery", "Planning", "ReferenceApp"]
     /// What only the world or the scorer may read: the truth, the world's air, the round step that holds the world's
     /// radio, and the run.
     static let truthModules: Set = ["World", "Air", "Ranging", "Simulation"]
