@@ -75,6 +75,12 @@ public struct RoomConfiguration: Sendable {
     /// and the phones' orientation weaken a link either way.
     public var obstructions = true
 
+    /// Whether the command line's reference app (NearCatch's own logic: its fused bump detector, haptics and
+    /// profiles) runs on every device beside your app, as the command line runs it: its bumps are in
+    /// ``SimulatedRoom/referenceBumps``, and a pair it bumped is left alone for 2 s. Off by default: your app alone
+    /// decides, and nothing of the reference app holds the air.
+    public var referenceApp = false
+
     /// The defaults: 20 devices mingling, seed 1, `proximity` on one channel, no loss.
     public init() {}
 }
@@ -114,6 +120,7 @@ public final class SimulatedRoom {
         s.appInTheLoop = true
         s.connectsByConsent = configuration.connections == .byConsent
         s.discoveryStartsWithApp = configuration.discoveryStartsWithApp
+        s.runsReferenceApp = configuration.referenceApp
         s.peers = configuration.peers
         s.seed = configuration.seed
         s.duration = configuration.horizon
@@ -197,6 +204,17 @@ public final class SimulatedRoom {
         /// When they parted.
         public let end: Double?
     }
+
+    /// A bump the reference app fired (``RoomConfiguration/referenceApp``): the pair, the initiator first (the lower
+    /// peer id), and when, seconds on the room's clock.
+    public struct ReferenceBump: Sendable, Equatable {
+        public let initiator: PeerID
+        public let responder: PeerID
+        public let time: Double
+    }
+
+    /// Every bump the reference app fired so far (none unless ``RoomConfiguration/referenceApp``).
+    public private(set) var referenceBumps: [ReferenceBump] = []
 
     /// Every touch so far, as the world's truth saw it (held at least 0.2 s: shorter ones are strangers' phones
     /// brushing): what a test compares the app's bumps with.
@@ -357,6 +375,9 @@ public final class SimulatedRoom {
                 removeSessions(of: d, with: devices[p].peerID, reason: .timeout)
             case .didRemove, .invalidated: devices[d].connectedPeers.remove(devices[p].peerID)
             }
+        case .bump(let d, let p, _, _):
+            referenceBumps.append(ReferenceBump(initiator: devices[d].peerID, responder: devices[p].peerID,
+                                                time: event.time))
         default:
             return
         }

@@ -58,7 +58,8 @@ public final class Simulation {
     var signals: BluetoothSignals
     var heard: BluetoothDistances
     var lastHeard = -Double.infinity
-    /// NearCatch's logic on every device (`nil` when the apps of a `NearbySimulator` room run their own).
+    /// NearCatch's logic on every device (`nil` when the apps of a `NearbySimulator` room run their own and the test
+    /// did not ask for it).
     var app: ReferenceApp?
     /// Every device's observations and actions as text lines, for a test that the devices read no truth.
     package var deviceRecord: (@Sendable (String) -> Void)?
@@ -109,8 +110,8 @@ public final class Simulation {
         channelCollided = channelExchanges
         secondExchanges = channelExchanges
         secondCollided = channelExchanges
-        app = settings.appInTheLoop ? nil
-            : ReferenceApp(interests: world.interests, bump: settings.bump, haptics: settings.haptics)
+        app = settings.runsReferenceApp
+            ? ReferenceApp(interests: world.interests, bump: settings.bump, haptics: settings.haptics) : nil
         runInfo = SimulationSummary.Run(
             peers: peers, scenario: settings.scenario.name, transport: settings.transport.rawValue,
             clock: settings.clock.rawValue, workers: settings.workers, seed: settings.seed,

@@ -65,6 +65,9 @@ public struct SimulationSettings: Sendable {
     /// while the apps say so (``Simulation/runningSessions``), not as soon as discovery has exchanged tokens, and no
     /// profile is sent after a bump (that is the app's business).
     public var appInTheLoop = false
+    /// Whether NearCatch's own logic (`ReferenceApp`: its bump detector, haptics and profiles) runs on the devices:
+    /// always on the command line; in a `NearbySimulator` room only when a test asks for it.
+    public var runsReferenceApp = true
     /// With ``appInTheLoop``: the devices connect only to the peers their apps invite or accept.
     public var connectsByConsent = false
     /// With ``appInTheLoop``: a device neither advertises nor browses until its app starts discovery.

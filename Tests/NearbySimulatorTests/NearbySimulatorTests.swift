@@ -1,3 +1,4 @@
+import Foundation
 import NearbySimulator
 import Testing
 
@@ -258,3 +259,37 @@ private final class App: SimulatedDeviceDelegate, NearbySessionDelegate {
     }
 }
 
+
+/// The command line's reference app in a room: off unless a test asks, and then firing on the true touches.
+@Suite struct ReferenceAppInARoomTests {
+    private static var threeBumps: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("examples/three-bumps.json").path
+    }
+
+    /// examples/three-bumps.json: three pairs touch one after another and three stop short. With the reference app
+    /// asked for, it fires once on each touch (the pair of a true touch, within a second of it); without, never.
+    @Test(arguments: [true, false])
+    func theReferenceAppRunsOnlyWhenAskedFor(_ asked: Bool) throws {
+        var configuration = RoomConfiguration()
+        configuration.crowd = .file(Self.threeBumps)
+        configuration.policy = .ideal
+        configuration.referenceApp = asked
+        let room = try SimulatedRoom(configuration)
+        let apps = room.devices.map(App.init)
+        room.advance(by: 20)
+        #expect(apps.allSatisfy { $0.updates > 0 })
+        let touches = room.trueTouches
+        #expect(touches.count == 3)
+        if asked {
+            #expect(room.referenceBumps.count == 3, "\(room.referenceBumps)")
+            for bump in room.referenceBumps {
+                #expect(touches.contains { t in
+                    Set([t.a, t.b]) == Set([bump.initiator, bump.responder]) && abs(bump.time - t.start) <= 1
+                }, "\(bump)")
+            }
+        } else {
+            #expect(room.referenceBumps.isEmpty)
+        }
+    }
+}
