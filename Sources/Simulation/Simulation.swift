@@ -61,6 +61,9 @@ public final class Simulation {
     /// NearCatch's logic on every device (`nil` when the apps of a `NearbySimulator` room run their own and the test
     /// did not ask for it).
     var app: ReferenceApp?
+    /// What the step in progress saw happen and what the devices send, handed out when it ends.
+    var stepEvents: [RunEvent] = []
+    var outbox: [ReferenceApp.Message] = []
     /// Every device's observations and actions as text lines, for a test that the devices read no truth.
     package var deviceRecord: (@Sendable (String) -> Void)?
     let running: RunningSessions
@@ -246,8 +249,11 @@ public final class Simulation {
         trace?.writeHeader(run: runInfo, peerIDs: cluster.peerIDs)
         cluster.start()
         samplePoses(at: 0, world.poses)
+        handOut(to: cluster)
         cluster.repeatAt(rate: settings.rate, until: settings.duration) { [unowned self] time in
-            round(at: time, engine: engine, cluster: cluster)
+            step(at: time, engine: engine)
+            handOut(to: cluster)
+            trace?.advance(to: time)
         }
         return engine
     }
@@ -295,7 +301,7 @@ public final class Simulation {
         guard detail.contains(.poses), time - lastPoses >= settings.tracePoseInterval - 1e-9 else { return }
         lastPoses = time
         for (device, pose) in poses.enumerated() {
-            emit(RunEvent(time: time, kind: .pose(device: device, pose: pose)))
+            happened(at: time, .pose(device: device, pose: pose))
         }
     }
 
@@ -306,19 +312,34 @@ public final class Simulation {
         for change in world.advance(to: time) {
             switch change {
             case .contactStarted(let c):
-                emit(RunEvent(time: c.start, kind: .contactStarted(device: c.a, peer: c.b)))
+                happened(at: c.start, .contactStarted(device: c.a, peer: c.b))
             case .contactEnded(let c):
-                emit(RunEvent(time: c.end ?? time,
-                              kind: .contactEnded(device: c.a, peer: c.b, minimumDistance: c.minimumDistance)))
+                happened(at: c.end ?? time, .contactEnded(device: c.a, peer: c.b, minimumDistance: c.minimumDistance))
             case .nearMiss(let m):
-                emit(RunEvent(time: m.time, kind: .nearMiss(device: m.a, peer: m.b, minimumDistance: m.minimumDistance)))
+                happened(at: m.time, .nearMiss(device: m.a, peer: m.b, minimumDistance: m.minimumDistance))
             }
         }
     }
 
-    /// Advances the world, gives the devices what they observe at the round's start, ranges the round, and counts
-    /// the air and the distance bands once a second.
-    private func round(at time: Double, engine: RoundEngine, cluster: any Cluster) {
+    /// Notes what the step in progress saw happen.
+    @inline(__always)
+    private func happened(at time: Double, _ kind: RunEvent.Kind) {
+        stepEvents.append(RunEvent(time: time, kind: kind))
+    }
+
+    /// Hands out what the last step saw happen, in the order it happened, to every observer, and sends what the
+    /// devices sent.
+    private func handOut(to cluster: any Cluster) {
+        for event in stepEvents { emit(event) }
+        stepEvents.removeAll(keepingCapacity: true)
+        for m in outbox { cluster.send(from: m.from, to: m.to, kind: m.kind, payload: m.payload) }
+        outbox.removeAll(keepingCapacity: true)
+    }
+
+    /// One round, the run's step: the world advances, the devices get what they observe at the round's start, plan
+    /// and range, and the air and the distance bands are counted once a second. It touches no observer and no
+    /// transport: what happened goes to ``stepEvents`` and what the devices send to ``outbox``.
+    private func step(at time: Double, engine: RoundEngine) {
         // Mingling peers choose among the peers they hold sessions with, as of the round's start.
         let sessions = running.snapshot()
         world.knows = { i, j in sessions.holds(i, j) }
@@ -332,7 +353,7 @@ public final class Simulation {
         samplePoses(at: time, poses)
         // The round at the run's end ranges nothing: its exchanges would come after the end.
         if time < settings.duration - 1e-9 {
-            rangeRound(at: time, poses: poses, sessions: sessions, engine: engine, cluster: cluster)
+            rangeRound(at: time, poses: poses, sessions: sessions, engine: engine)
         }
         if time - lastBandCount >= 1 - 1e-9 {
             let sample = engine.sampleBands(at: time, poses: poses, sessions: sessions)
@@ -340,21 +361,20 @@ public final class Simulation {
             bands.merge(sample)
             lastBandCount = time
             let received = engine.receivedByBand
-            emit(RunEvent(time: time, kind: .air(exchanges: secondExchanges, collided: secondCollided,
-                                                 receivedByBand: zip(received, lastReceivedByBand).map { $0 - $1 })))
+            happened(at: time, .air(exchanges: secondExchanges, collided: secondCollided,
+                                    receivedByBand: zip(received, lastReceivedByBand).map { $0 - $1 }))
             lastReceivedByBand = received
             for c in secondExchanges.indices {
                 secondExchanges[c] = 0
                 secondCollided[c] = 0
             }
         }
-        trace?.advance(to: time)
     }
 
     /// Plans the round at `time` from what the devices know, lets the world's medium take out what collides,
     /// ranges the rest, and handles the bumps: each side sends its profile to the other, as the app does.
     private func rangeRound(
-        at time: Double, poses: [Pose], sessions: RunningSessions.Snapshot, engine: RoundEngine, cluster: any Cluster
+        at time: Double, poses: [Pose], sessions: RunningSessions.Snapshot, engine: RoundEngine
     ) {
         let interval = 1 / settings.rate
         // What the devices observe at the round's start, before the world runs on: each phone's own speed over the
@@ -364,7 +384,9 @@ public final class Simulation {
             lastHeard = time
             signals.read(poses)
             heard.take(signals.readings)
-            record { "bluetooth \(time) \(signals.readings.map { $0.isFinite ? "\($0)" : "-" }.joined(separator: ","))" }
+            record {
+                "bluetooth \(time) " + signals.readings.map { $0.isFinite ? "\($0)" : "-" }.joined(separator: ",")
+            }
         }
         // Only the oracle is told the truth: where everyone stands and who walks to whom.
         let oracle = settings.rangingPolicy.isOracle
@@ -383,8 +405,10 @@ public final class Simulation {
                                      speeds: speeds, taps: taps, truth: oracle ? poses : nil),
                      into: &plan)
         record {
-            "plan \(time) speeds \(speeds) taps \(taps) " + zip(plan.exchanges, plan.channels + repeatElement(0, count: plan.exchanges.count))
-                .map { "\($0.pair):\($0.offset):\($1)" }.joined(separator: ",")
+            // Under `ideal` the plan has no channels: each exchange's is 0.
+            let channels = plan.channels + repeatElement(0, count: plan.exchanges.count - plan.channels.count)
+            return "plan \(time) speeds \(speeds) taps \(taps) "
+                + zip(plan.exchanges, channels).map { "\($0.pair):\($0.offset):\($1)" }.joined(separator: ",")
         }
         air?.resolve(&plan, pairs: engine.pairs, positions: poses.map(\.position), interval: interval,
                      circular: planner.roundIsCircular)
@@ -396,11 +420,9 @@ public final class Simulation {
                                   impacts: impacts, record: detail.contains(.updates) || deviceRecord != nil)
         for x in result.exchanges { deliver(x) }
         for bump in result.bumps {
-            emit(RunEvent(time: bump.time, kind: .bump(device: bump.initiator, peer: bump.responder,
-                                                       estimate: bump.estimate, trueDistance: bump.trueDistance)))
-            for message in app?.didBump(initiator: bump.initiator, responder: bump.responder) ?? [] {
-                cluster.send(from: message.from, to: message.to, kind: message.kind, payload: message.payload)
-            }
+            happened(at: bump.time, .bump(device: bump.initiator, peer: bump.responder, estimate: bump.estimate,
+                                          trueDistance: bump.trueDistance))
+            outbox += app?.didBump(initiator: bump.initiator, responder: bump.responder) ?? []
         }
     }
 
@@ -419,9 +441,8 @@ public final class Simulation {
         }
         for change in plan.suspensions {
             if change.suspended { suspensions += 1 }
-            emit(RunEvent(time: time, kind: .session(device: change.device, peer: change.peer,
-                                                     event: change.suspended ? .suspended : .suspensionEnded,
-                                                     reading: nil)))
+            happened(at: time, .session(device: change.device, peer: change.peer,
+                                        event: change.suspended ? .suspended : .suspensionEnded, reading: nil))
         }
     }
 
@@ -439,15 +460,14 @@ public final class Simulation {
             let (device, peer) = initiator ? (x.initiator, x.responder) : (x.responder, x.initiator)
             let update = initiator ? x.atInitiator : x.atResponder
             if let intensity = app?.didUpdate(device: device, peer: peer, distance: update.distance, at: x.time) {
-                emit(RunEvent(time: x.time, kind: .haptic(device: device, peer: peer, intensity: Double(intensity))))
+                happened(at: x.time, .haptic(device: device, peer: peer, intensity: Double(intensity)))
             }
             let angle = initiator ? m.angleAtInitiator : m.angleAtResponder
             let reading = RunEvent.Reading(
                 rawDistance: m.distance, rawHorizontalAngle: angle?.horizontalAngle, trueDistance: x.truth.distance,
                 trueDirection: (initiator ? x.truth.bearingFromA : x.truth.bearingFromB).direction,
                 initiator: initiator)
-            emit(RunEvent(time: x.time, kind: .session(device: device, peer: peer, event: .didUpdate(update),
-                                                       reading: reading)))
+            happened(at: x.time, .session(device: device, peer: peer, event: .didUpdate(update), reading: reading))
         }
     }
 }
