@@ -105,6 +105,16 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
 
     @OptionGroup var network: NetworkOptions
 
+    /// The settings the flags describe, built once while the flags are checked: a scenario file is read once, and
+    /// the run is the one that was checked.
+    private var built: SimulationSettings?
+
+    private enum CodingKeys: String, CodingKey {
+        case peers, duration, rate, scenario, clock, workers, trace, force, traceUpdateInterval, tracePoseInterval
+        case bumpDistance, losSigma, antennaSigma, link, detector, rangingPolicy, channels, interferenceRange
+        case sessionsPerDevice, exchangesPerDevice, report, svg, network
+    }
+
     /// The run's own group, apart from `discover`'s, so that the two can run side by side.
     static let defaultGroup = "239.255.77.80:47680"
 
@@ -114,12 +124,13 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
 
     /// Checks what the simulation settings cannot see (the flags' own ranges, the trace's folder); the settings
     /// check the rest, in the same words.
-    public func validate() throws {
+    public mutating func validate() throws {
         try require(losSigma.isFinite && losSigma >= 0 && losSigma <= 10,
                     "--los-sigma must be between 0 and 10 metres, got \(losSigma)")
         try require(antennaSigma.isFinite && antennaSigma >= 0 && antennaSigma <= 10,
                     "--antenna-sigma must be between 0 and 10 metres, got \(antennaSigma)")
-        let settings = try simulationSettings()
+        let settings = try buildSettings()
+        built = settings
         do {
             try settings.traceFile?.check()
         } catch {
@@ -135,10 +146,15 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
             .appendingPathComponent("nearcatch-report-\(ProcessInfo.processInfo.processIdentifier).jsonl").path
     }
 
-    /// The simulation the flags describe.
+    /// The simulation the flags describe: the one built when they were checked.
     ///
     /// - Throws: a validation error naming the flag or the scenario file's field at fault.
     public func simulationSettings() throws -> SimulationSettings {
+        if let built { return built }
+        return try buildSettings()
+    }
+
+    private func buildSettings() throws -> SimulationSettings {
         var s = SimulationSettings()
         switch scenario {
         case "mingle": s.scenario = .mingle

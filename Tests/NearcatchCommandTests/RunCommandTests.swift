@@ -57,6 +57,18 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["old.jsonl"])
     }
 
+    @Test func theScenarioFileIsReadOnceWhenTheFlagsAreChecked() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("once-\(UUID().uuidString).json").path
+        try FileManager.default.copyItem(atPath: Self.examples + "/three-bumps.json", toPath: path)
+        let command = try #require(try NearcatchSim.parseAsRoot(
+            ["--scenario", path, "--transport", "memory", "--duration", "2"]) as? RunCommand)
+        // What was checked is what runs: the file is gone before the run, which still has its six peers.
+        try FileManager.default.removeItem(atPath: path)
+        let summary = try await command.execute()
+        #expect(summary.run.peers == 6)
+        #expect(try command.simulationSettings().peerCount == 6)
+    }
+
     @Test func scenarioErrorsExitWithTheUsageCode() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("long-\(UUID().uuidString).json").path
         defer { try? FileManager.default.removeItem(atPath: path) }
