@@ -62,8 +62,6 @@ public final class Simulation {
     /// did not ask for it).
     var app: ReferenceApp?
     /// What the step in progress saw happen and what the devices send, handed out when it ends.
-    var stepEvents: [RunEvent] = []
-    var outbox: [ReferenceApp.Message] = []
     /// Every device's observations and actions as text lines, for a test that the devices read no truth.
     package var deviceRecord: (@Sendable (String) -> Void)?
     let running: RunningSessions
@@ -248,11 +246,11 @@ public final class Simulation {
         watch(cluster)
         trace?.writeHeader(run: runInfo, peerIDs: cluster.peerIDs)
         cluster.start()
-        samplePoses(at: 0, world.poses)
-        handOut(to: cluster)
+        var first = StepOutput()
+        samplePoses(at: 0, world.poses, into: &first)
+        handOut(first, to: cluster)
         cluster.repeatAt(rate: settings.rate, until: settings.duration) { [unowned self] time in
-            step(at: time, engine: engine)
-            handOut(to: cluster)
+            handOut(step(at: time, engine: engine), to: cluster)
             trace?.advance(to: time)
         }
         return engine
@@ -297,63 +295,56 @@ public final class Simulation {
         }
     }
 
-    private func samplePoses(at time: Double, _ poses: [Pose]) {
+    private func samplePoses(at time: Double, _ poses: [Pose], into out: inout StepOutput) {
         guard detail.contains(.poses), time - lastPoses >= settings.tracePoseInterval - 1e-9 else { return }
         lastPoses = time
         for (device, pose) in poses.enumerated() {
-            happened(at: time, .pose(device: device, pose: pose))
+            out.happened(at: time, .pose(device: device, pose: pose))
         }
     }
 
     // MARK: - One round
 
     /// Advances the world and turns what the truth saw on the way into run events.
-    private func advanceWorld(to time: Double) {
+    private func advanceWorld(to time: Double, into out: inout StepOutput) {
         for change in world.advance(to: time) {
             switch change {
             case .contactStarted(let c):
-                happened(at: c.start, .contactStarted(device: c.a, peer: c.b))
+                out.happened(at: c.start, .contactStarted(device: c.a, peer: c.b))
             case .contactEnded(let c):
-                happened(at: c.end ?? time, .contactEnded(device: c.a, peer: c.b, minimumDistance: c.minimumDistance))
+                out.happened(at: c.end ?? time, .contactEnded(device: c.a, peer: c.b, minimumDistance: c.minimumDistance))
             case .nearMiss(let m):
-                happened(at: m.time, .nearMiss(device: m.a, peer: m.b, minimumDistance: m.minimumDistance))
+                out.happened(at: m.time, .nearMiss(device: m.a, peer: m.b, minimumDistance: m.minimumDistance))
             }
         }
     }
 
-    /// Notes what the step in progress saw happen.
-    @inline(__always)
-    private func happened(at time: Double, _ kind: RunEvent.Kind) {
-        stepEvents.append(RunEvent(time: time, kind: kind))
-    }
-
-    /// Hands out what the last step saw happen, in the order it happened, to every observer, and sends what the
-    /// devices sent.
-    private func handOut(to cluster: any Cluster) {
-        for event in stepEvents { emit(event) }
-        stepEvents.removeAll(keepingCapacity: true)
-        for m in outbox { cluster.send(from: m.from, to: m.to, kind: m.kind, payload: m.payload) }
-        outbox.removeAll(keepingCapacity: true)
+    /// Hands out what a step saw happen, in the order it happened, to every observer, and sends what the devices
+    /// sent.
+    private func handOut(_ out: StepOutput, to cluster: any Cluster) {
+        for event in out.events { emit(event) }
+        for m in out.messages { cluster.send(from: m.from, to: m.to, kind: m.kind, payload: m.payload) }
     }
 
     /// One round, the run's step: the world advances, the devices get what they observe at the round's start, plan
     /// and range, and the air and the distance bands are counted once a second. It touches no observer and no
-    /// transport: what happened goes to ``stepEvents`` and what the devices send to ``outbox``.
-    private func step(at time: Double, engine: RoundEngine) {
+    /// transport: it returns what happened and what the devices send, for ``handOut(_:to:)``.
+    private func step(at time: Double, engine: RoundEngine) -> StepOutput {
+        var out = StepOutput()
         // Mingling peers choose among the peers they hold sessions with, as of the round's start.
         let sessions = running.snapshot()
         world.knows = { i, j in sessions.holds(i, j) }
         // The world runs a round ahead: an exchange planned at an offset into the round measures the positions at
         // its instant, between the round's start and end.
         if roundStart.isEmpty {
-            advanceWorld(to: time)
+            advanceWorld(to: time, into: &out)
             roundStart = world.poses
         }
         let poses = roundStart
-        samplePoses(at: time, poses)
+        samplePoses(at: time, poses, into: &out)
         // The round at the run's end ranges nothing: its exchanges would come after the end.
         if time < settings.duration - 1e-9 {
-            rangeRound(at: time, poses: poses, sessions: sessions, engine: engine)
+            rangeRound(at: time, poses: poses, sessions: sessions, engine: engine, into: &out)
         }
         if time - lastBandCount >= 1 - 1e-9 {
             let sample = engine.sampleBands(at: time, poses: poses, sessions: sessions)
@@ -361,7 +352,7 @@ public final class Simulation {
             bands.merge(sample)
             lastBandCount = time
             let received = engine.receivedByBand
-            happened(at: time, .air(exchanges: secondExchanges, collided: secondCollided,
+            out.happened(at: time, .air(exchanges: secondExchanges, collided: secondCollided,
                                     receivedByBand: zip(received, lastReceivedByBand).map { $0 - $1 }))
             lastReceivedByBand = received
             for c in secondExchanges.indices {
@@ -369,12 +360,14 @@ public final class Simulation {
                 secondCollided[c] = 0
             }
         }
+        return out
     }
 
     /// Plans the round at `time` from what the devices know, lets the world's medium take out what collides,
     /// ranges the rest, and handles the bumps: each side sends its profile to the other, as the app does.
     private func rangeRound(
-        at time: Double, poses: [Pose], sessions: RunningSessions.Snapshot, engine: RoundEngine
+        at time: Double, poses: [Pose], sessions: RunningSessions.Snapshot, engine: RoundEngine,
+        into out: inout StepOutput
     ) {
         let interval = 1 / settings.rate
         // What the devices observe at the round's start, before the world runs on: each phone's own speed over the
@@ -391,7 +384,7 @@ public final class Simulation {
         // Only the oracle is told the truth: where everyone stands and who walks to whom.
         let oracle = settings.rangingPolicy.isOracle
         let targets = oracle ? (0..<peers).map { Int32(world.partner(of: $0) ?? -1) } : []
-        advanceWorld(to: time + interval)
+        advanceWorld(to: time + interval, into: &out)
         let end = world.poses
         roundStart = end
         // Each phone's latest tap up to the round's start (the world has felt a round further).
@@ -412,23 +405,23 @@ public final class Simulation {
         }
         air?.resolve(&plan, pairs: engine.pairs, positions: poses.map(\.position), interval: interval,
                      circular: planner.roundIsCircular)
-        countAir(at: time)
+        countAir(at: time, into: &out)
         roundsRun += 1
         let impacts = settings.bump.method == .fused ? world.impacts : []
         record { "impacts \(time) \(impacts)" }
         let result = engine.round(plan, at: time, poses: poses, end: end, interval: interval, sessions: sessions,
                                   impacts: impacts, record: detail.contains(.updates) || deviceRecord != nil)
-        for x in result.exchanges { deliver(x) }
+        for x in result.exchanges { deliver(x, into: &out) }
         for bump in result.bumps {
-            happened(at: bump.time, .bump(device: bump.initiator, peer: bump.responder, estimate: bump.estimate,
+            out.happened(at: bump.time, .bump(device: bump.initiator, peer: bump.responder, estimate: bump.estimate,
                                           trueDistance: bump.trueDistance))
-            outbox += app?.didBump(initiator: bump.initiator, responder: bump.responder) ?? []
+            out.messages += app?.didBump(initiator: bump.initiator, responder: bump.responder) ?? []
         }
     }
 
     /// Counts the plan's use of each channel, and tells the apps of the sessions a device limit suspended or let run
     /// again.
-    private func countAir(at time: Double) {
+    private func countAir(at time: Double, into out: inout StepOutput) {
         for c in plan.channels {
             channelExchanges[Int(c)] += 1
             secondExchanges[Int(c)] += 1
@@ -441,7 +434,7 @@ public final class Simulation {
         }
         for change in plan.suspensions {
             if change.suspended { suspensions += 1 }
-            happened(at: time, .session(device: change.device, peer: change.peer,
+            out.happened(at: time, .session(device: change.device, peer: change.peer,
                                         event: change.suspended ? .suspended : .suspensionEnded, reading: nil))
         }
     }
@@ -454,20 +447,31 @@ public final class Simulation {
 
     /// Both sides' updates of one exchange, as their apps receive them (`didUpdate`), and the haptic the reference
     /// app plays.
-    private func deliver(_ x: RangingExchange) {
+    private func deliver(_ x: RangingExchange, into out: inout StepOutput) {
         let m = x.measurement
         for initiator in [true, false] {
             let (device, peer) = initiator ? (x.initiator, x.responder) : (x.responder, x.initiator)
             let update = initiator ? x.atInitiator : x.atResponder
             if let intensity = app?.didUpdate(device: device, peer: peer, distance: update.distance, at: x.time) {
-                happened(at: x.time, .haptic(device: device, peer: peer, intensity: Double(intensity)))
+                out.happened(at: x.time, .haptic(device: device, peer: peer, intensity: Double(intensity)))
             }
             let angle = initiator ? m.angleAtInitiator : m.angleAtResponder
             let reading = RunEvent.Reading(
                 rawDistance: m.distance, rawHorizontalAngle: angle?.horizontalAngle, trueDistance: x.truth.distance,
                 trueDirection: (initiator ? x.truth.bearingFromA : x.truth.bearingFromB).direction,
                 initiator: initiator)
-            happened(at: x.time, .session(device: device, peer: peer, event: .didUpdate(update), reading: reading))
+            out.happened(at: x.time, .session(device: device, peer: peer, event: .didUpdate(update), reading: reading))
         }
+    }
+}
+
+/// What one step of the run saw happen and what its devices send, in order: the step's value, handed out after it.
+struct StepOutput {
+    var events: [RunEvent] = []
+    var messages: [ReferenceApp.Message] = []
+
+    @inline(__always)
+    mutating func happened(at time: Double, _ kind: RunEvent.Kind) {
+        events.append(RunEvent(time: time, kind: kind))
     }
 }
