@@ -44,6 +44,14 @@ public final class SimulatedDevice {
 
     weak var room: SimulatedRoom?
 
+    /// The phone's own clock now, seconds since it started (as `ProcessInfo.systemUptime` reads on a phone): what
+    /// its updates' timestamps are on. Phones' clocks differ by hours and drift apart by up to 40 µs a second, so a
+    /// timestamp from a peer says nothing until the two clocks are compared. `nil` once the room is gone.
+    public var uptime: Double? {
+        guard let room else { return nil }
+        return room.uptime(of: index, at: room.now)
+    }
+
     init(index: Int, peerID: PeerID, discoveryInfo: [String: String], room: SimulatedRoom) {
         self.index = index
         self.peerID = peerID

@@ -175,8 +175,14 @@ public final class SimulatedRoom {
         }
     }
 
-    /// Seconds on the room's clock.
+    /// Seconds on the room's clock: the world's time, which no device reads (each reads its own clock,
+    /// ``SimulatedDevice/uptime``).
     public var now: Double { cluster.now }
+
+    /// Device `index`'s clock reading at the room's time `time`.
+    func uptime(of index: Int, at time: Double) -> Double {
+        simulation.clocks[index].reading(at: time)
+    }
 
     /// Runs the room for `seconds` more on its virtual clock; every delegate and sequence hears what happened.
     public func advance(by seconds: Double) {

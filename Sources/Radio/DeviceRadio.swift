@@ -1,7 +1,7 @@
 import GSL
 
 /// The per-device hardware imperfections: a crystal frequency offset, a free-running clock phase, and an
-/// uncalibrated antenna delay. Constant for a device's life.
+/// uncalibrated antenna delay; and the phone's own clock, counted by the same crystal. Constant for a device's life.
 public struct DeviceRadio: Sendable, Equatable {
     /// The clock's frequency error as a fraction (20 ppm is 20e-6): the clock counts (1 + offset) ticks per tick.
     public let clockOffset: Double
@@ -9,12 +9,15 @@ public struct DeviceRadio: Sendable, Equatable {
     public let clockPhaseTicks: Double
     /// The antenna-delay error, as metres of one-way flight.
     public let antennaDelayBias: Double
+    /// The clock the phone's apps read: its uptime, counted by this crystal.
+    public let clock: DeviceClock
 
     /// A device with the given imperfections.
-    public init(clockOffset: Double, clockPhaseTicks: Double = 0, antennaDelayBias: Double = 0) {
+    public init(clockOffset: Double, clockPhaseTicks: Double = 0, antennaDelayBias: Double = 0, uptimeAtStart: Double = 0) {
         self.clockOffset = clockOffset
         self.clockPhaseTicks = clockPhaseTicks
         self.antennaDelayBias = antennaDelayBias
+        clock = DeviceClock(uptimeAtStart: uptimeAtStart, rate: clockOffset)
     }
 
     /// A device whose imperfections are drawn from its own stream of the run, so they depend only on the run seed
@@ -25,5 +28,15 @@ public struct DeviceRadio: Sendable, Equatable {
         self.clockOffset = limit > 0 ? random.uniform(in: -limit..<limit) : 0
         self.clockPhaseTicks = random.uniform() * TwoWayRanging.counterModulus
         self.antennaDelayBias = random.gaussian(sigma: configuration.antennaDelaySigma)
+        // Drawn last, so that the radio's own draws are those of every run before phones had clocks.
+        clock = DeviceClock(uptimeAtStart: random.uniform() * DeviceClock.uptimeSpread, rate: clockOffset)
+    }
+
+    /// The radios of devices 0 to `count - 1` of a run.
+    public static func room(count: Int, runSeed: UInt64, configuration: RadioConfiguration) throws(GSLError) -> [DeviceRadio] {
+        var devices: [DeviceRadio] = []
+        devices.reserveCapacity(count)
+        for i in 0..<count { devices.append(try DeviceRadio(id: UInt64(i), runSeed: runSeed, configuration: configuration)) }
+        return devices
     }
 }

@@ -25,7 +25,8 @@ public struct RangingBump: Sendable, Equatable {
     }
 }
 
-/// One received exchange: the truth, the raw measurement, and the update each side's app received.
+/// One received exchange at the run's `time`: the truth, the raw measurement, and the update each side's app received,
+/// stamped with that side's own clock (``RoundEngine/clocks``).
 public struct RangingExchange: Sendable {
     /// The pair's index in ``RoundEngine/pairs``.
     public let pair: Int
@@ -114,6 +115,8 @@ public final class RoundEngine {
     /// Every pair, in the order of the slots: (0,1), (0,2) ... (1,2) ...
     public let pairs: [Pair]
     public let peers: Int
+    /// Each device's own clock: its updates are stamped with it.
+    public let clocks: [DeviceClock]
     public let workers: Int
 
     /// One slot for every pair of `peerIDs.count` devices, the one with the lower peer id initiating, ranging under
@@ -124,9 +127,8 @@ public final class RoundEngine {
         peers = peerIDs.count
         self.view = view
         self.settings = settings
-        let devices = try peerIDs.indices.map {
-            try DeviceRadio(id: UInt64($0), runSeed: settings.seed, configuration: settings.radio)
-        }
+        let devices = try DeviceRadio.room(count: peers, runSeed: settings.seed, configuration: settings.radio)
+        clocks = devices.map(\.clock)
         var slots: [PairSlot] = []
         var pairs: [Pair] = []
         let count = peers * (peers - 1) / 2
@@ -230,7 +232,7 @@ public final class RoundEngine {
         let obstacles = settings.radio.linkModel == .geometry
             ? Obstacles(holdersOf: poses, walls: settings.walls) : Obstacles.none
         let context = RoundContext(poses: poses, end: end, interval: interval, sessions: sessions, record: record,
-                                   settings: settings, obstacles: obstacles,
+                                   settings: settings, clocks: clocks, obstacles: obstacles,
                                    impacts: impacts.count == peers ? impacts : [],
                                    fused: settings.bump.method == .fused)
         plan.exchanges.withUnsafeBufferPointer { planned in
@@ -330,8 +332,12 @@ public final class RoundEngine {
                                                trueDistance: truth.distance))
         }
         if context.record {
+            // Each side's app reads the time of its update on its own clock.
+            var atI = ui, atR = ur
+            atI.timestamp = context.clocks[i].reading(at: time)
+            atR.timestamp = context.clocks[r].reading(at: time)
             out.round.exchanges.append(RangingExchange(pair: pair, initiator: i, responder: r, time: time, truth: truth,
-                                                       measurement: m, atInitiator: ui, atResponder: ur))
+                                                       measurement: m, atInitiator: atI, atResponder: atR))
         }
     }
 
@@ -390,6 +396,7 @@ private struct RoundContext: Sendable {
     let sessions: RunningSessions.Snapshot
     let record: Bool
     let settings: PairSettings
+    let clocks: [DeviceClock]
     let obstacles: Obstacles
     let impacts: [[Impact]]
     let fused: Bool

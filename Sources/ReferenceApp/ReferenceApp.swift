@@ -34,7 +34,7 @@ public struct ReferenceApp {
         nearest = Array(repeating: (-1, .infinity, -Double.infinity), count: interests.count)
     }
 
-    /// Device `device` received an update from `peer` at `time` with the estimate `distance`: the haptic intensity it
+    /// Device `device` received an update from `peer` at `time` on its own clock with the estimate `distance`: the haptic intensity it
     /// plays (0 to 1), when `peer` is the one it holds nearest (the same peer again, a nearer one, or any after a
     /// second without word of the nearest); `nil` when it plays none for this update.
     public mutating func didUpdate(device: Int, peer: Int, distance: Float?, at time: Double) -> Float? {

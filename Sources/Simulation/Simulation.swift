@@ -49,6 +49,8 @@ public final class Simulation {
     /// What the run is and the settings it uses, as the summary's `run` section and the trace's first line say.
     public let runInfo: SimulationSummary.Run
     let world: World
+    /// Each device's own clock, which stamps its updates (the radio's crystal counts it).
+    public let clocks: [DeviceClock]
     let udp: ClusterMaker?
     var planner: any RangingPlanner
     var plan = RangingPlan()
@@ -101,6 +103,7 @@ public final class Simulation {
         world = try World(scenario: settings.scenario, peers: settings.peers, seed: settings.seed,
                           mingle: settings.mingle, scramble: settings.truthScramble)
         running = RunningSessions(peers: peers)
+        clocks = try DeviceRadio.room(count: peers, runSeed: settings.seed, configuration: settings.radio).map(\.clock)
         planner = try settings.makePlanner(peers: peers)
         air = settings.rangingPolicy == .ideal ? nil : AirPhysics(medium: settings.medium, scheme: settings.radio.scheme)
         signals = try BluetoothSignals(peers: peers, seed: settings.seed, settings: settings.bluetooth)
@@ -452,7 +455,7 @@ public final class Simulation {
         for initiator in [true, false] {
             let (device, peer) = initiator ? (x.initiator, x.responder) : (x.responder, x.initiator)
             let update = initiator ? x.atInitiator : x.atResponder
-            if let intensity = app?.didUpdate(device: device, peer: peer, distance: update.distance, at: x.time) {
+            if let intensity = app?.didUpdate(device: device, peer: peer, distance: update.distance, at: update.timestamp) {
                 out.happened(at: x.time, .haptic(device: device, peer: peer, intensity: Double(intensity)))
             }
             let angle = initiator ? m.angleAtInitiator : m.angleAtResponder

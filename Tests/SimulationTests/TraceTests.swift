@@ -133,10 +133,12 @@ import TestSupport
     @Test func everyUpdateIsDeliveredToObservers() async throws {
         let count = Count()
         let (summary, _) = try await tracedRun(duration: 10) { simulation in
+            let clocks = simulation.clocks
             simulation.observe(wanting: .updates) { event in
-                guard case .session(_, _, .didUpdate(let u), let reading) = event.kind else { return }
+                guard case .session(let device, _, .didUpdate(let u), let reading) = event.kind else { return }
                 count.add("update")
-                if u.timestamp == event.time, reading != nil { count.add("complete") }
+                // Stamped on the device's own clock.
+                if u.timestamp == clocks[device].reading(at: event.time), reading != nil { count.add("complete") }
                 if u.distance != nil { count.add("distance") }
                 if u.direction != nil, u.horizontalAngle != nil { count.add("direction") }
             }
