@@ -52,7 +52,7 @@ let package = Package(
         // take it (pair slots, the round engine).
         .target(name: "Ranging", dependencies: ["Bump", "Estimation", "GSL", "Geometry", "Planning", "Radio", "Sessions"]),
         // Device side: NearCatch's own logic (haptics, profiles, its detector's settings) as the command line runs it.
-        .target(name: "ReferenceApp", dependencies: ["Bump"]),
+        .target(name: "ReferenceApp", dependencies: ["Bump", "Sessions"]),
         // The world's side of the air: which of the exchanges the devices asked for collide.
         .target(name: "Air", dependencies: ["Geometry", "Planning", "Radio"]),
         .target(
@@ -137,7 +137,7 @@ let package = Package(
             name: "PlanningTests",
             dependencies: ["Bump", "Estimation", "Geometry", "Planning", "Radio", "Ranging", "TestSupport"]
         ),
-        .testTarget(name: "ReferenceAppTests", dependencies: ["Bump", "ReferenceApp"]),
+        .testTarget(name: "ReferenceAppTests", dependencies: ["Bump", "ReferenceApp", "Sessions"]),
         .testTarget(name: "RangingBenchTests", dependencies: ["RangingBench", "Simulation"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport"]),
         .testTarget(name: "ReportTests", dependencies: ["Report", "Simulation"]),

@@ -1,11 +1,13 @@
 import Bump
 import Foundation
+import Sessions
 
 /// NearCatch's own logic, as the command line's devices run it: the app on top of the phone's discovery, session
-/// table and estimators. It sees only what its devices observe (their updates, their bumps) and answers with what they
-/// do: the haptic each plays, the profile each sends after a bump. Its bump detector is `bump`, which the round step
-/// runs in each pair's slot for speed (docs/architecture.md); in a `NearbySimulator` room none of this runs: the app
-/// under test does its own.
+/// table and estimators. It sees only what its devices observe and answers with what they do: the haptic each plays,
+/// the profile each sends after a bump. Its updates are the `NearbyUpdate` values an app under test receives in a
+/// `NearbySimulator` room, on each phone's own clock; there it runs only when a test asks for it
+/// (`RoomConfiguration.referenceApp`). Its bump detector is `bump`, which the round step runs in each pair's slot
+/// for speed (docs/architecture.md).
 public struct ReferenceApp {
     /// What one device sends another: application data of a kind.
     public struct Message: Sendable, Equatable {
@@ -34,11 +36,13 @@ public struct ReferenceApp {
         nearest = Array(repeating: (-1, .infinity, -Double.infinity), count: interests.count)
     }
 
-    /// Device `device` received an update from `peer` at `time` on its own clock with the estimate `distance`: the haptic intensity it
-    /// plays (0 to 1), when `peer` is the one it holds nearest (the same peer again, a nearer one, or any after a
-    /// second without word of the nearest); `nil` when it plays none for this update.
-    public mutating func didUpdate(device: Int, peer: Int, distance: Float?, at time: Double) -> Float? {
-        guard let distance else { return nil }
+    /// Device `device` received `update` from `peer` (the value an app under test receives, stamped on the device's
+    /// own clock): the haptic intensity it plays (0 to 1), when `peer` is the one it holds nearest (the same peer
+    /// again, a nearer one, or any after a second without word of the nearest); `nil` when it plays none for this
+    /// update.
+    public mutating func didUpdate(device: Int, peer: Int, _ update: NearbyUpdate) -> Float? {
+        guard let distance = update.distance else { return nil }
+        let time = update.timestamp
         let held = nearest[device]
         guard held.peer == peer || distance < held.distance || time - held.time > 1 else { return nil }
         nearest[device] = (peer, distance, time)

@@ -455,7 +455,7 @@ public final class Simulation {
         for initiator in [true, false] {
             let (device, peer) = initiator ? (x.initiator, x.responder) : (x.responder, x.initiator)
             let update = initiator ? x.atInitiator : x.atResponder
-            if let intensity = app?.didUpdate(device: device, peer: peer, distance: update.distance, at: update.timestamp) {
+            if let intensity = app?.didUpdate(device: device, peer: peer, update) {
                 out.happened(at: x.time, .haptic(device: device, peer: peer, intensity: Double(intensity)))
             }
             let angle = initiator ? m.angleAtInitiator : m.angleAtResponder
