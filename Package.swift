@@ -43,7 +43,7 @@ let package = Package(
         .target(name: "Radio", dependencies: ["GSL", "Geometry"]),
         .target(name: "Estimation", dependencies: ["Geometry", "Radio", "Sessions"]),
         .target(name: "Sessions"),
-        .target(name: "World", dependencies: ["Bump", "GSL", "Geometry"]),
+        .target(name: "World", dependencies: ["Bump", "GSL", "Geometry", "Radio"]),
         .target(name: "Bump"),
         // Device side: the ranging service's planning (who ranges when, from what the devices know), the session
         // view it plans over, the air's layout; no truth comes in.
@@ -122,7 +122,7 @@ let package = Package(
         .testTarget(name: "RadioTests", dependencies: ["Radio", "GSL", "Geometry", "TestSupport"]),
         .testTarget(name: "EstimationTests", dependencies: ["Estimation", "Radio", "GSL", "Geometry", "Sessions", "TestSupport"]),
         .testTarget(name: "SessionsTests", dependencies: ["Sessions"]),
-        .testTarget(name: "WorldTests", dependencies: ["World", "Bump", "Geometry", "GSL", "TestSupport"]),
+        .testTarget(name: "WorldTests", dependencies: ["World", "Bump", "Geometry", "GSL", "Radio", "TestSupport"]),
         .testTarget(name: "BumpTests", dependencies: ["Bump"]),
         .testTarget(
             name: "SimulationTests",

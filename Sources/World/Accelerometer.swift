@@ -1,0 +1,130 @@
+import Foundation
+import GSL
+import Geometry
+import Radio
+
+/// A phone's accelerometer as a chip makes it: its rate, its noise, its offset, its range and its steps, and the
+/// low-pass filter it samples through. Defaults are a phone-class MEMS part's (Bosch BMI270 and BMI160 data
+/// sheets); sources in docs/sensors.md.
+public struct IMUSettings: Sendable, Equatable {
+    /// Standard gravity, m/s².
+    public static let gravity = 9.80665
+
+    /// Samples a second (the data rate), 1 to 800 Hz.
+    public var rate = 100.0
+    /// Output noise density, m/s² per √Hz: 160 µg/√Hz (BMI270).
+    public var noiseDensity = 160e-6 * IMUSettings.gravity
+    /// Each axis's zero-g offset, one standard deviation, m/s²: ±50 mg typical over the part's life (BMA280; Bosch
+    /// states typical values as one sigma).
+    public var biasSigma = 0.05 * IMUSettings.gravity
+    /// Full scale, m/s²: ±16 g, where a hard knock clips.
+    public var range = 16 * IMUSettings.gravity
+    /// One step of the 16-bit output at ±16 g (2,048 steps per g), m/s².
+    public var resolution = IMUSettings.gravity / 2048
+    /// The filter's 3-dB cut-off as a share of the rate: 40.5 Hz at 100 Hz in the normal filter mode (BMI160).
+    public var bandwidthShare = 0.405
+
+    public init() {}
+
+    /// The filter's time constant, seconds (a first-order low-pass with the chip's cut-off).
+    public var filterTimeConstant: Double { 1 / (2 * .pi * bandwidthShare * rate) }
+
+    /// One sample's noise, one standard deviation, m/s²: the density over the filter's noise bandwidth (π/2 times
+    /// its cut-off for a first-order filter).
+    public var sampleNoise: Double { noiseDensity * (Double.pi / 2 * bandwidthShare * rate).squareRoot() }
+
+    /// The first setting out of range, named, or `nil`.
+    public func problem() -> String? {
+        if !(rate >= 1 && rate <= 800) { return "the accelerometer rate must be between 1 and 800 Hz, got \(rate)" }
+        if !(noiseDensity >= 0 && noiseDensity <= 1) { return "noiseDensity must be between 0 and 1 m/s² per √Hz, got \(noiseDensity)" }
+        if !(biasSigma >= 0 && biasSigma <= 10) { return "biasSigma must be between 0 and 10 m/s², got \(biasSigma)" }
+        if !(range >= 2 * Self.gravity && range <= 64 * Self.gravity) { return "range must be between 2 g and 64 g, got \(range) m/s²" }
+        if !(resolution >= 0 && resolution <= 1) { return "resolution must be between 0 and 1 m/s², got \(resolution)" }
+        if !(bandwidthShare > 0 && bandwidthShare <= 0.5) { return "bandwidthShare must be above 0 and at most 0.5, got \(bandwidthShare)" }
+        return nil
+    }
+}
+
+/// One accelerometer reading as a phone's app gets it: the specific force (what the proof mass feels: gravity's
+/// reaction plus the phone's own acceleration), m/s², in the phone's frame (x right, y top, z out of the screen; a
+/// phone lying screen-up reads +9.8 on z), stamped on the phone's own clock.
+public struct AccelerometerSample: Sendable, Equatable {
+    public let timestamp: Double
+    public let x: Float
+    public let y: Float
+    public let z: Float
+
+    public init(timestamp: Double, x: Float, y: Float, z: Float) {
+        self.timestamp = timestamp
+        self.x = x
+        self.y = y
+        self.z = z
+    }
+
+    public var magnitude: Float { (x * x + y * y + z * z).squareRoot() }
+}
+
+/// One phone's accelerometer: samples its phone's motion at the chip's rate, through its filter, with its noise,
+/// offset, range and steps, on its own clock. The motion is the world's (a hand's smooth moves, the pulses of
+/// contacts); nothing is labelled.
+public struct Accelerometer {
+    public let settings: IMUSettings
+    /// This part's zero-g offset on each axis, m/s², for its life.
+    public let bias: Vector3
+    public let clock: DeviceClock
+    /// World time of the next sample: the chip's sampling starts at a phase of its own.
+    public private(set) var next: Double
+    private let random: RandomSource
+
+    /// Device `device`'s accelerometer, drawn from its own stream of the run.
+    public init(device: Int, runSeed: UInt64, clock: DeviceClock, settings: IMUSettings = IMUSettings()) throws(GSLError) {
+        self.settings = settings
+        self.clock = clock
+        random = try RandomSource(runSeed: runSeed, stream: StreamIdentity(kind: .sensors, first: UInt64(device), second: 1))
+        bias = Vector3(random.gaussian(sigma: settings.biasSigma), random.gaussian(sigma: settings.biasSigma),
+                       random.gaussian(sigma: settings.biasSigma))
+        next = random.uniform() / settings.rate
+    }
+
+    /// The samples due up to world time `time`, appended to `out`.
+    ///
+    /// - Parameters:
+    ///   - motion: the phone's smooth acceleration (world frame, m/s², without gravity) and orientation at a world
+    ///     time: a hand's moves, which the filter passes (their content lies under 10 Hz).
+    ///   - pulses: the contact pulses the phone felt, which the filter smooths (they last milliseconds).
+    public mutating func sample(
+        until time: Double, motion: (Double) -> (acceleration: Vector3, orientation: Orientation),
+        pulses: [ContactPulse], into out: inout [AccelerometerSample]
+    ) {
+        let s = settings
+        let tau = s.filterTimeConstant
+        let noise = s.sampleNoise
+        while next <= time {
+            let t = next
+            let (acceleration, orientation) = motion(t)
+            var world = acceleration + Vector3(0, 0, IMUSettings.gravity)
+            for p in pulses where p.start < t { world += Self.filtered(p, at: t, timeConstant: tau) }
+            let device = orientation.toDevice(world) + bias
+            func read(_ v: Double) -> Float {
+                let clipped = min(max(v + random.gaussian(sigma: noise), -s.range), s.range)
+                return Float(s.resolution > 0 ? (clipped / s.resolution).rounded() * s.resolution : clipped)
+            }
+            out.append(AccelerometerSample(timestamp: clock.reading(at: t), x: read(device.x), y: read(device.y),
+                                           z: read(device.z)))
+            next += 1 / s.rate
+        }
+    }
+
+    /// A half-sine pulse through a first-order low-pass filter of time constant `tau`, at world time `t`: the
+    /// filter's exact response (rising while the pulse lasts, decaying after), world frame.
+    public static func filtered(_ p: ContactPulse, at t: Double, timeConstant tau: Double) -> Vector3 {
+        let w = Double.pi / p.duration
+        let wt = w * tau
+        let scale = p.peak / (1 + wt * wt)
+        func during(_ u: Double) -> Double { scale * (sin(w * u) - wt * cos(w * u) + wt * exp(-u / tau)) }
+        let u = t - p.start
+        guard u > 0 else { return .zero }
+        let value = u <= p.duration ? during(u) : during(p.duration) * exp(-(u - p.duration) / tau)
+        return p.direction * value
+    }
+}
