@@ -1,5 +1,6 @@
 import Foundation
 import Simulation
+import World
 
 extension SimulationSummary {
     /// The first line of the summary: what the run is, printed as the run starts.
@@ -80,6 +81,16 @@ extension SimulationSummary {
         lines.append("            \(count(bumps.brushes, "brush", "brushes")); "
             + "\(count(bumps.unscoredBumps, "bump")) on touches that began in the last second (not scored); "
             + "\(count(bumps.profilesDelivered, "profile")) delivered")
+        if let byClass = bumps.byClass {
+            // The scripted encounters' classes, each as fired of encountered, touches first.
+            func scores(touch: Bool) -> String {
+                let classes = EncounterClass.allCases.filter { $0.isTouch == touch && byClass[$0.rawValue] != nil }
+                return classes.isEmpty ? "none" : classes.map { kind in
+                    "\(kind.rawValue) \(byClass[kind.rawValue]!.fired)/\(byClass[kind.rawValue]!.encounters)"
+                }.joined(separator: ", ")
+            }
+            lines.append("by class    fired on touches: \(scores(touch: true)); on the rest: \(scores(touch: false))")
+        }
         lines.append("performance \(String(format: "%.2f", performance.wallSeconds)) s wall, "
             + "\(String(format: "%.0f", performance.updatesPerSecond)) updates/s, real-time factor "
             + "\(String(format: "%.1f", performance.realTimeFactor)), peak memory \(String(format: "%.0f", performance.peakMemoryMB)) MB"

@@ -53,10 +53,31 @@ extension Simulation {
                 nearMissesByDistance: Self.bands(score.nearMissesByDistance, from: world.tracker.contactDistance,
                                                  BumpScore.nearMissBandLimits, to: world.tracker.nearMissDistance),
                 brushes: score.brushes,
-                profilesDelivered: tally.profiles),
+                profilesDelivered: tally.profiles,
+                byClass: classScores(bumps, end: end)),
             performance: .init(wallSeconds: wall, updatesPerSecond: wall > 0 ? Double(stats.updates) / wall : 0,
                                realTimeFactor: wall > 0 ? end / wall : 0, peakMemoryMB: Self.peakMemoryMB()),
             traceLines: trace?.lineCount)
+    }
+
+    /// Each class of scripted encounter, and on how many of those begun by `end` a bump fired for the pair, from
+    /// the encounter's start to a second after its end; `nil` without scripted encounters.
+    func classScores(_ bumps: [RangingBump], end: Double) -> [String: SimulationSummary.ClassScore]? {
+        let scripted = world.scriptedEncounters
+        guard !scripted.isEmpty else { return nil }
+        var scores: [String: SimulationSummary.ClassScore] = [:]
+        for (script, gesture, _) in scripted where script.t < end {
+            let pair = (min(script.a, script.b), max(script.a, script.b))
+            let window = script.t...(gesture.end + 1)
+            let fired = bumps.contains { b in
+                (min(b.initiator, b.responder), max(b.initiator, b.responder)) == pair && window.contains(b.time)
+            }
+            var score = scores[script.kind.rawValue] ?? .init(encounters: 0, fired: 0, touch: script.kind.isTouch)
+            score.encounters += 1
+            if fired { score.fired += 1 }
+            scores[script.kind.rawValue] = score
+        }
+        return scores
     }
 
     /// Counts by band: from `from` to the first limit, between limits, and from the last to `to` (`nil`: open).

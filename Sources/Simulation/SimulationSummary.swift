@@ -145,6 +145,24 @@ public struct SimulationSummary: Sendable, Codable, Equatable {
         public var brushes: Int
         /// Profiles delivered over the transport after bumps (one each way per bump).
         public var profilesDelivered: Int
+        /// With a scenario file's scripted encounters: each class's score, by its name (`gentleTouch`, `hardTap`,
+        /// ...); absent without encounters.
+        public var byClass: [String: ClassScore]?
+    }
+
+    /// How the detector did on one class of scripted encounter.
+    public struct ClassScore: Sendable, Codable, Equatable {
+        /// Encounters of the class, those on which a bump fired for the pair (from the encounter's start to a second
+        /// after its end), and whether the class is a true contact.
+        public var encounters: Int
+        public var fired: Int
+        public var touch: Bool
+
+        public init(encounters: Int, fired: Int, touch: Bool) {
+            self.encounters = encounters
+            self.fired = fired
+            self.touch = touch
+        }
     }
 
     /// A count in a band of true distance, metres (`toMetres` absent: no upper bound).

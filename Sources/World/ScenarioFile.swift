@@ -26,12 +26,18 @@ public struct ScenarioFile: Sendable, Equatable {
     public let peers: [Peer]
     /// Walls standing in the room (floor to ceiling): a link through one is obstructed and loses its loss.
     public let walls: [Wall]
+    /// Scripted encounters, each of a class the summary scores (docs/scenario-format.md), in time order.
+    public let encounters: [EncounterScript]
 
-    public init(name: String, peers: [Peer], walls: [Wall] = []) {
+    public init(name: String, peers: [Peer], walls: [Wall] = [], encounters: [EncounterScript] = []) {
         self.name = name
         self.peers = peers
         self.walls = walls
+        self.encounters = encounters
     }
+
+    /// The centres of two touching phones are at most this far apart, metres (the truth's contact distance).
+    public static let touchDistance = 0.08
 
     /// A wall's loss when the file does not say, dB: an interior wall of plasterboard or wood at 6 to 8 GHz.
     public static let defaultWallLoss = 6.0
@@ -86,10 +92,11 @@ public struct ScenarioFile: Sendable, Equatable {
     /// The fields each object of a file may have (docs/schemas/scenario.schema.json). A misspelled field would
     /// otherwise be ignored in silence, and `"headng": 90` run with a heading of 0.
     static let fields: [(what: String, names: [String])] = [
-        ("the scenario", ["$schema", "version", "name", "peers", "walls"]),
+        ("the scenario", ["$schema", "version", "name", "peers", "walls", "encounters"]),
         ("a peer", ["name", "interests", "waypoints"]),
         ("a waypoint", ["t", "x", "y", "z", "heading", "pitch", "roll", "facing"]),
         ("a wall", ["x1", "y1", "x2", "y2", "loss"]),
+        ("an encounter", ["class", "peers", "t", "closingSpeed", "minimumDistance", "hold"]),
     ]
 
     private static func checkFields(_ object: Any, file: String) throws(ScenarioError) {
@@ -110,6 +117,9 @@ public struct ScenarioFile: Sendable, Equatable {
             }
             if level == 0 {
                 for (i, item) in (dictionary["walls"] as? [Any] ?? []).enumerated() { try check(item, 3, "walls[\(i)]") }
+                for (i, item) in (dictionary["encounters"] as? [Any] ?? []).enumerated() {
+                    try check(item, 4, "encounters[\(i)]")
+                }
             }
         }
         try check(object, 0, "")
@@ -208,10 +218,20 @@ private struct RawScenario: Decodable {
         let loss: Double?
     }
 
+    struct RawEncounter: Decodable {
+        let `class`: String
+        let peers: [String]
+        let t: Double
+        let closingSpeed: Double
+        let minimumDistance: Double
+        let hold: Double?
+    }
+
     let version: Int
     let name: String?
     let peers: [RawPeer]
     let walls: [RawWall]?
+    let encounters: [RawEncounter]?
 
     func checked(file: String) throws(ScenarioError) -> ScenarioFile {
         func fail(_ field: String?, _ problem: String) -> ScenarioError {
@@ -283,6 +303,56 @@ private struct RawScenario: Decodable {
             checkedWalls.append(Wall(from: Vector3(w.x1, w.y1, 0), to: Vector3(w.x2, w.y2, 0), loss: loss))
         }
         guard checkedWalls.count <= 1000 else { throw fail("walls", "must list at most 1000 walls") }
-        return ScenarioFile(name: name ?? file, peers: result, walls: checkedWalls)
+        let raw = encounters ?? []
+        guard raw.count <= 100_000 else { throw fail("encounters", "must list at most 100000 encounters") }
+        var scripts: [EncounterScript] = []
+        for (k, e) in raw.enumerated() {
+            let at = "encounters[\(k)]"
+            guard let kind = EncounterClass(rawValue: e.class) else {
+                throw fail("\(at).class", "must be one of \(EncounterClass.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(e.class)\"")
+            }
+            guard e.peers.count == 2 else { throw fail("\(at).peers", "must name two peers, not \(e.peers.count)") }
+            guard let a = index[e.peers[0]], let b = index[e.peers[1]], a != b else {
+                throw fail("\(at).peers", "must name two different peers of the file, not \(e.peers)")
+            }
+            for (name, value) in [("t", e.t), ("closingSpeed", e.closingSpeed), ("minimumDistance", e.minimumDistance),
+                                  ("hold", e.hold ?? 0)] {
+                guard value.isFinite, abs(value) <= 100_000 else { throw fail("\(at).\(name)", "must be a finite number") }
+            }
+            guard e.t >= 0 else { throw fail("\(at).t", "must not be negative") }
+            guard e.closingSpeed > 0, e.closingSpeed <= 5 else {
+                throw fail("\(at).closingSpeed", "must be above 0 and at most 5 m/s, got \(e.closingSpeed)")
+            }
+            let touch = ScenarioFile.touchDistance
+            if kind.isTouch {
+                guard e.minimumDistance >= 0, e.minimumDistance <= touch else {
+                    throw fail("\(at).minimumDistance", "of a touch must be between 0 and \(touch) m, got \(e.minimumDistance)")
+                }
+            } else {
+                guard e.minimumDistance > touch, e.minimumDistance <= 10 else {
+                    throw fail("\(at).minimumDistance", "of a \(kind.rawValue) must be above \(touch) m (closer is a touch) and at most 10 m, got \(e.minimumDistance)")
+                }
+            }
+            let hold = e.hold ?? 0.5
+            guard hold >= 0, hold <= 60 else { throw fail("\(at).hold", "must be between 0 and 60 seconds, got \(hold)") }
+            scripts.append(EncounterScript(kind: kind, a: a, b: b, t: e.t, closingSpeed: e.closingSpeed,
+                                           minimumDistance: e.minimumDistance, hold: hold))
+        }
+        // In time order, each fitting between its holders and none of a peer's overlapping the one before.
+        let ordered = scripts.enumerated().sorted { ($0.element.t, $0.offset) < ($1.element.t, $1.offset) }
+        var busyUntil = [Double](repeating: -.infinity, count: result.count)
+        for (k, script) in ordered {
+            let at = "encounters[\(k)]"
+            let (gesture, gap) = World.plan(script, result)
+            if script.kind != .walkPast, script.kind != .tableKnock, gap < script.minimumDistance {
+                throw fail("\(at).minimumDistance", "is \(script.minimumDistance) m, farther than the \(gap) m its two peers stand apart")
+            }
+            for peer in [script.a, script.b] where busyUntil[peer] > script.t {
+                throw fail("\(at).t", "is \(script.t) s, before \(result[peer].name)'s encounter before it ends (\(String(format: "%.2f", busyUntil[peer])) s)")
+            }
+            busyUntil[script.a] = gesture.end
+            busyUntil[script.b] = gesture.end
+        }
+        return ScenarioFile(name: name ?? file, peers: result, walls: checkedWalls, encounters: ordered.map(\.element))
     }
 }

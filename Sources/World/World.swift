@@ -63,6 +63,10 @@ public final class World {
         return []
     }
     private var motion: [Motion] = []
+    /// A scripted scenario's encounters, each with the gesture its two hands make and the gap they started from.
+    public private(set) var scriptedEncounters: [(script: EncounterScript, gesture: EncounterScript.Gesture, startGap: Double)] = []
+    /// For each peer, the indices of its scripted encounters.
+    private var encountersOf: [[Int]] = []
     private let random: RandomSource
     private var nextPairingAt: Double = 0
 
@@ -87,6 +91,7 @@ public final class World {
             interests = file.peers.map(\.interests)
             hallSide = 0
             poses = []
+            planEncounters(file)
             poses = (0..<peerCount).map { scriptedPose($0, at: 0, file: file) }
             accelerometers.place(poses.map(\.position))
             return
@@ -349,9 +354,46 @@ public final class World {
         encounters[e] = encounter
     }
 
+    /// Plans each scripted encounter's gesture from where its two holders stand when it starts (the file's checks
+    /// made sure that a peer's encounters do not overlap and that each fits between its two holders).
+    private func planEncounters(_ file: ScenarioFile) {
+        encountersOf = Array(repeating: [], count: file.peers.count)
+        for (k, script) in file.encounters.enumerated() {
+            let (gesture, startGap) = Self.plan(script, file.peers)
+            encountersOf[script.a].append(k)
+            encountersOf[script.b].append(k)
+            scriptedEncounters.append((script, gesture, startGap))
+        }
+    }
+
+    /// An encounter's gesture and the horizontal gap its two holders stand apart when it starts.
+    static func plan(_ script: EncounterScript, _ peers: [ScenarioFile.Peer]) -> (EncounterScript.Gesture, Double) {
+        let pa = interpolate(peers[script.a].waypoints, at: script.t).position
+        let pb = interpolate(peers[script.b].waypoints, at: script.t).position
+        var between = pb - pa
+        between.z = 0
+        return (script.gesture(from: pa, to: pb), between.length)
+    }
+
+    /// Where peer `i`'s hands have moved its phone from where its waypoints put it, at `t`.
+    private func gestureOffset(_ i: Int, at t: Double) -> Vector3 {
+        var offset = Vector3.zero
+        for k in encountersOf[i] {
+            let (script, gesture, startGap) = scriptedEncounters[k]
+            guard t > script.t, t < gesture.end else { continue }
+            let half = gesture.closed(at: t, startGap: startGap) / 2
+            offset += gesture.toward * (script.a == i ? half : -half)
+            offset.z += gesture.lift(at: t)
+        }
+        return offset
+    }
+
     private func scriptedPose(_ i: Int, at t: Double, file: ScenarioFile) -> Pose {
-        func position(_ i: Int) -> Vector3 { Self.interpolate(file.peers[i].waypoints, at: t).position }
-        let (p, turn) = Self.interpolate(file.peers[i].waypoints, at: t)
+        func position(_ i: Int) -> Vector3 {
+            Self.interpolate(file.peers[i].waypoints, at: t).position + gestureOffset(i, at: t)
+        }
+        let (waypoint, turn) = Self.interpolate(file.peers[i].waypoints, at: t)
+        let p = waypoint + gestureOffset(i, at: t)
         switch turn {
         case .facing(let other):
             return Pose(position: p, orientation: .facing(position(other), from: p))

@@ -121,6 +121,12 @@ import Testing
         #expect(text.contains("1 false bump, by true distance at firing: 0 up to 8 cm, 1 at 8-12 cm, 0 at 12-20 cm, "
             + "0 beyond 20 cm; 1 near miss, by closest approach: 0 at 8-12 cm, 1 at 12-20 cm, 0 at 20-25 cm"))
         #expect(text.contains("1 brush; 0 bumps on touches that began in the last second (not scored); 1 profile delivered"))
+        #expect(!text.contains("by class"))
+        summary.bumps.byClass = ["walkPast": .init(encounters: 2, fired: 0, touch: false),
+                                 "hardTap": .init(encounters: 3, fired: 2, touch: true),
+                                 "softStop": .init(encounters: 1, fired: 1, touch: false)]
+        #expect(try command.render(summary).contains(
+            "by class    fired on touches: hardTap 2/3; on the rest: softStop 1/1, walkPast 0/2"))
         summary.bumps.nearMisses = 0
         summary.bumps.brushes = 2
         #expect(try command.render(summary).contains("0 near misses, by closest approach"))
@@ -161,14 +167,14 @@ import Testing
             "direction": ["p50Degrees", "p95Degrees", "nilShare"],
             "bumps": ["fired", "trueContacts", "detected", "precision", "recall", "latencyP50", "latencyP95",
                       "earlyDetections", "unscoredBumps", "falseBumps", "falseByTrueDistance", "nearMisses", "nearMissesByDistance",
-                      "brushes", "profilesDelivered"],
+                      "brushes", "profilesDelivered", "byClass"],
             "performance": ["wallSeconds", "updatesPerSecond", "realTimeFactor", "peakMemoryMB"],
         ]
         for (section, keys) in expected {
             let object = try #require(json[section] as? [String: Any], "missing \(section)")
             // Optional figures are left out of the JSON when there is nothing to report (no bumps in 10 s).
             let optional: Set<String> = ["convergenceSeconds", "rmse", "p50", "p95", "p50Degrees", "p95Degrees",
-                                         "precision", "recall", "latencyP50", "latencyP95", "interruptedAt"]
+                                         "precision", "recall", "latencyP50", "latencyP95", "interruptedAt", "byClass"]
             #expect(Set(object.keys).isSubset(of: keys), "\(section) has unknown fields")
             #expect(keys.subtracting(optional).isSubset(of: Set(object.keys)), "\(section) misses fields")
         }

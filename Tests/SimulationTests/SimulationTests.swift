@@ -272,6 +272,31 @@ import World
         #expect(Double(range.right) / Double(range.fired) < 0.7, "\(range)")
     }
 
+    /// examples/bump-classes.json scored by class: every class's encounters counted once, the touch classes
+    /// marked, and the fired touches the contacts the detector found (two scorers, one answer). Without scripted
+    /// encounters there is no table.
+    @Test func encountersAreScoredByClass() async throws {
+        let file = try ScenarioFile.load(path: Self.examples + "/bump-classes.json")
+        let summary = try await Simulation(settings: settings {
+            $0.scenario = .scripted(file); $0.seed = 1; $0.rangingPolicy = .proximity; $0.bump.method = .range
+        }).run()
+        let byClass = try #require(summary.bumps.byClass)
+        let expected: [EncounterClass: Int] = [.gentleTouch: 18, .hardTap: 18, .softStop: 6, .hardStop: 6, .fistBump: 6,
+                                               .handshake: 6, .tableKnock: 6, .walkPast: 6]
+        #expect(byClass.count == 8)
+        for (kind, count) in expected {
+            let score = try #require(byClass[kind.rawValue])
+            #expect(score.encounters == count && score.touch == kind.isTouch && score.fired <= count)
+        }
+        let firedOnTouches = byClass.values.filter(\.touch).map(\.fired).reduce(0, +)
+        #expect(summary.bumps.trueContacts == 36)
+        #expect(firedOnTouches == summary.bumps.detected, "\(firedOnTouches) against \(summary.bumps.detected)")
+        // The range detector fires on some stops short: the table shows where.
+        #expect(byClass.values.filter { !$0.touch }.map(\.fired).reduce(0, +) > 0)
+        let mingle = try await Simulation(settings: settings { $0.peers = 6; $0.duration = 3 }).run()
+        #expect(mingle.bumps.byClass == nil)
+    }
+
     /// 60 people mingling for a minute: bodies stand between a good share of the pairs within 3 m (measured 76%:
     /// a holder's own body for about a third, and the crowd gathers where most lines cross someone), and never
     /// between two phones touching face to face.

@@ -1,0 +1,136 @@
+import Foundation
+import Geometry
+
+/// The kinds of meeting a bump detector must tell apart: two that are touches and six that are not, each a hand
+/// gesture with published kinematics (docs/sensors.md).
+public enum EncounterClass: String, Sendable, CaseIterable, Codable, Comparable {
+    /// Phones brought together slowly until their cases touch.
+    case gentleTouch
+    /// Phones tapped together.
+    case hardTap
+    /// Hands slow to a stop just short of touching.
+    case softStop
+    /// Hands brake hard just short of touching.
+    case hardStop
+    /// The two hands holding the phones bump fists: the hands meet, the phones a fist's width apart.
+    case fistBump
+    /// The two hands holding the phones shake: they meet and move up and down together.
+    case handshake
+    /// Both phones lie still on one table while someone knocks on it.
+    case tableKnock
+    /// One holder walks past the other.
+    case walkPast
+
+    /// Whether the phones' cases touch: what a bump is.
+    public var isTouch: Bool { self == .gentleTouch || self == .hardTap }
+
+    public static func < (a: Self, b: Self) -> Bool {
+        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    }
+}
+
+/// One scripted encounter of a scenario file: two peers, from time `t`, meet as `kind` says, their phones' centres
+/// coming to `minimumDistance` metres, closing at `closingSpeed` m/s (at contact for a touch; at the approach's peak
+/// otherwise; the walker's speed for a walk past; the knuckle's for a table knock), held `hold` seconds.
+public struct EncounterScript: Sendable, Equatable {
+    public let kind: EncounterClass
+    public let a: Int
+    public let b: Int
+    public let t: Double
+    public let closingSpeed: Double
+    public let minimumDistance: Double
+    public let hold: Double
+
+    /// A touch's approach peaks at this closing speed, m/s, or at the contact's own speed over `contactShareOfPeak`
+    /// when faster: a hand does not plan to stop at the surface it taps, so the phones meet still closing, late in
+    /// the move for a gentle touch, near its peak for a hard tap.
+    static let approachPeakSpeed = 0.5
+    static let contactShareOfPeak = 0.9
+    /// How long the hands take to part again, seconds.
+    static let withdrawal = 0.8
+    /// A handshake's shaking: frequency (Hz), amplitude (m) and length (s).
+    static let shake = (frequency: 2.5, amplitude: 0.03, length: 1.2)
+
+    public init(kind: EncounterClass, a: Int, b: Int, t: Double, closingSpeed: Double, minimumDistance: Double,
+                hold: Double = 0.5) {
+        self.kind = kind
+        self.a = a
+        self.b = b
+        self.t = t
+        self.closingSpeed = closingSpeed
+        self.minimumDistance = minimumDistance
+        self.hold = hold
+    }
+
+    /// The moves of the two phones, relative to where their holders' waypoints put them, given where those stand
+    /// at the encounter's start: each phone's offset and its duration. Shared by both hands, half the way each.
+    public func gesture(from pa: Vector3, to pb: Vector3) -> Gesture {
+        var between = pb - pa
+        between.z = 0
+        let gap = max(between.length, 1e-6)
+        let toward = between.length > 1e-9 ? between / gap : Vector3(1, 0, 0)
+        switch kind {
+        case .gentleTouch, .hardTap:
+            // The move aims past the contact, which it reaches on its braking half at the scripted speed: where
+            // 16u²(1 − u)², its speed over its peak, falls to that share.
+            let peak = max(Self.approachPeakSpeed, closingSpeed / Self.contactShareOfPeak)
+            let share = closingSpeed / peak
+            let u = (1 + (1 - share.squareRoot()).squareRoot()) / 2
+            let covered = u * u * u * (10 - 15 * u + 6 * u * u)
+            let distance = (gap - minimumDistance) / covered
+            let duration = max(MinimumJerkMove.peakSpeedFactor * distance / peak, 0.05)
+            let contactAt = t + u * duration
+            return Gesture(toward: toward, closing: MinimumJerkMove(from: .zero, to: toward * distance, start: t,
+                                                                     duration: duration),
+                           stopGap: minimumDistance, stopAt: contactAt, holdUntil: contactAt + hold, shake: nil)
+        case .softStop, .hardStop, .fistBump, .handshake:
+            let distance = max(gap - minimumDistance, 0)
+            let duration = max(MinimumJerkMove.peakSpeedFactor * distance / closingSpeed, 0.05)
+            let end = t + duration
+            let shake = kind == .handshake ? (start: end, length: Self.shake.length) : nil
+            return Gesture(toward: toward, closing: MinimumJerkMove(from: .zero, to: toward * distance, start: t,
+                                                                     duration: duration),
+                           stopGap: minimumDistance, stopAt: end,
+                           holdUntil: end + hold + (shake?.length ?? 0), shake: shake)
+        case .tableKnock, .walkPast:
+            return Gesture(toward: toward, closing: nil, stopGap: gap, stopAt: t, holdUntil: t + hold, shake: nil)
+        }
+    }
+
+    /// How the two hands move in one encounter: together along `toward` by the closing move (the pair's gap closes
+    /// by its offset; each hand covers half), held at `stopGap` from `stopAt` to `holdUntil` (shaking, for a
+    /// handshake), then parted by a minimum-jerk withdrawal.
+    public struct Gesture: Sendable, Equatable {
+        public let toward: Vector3
+        public let closing: MinimumJerkMove?
+        public let stopGap: Double
+        public let stopAt: Double
+        public let holdUntil: Double
+        public let shake: (start: Double, length: Double)?
+
+        public static func == (a: Gesture, b: Gesture) -> Bool {
+            a.toward == b.toward && a.closing == b.closing && a.stopGap == b.stopGap && a.stopAt == b.stopAt
+                && a.holdUntil == b.holdUntil && a.shake?.start == b.shake?.start && a.shake?.length == b.shake?.length
+        }
+
+        /// When the hands are back where their holders' waypoints put them.
+        public var end: Double { holdUntil + (closing == nil ? 0 : EncounterScript.withdrawal) }
+
+        /// How far the pair's gap has closed at `time`, metres, given the gap `start` when it began.
+        public func closed(at time: Double, startGap: Double) -> Double {
+            guard let closing else { return 0 }
+            let atStop = startGap - stopGap
+            if time <= stopAt { return min(closing.position(at: time).length, atStop) }
+            if time <= holdUntil { return atStop }
+            let back = MinimumJerkMove(from: Vector3(atStop, 0, 0), to: .zero, start: holdUntil,
+                                       duration: EncounterScript.withdrawal)
+            return back.position(at: time).x
+        }
+
+        /// The hands' shared height offset at `time`: a handshake's shaking, nothing otherwise.
+        public func lift(at time: Double) -> Double {
+            guard let shake, time > shake.start, time < shake.start + shake.length else { return 0 }
+            return EncounterScript.shake.amplitude * sin(2 * .pi * EncounterScript.shake.frequency * (time - shake.start))
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import Geometry
+import Testing
+@testable import World
+
+/// Scripted encounters: the file's checks, and the world making each class's gesture with the closest approach and
+/// the closing speed the file states.
+@Suite struct EncounterTests {
+    private static func file(_ encounters: String, gap: Double = 0.6) -> String {
+        #"{"version": 1, "peers": [{"name": "A", "waypoints": [{"t": 0, "x": 0, "y": 0, "facing": "B"}]}, "#
+            + #"{"name": "B", "waypoints": [{"t": 0, "x": \#(gap), "y": 0, "facing": "A"}]}, "#
+            + #"{"name": "C", "waypoints": [{"t": 0, "x": 5, "y": 0}]}], "encounters": [\#(encounters)]}"#
+    }
+
+    private func parse(_ text: String) throws(ScenarioError) -> ScenarioFile {
+        try ScenarioFile.parse(Data(text.utf8), file: "s.json")
+    }
+
+    private func problem(_ text: String) -> String? {
+        do {
+            _ = try parse(text)
+            return nil
+        } catch {
+            return error.description
+        }
+    }
+
+    @Test func encountersAreReadInTimeOrder() throws {
+        let file = try parse(Self.file(#"{"class": "hardTap", "peers": ["A", "B"], "t": 9, "closingSpeed": 0.5, "minimumDistance": 0.04}, "#
+            + #"{"class": "softStop", "peers": ["B", "A"], "t": 2, "closingSpeed": 0.3, "minimumDistance": 0.12, "hold": 1}"#))
+        #expect(file.encounters.map(\.kind) == [.softStop, .hardTap])
+        #expect(file.encounters[0] == EncounterScript(kind: .softStop, a: 1, b: 0, t: 2, closingSpeed: 0.3,
+                                                     minimumDistance: 0.12, hold: 1))
+        #expect(file.encounters[1].hold == 0.5)
+    }
+
+    @Test(arguments: [
+        (#"{"class": "bump", "peers": ["A", "B"], "t": 1, "closingSpeed": 0.5, "minimumDistance": 0.04}"#,
+         #"scenario file s.json: encounters[0].class must be one of gentleTouch, hardTap, softStop, hardStop, fistBump, handshake, tableKnock, walkPast, not "bump""#),
+        (#"{"class": "hardTap", "peers": ["A", "Z"], "t": 1, "closingSpeed": 0.5, "minimumDistance": 0.04}"#,
+         #"scenario file s.json: encounters[0].peers must name two different peers of the file, not ["A", "Z"]"#),
+        (#"{"class": "hardTap", "peers": ["A", "A"], "t": 1, "closingSpeed": 0.5, "minimumDistance": 0.04}"#,
+         #"scenario file s.json: encounters[0].peers must name two different peers of the file, not ["A", "A"]"#),
+        (#"{"class": "hardTap", "peers": ["A", "B"], "t": 1, "closingSpeed": 0.5, "minimumDistance": 0.1}"#,
+         "scenario file s.json: encounters[0].minimumDistance of a touch must be between 0 and 0.08 m, got 0.1"),
+        (#"{"class": "hardStop", "peers": ["A", "B"], "t": 1, "closingSpeed": 0.5, "minimumDistance": 0.05}"#,
+         "scenario file s.json: encounters[0].minimumDistance of a hardStop must be above 0.08 m (closer is a touch) and at most 10 m, got 0.05"),
+        (#"{"class": "hardStop", "peers": ["A", "B"], "t": 1, "closingSpeed": 0, "minimumDistance": 0.15}"#,
+         "scenario file s.json: encounters[0].closingSpeed must be above 0 and at most 5 m/s, got 0.0"),
+        (#"{"class": "hardStop", "peers": ["A", "C"], "t": 1, "closingSpeed": 1, "minimumDistance": 6}"#,
+         "scenario file s.json: encounters[0].minimumDistance is 6.0 m, farther than the 5.0 m its two peers stand apart"),
+        (#"{"class": "hardTap", "peers": ["A", "B"], "t": 1, "closingSpeed": 0.5, "minimumDistance": 0.04}, "#
+            + #"{"class": "softStop", "peers": ["C", "B"], "t": 2, "closingSpeed": 0.3, "minimumDistance": 0.12}"#,
+         "scenario file s.json: encounters[1].t is 2.0 s, before B's encounter before it ends (3.94 s)"),
+        (#"{"class": "hardTap", "peers": ["A", "B"], "t": 1, "closingSped": 0.5, "minimumDistance": 0.04}"#,
+         #"scenario file s.json: encounters[0].closingSped is not a field of an encounter (its fields: class, peers, t, closingSpeed, minimumDistance, hold); did you mean "closingSpeed"?"#),
+    ])
+    func aBadEncounterIsNamed(_ encounter: String, _ expected: String) {
+        let said = problem(Self.file(encounter))
+        #expect(said?.hasPrefix(expected) == true, "\(said ?? "accepted")")
+    }
+
+    /// The world makes each gesture: the phones come to the stated closest approach, a touch meets at the stated
+    /// closing speed, a stop peaks at it, a handshake lifts both phones together, and the phones end where their
+    /// waypoints hold them.
+    @Test(arguments: [EncounterClass.gentleTouch, .hardTap, .softStop, .hardStop, .fistBump, .handshake])
+    func theWorldMakesTheGesture(_ kind: EncounterClass) throws {
+        let distance = kind.isTouch ? 0.05 : 0.14
+        let speed = [EncounterClass.gentleTouch: 0.06, .hardTap: 0.6, .softStop: 0.3, .hardStop: 1.8,
+                     .fistBump: 1.0, .handshake: 0.4][kind]!
+        let file = try parse(Self.file(#"{"class": "\#(kind.rawValue)", "peers": ["A", "B"], "t": 1, "closingSpeed": \#(speed), "minimumDistance": \#(distance)}"#))
+        let world = try World(scenario: .scripted(file), peers: 3, seed: 1)
+        var closest = Double.infinity, previousGap = 0.6, fastest = 0.0, atContact: Double?
+        var lifted = 0.0
+        let dt = 0.0005
+        for k in 1...16_000 {
+            _ = world.advance(to: Double(k) * dt)
+            let a = world.poses[0].position, b = world.poses[1].position
+            let gap = (b - a).length
+            let closing = (previousGap - gap) / dt
+            fastest = max(fastest, closing)
+            // The last step wholly before the contact: the one that reaches it is cut short by it.
+            if gap > distance + 1e-9, closest > distance + 1e-9 { atContact = closing }
+            #expect(abs(a.z - b.z) < 1e-9)
+            lifted = max(lifted, abs(a.z - 1.2))
+            closest = min(closest, gap)
+            previousGap = gap
+        }
+        #expect(abs(closest - distance) < 1e-6, "\(closest)")
+        if kind.isTouch {
+            let met = try #require(atContact)
+            #expect(abs(met - speed) < 0.03 * speed + 0.002, "met at \(met) m/s")
+        } else {
+            #expect(abs(fastest - speed) < 0.01 * speed, "peaked at \(fastest) m/s")
+        }
+        #expect(kind == .handshake ? abs(lifted - 0.03) < 1e-3 : lifted < 1e-9, "\(lifted)")
+        #expect((world.poses[0].position - Vector3(0, 0, 1.2)).length < 1e-9)
+        #expect((world.poses[1].position - Vector3(0.6, 0, 1.2)).length < 1e-9)
+    }
+
+    /// examples/bump-classes.json (made by tools/make-bump-classes) is what it says: as many encounters that are not
+    /// touches as touches, every class, each realised by the world (a touch for each touch, none elsewhere).
+    @Test func bumpClassesIsBalancedAndRealised() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let file = try ScenarioFile.load(path: root.appendingPathComponent("examples/bump-classes.json").path)
+        let counts = Dictionary(grouping: file.encounters, by: \.kind).mapValues(\.count)
+        #expect(Set(counts.keys) == Set(EncounterClass.allCases))
+        let touches = file.encounters.filter(\.kind.isTouch).count
+        #expect(touches == 36 && file.encounters.count == 72)
+        let world = try World(scenario: .scripted(file), peers: file.peers.count, seed: 1)
+        _ = world.advance(to: 60)
+        let contacts = world.tracker.contacts
+        #expect(contacts.count == touches)
+        for script in file.encounters where script.kind.isTouch {
+            let pair = (min(script.a, script.b), max(script.a, script.b))
+            #expect(contacts.contains { ($0.a, $0.b) == pair && abs($0.start - script.t) < 5 })
+        }
+    }
+}
