@@ -30,8 +30,9 @@ public enum EncounterClass: String, Sendable, CaseIterable, Codable, Comparable 
 }
 
 /// One scripted encounter of a scenario file: two peers, from time `t`, meet as `kind` says, their phones' centres
-/// coming to `minimumDistance` metres, closing at `closingSpeed` m/s (at contact for a touch; at the approach's peak
-/// otherwise; the walker's speed for a walk past; the knuckle's for a table knock), held `hold` seconds.
+/// coming to `minimumDistance` metres, closing at `closingSpeed` m/s (at contact for a touch, a fist bump and a
+/// handshake's clasp, where something meets; at the approach's peak for a stop; the walker's speed for a walk past;
+/// the knuckle's for a table knock), held `hold` seconds.
 public struct EncounterScript: Sendable, Equatable {
     public let kind: EncounterClass
     public let a: Int
@@ -41,9 +42,10 @@ public struct EncounterScript: Sendable, Equatable {
     public let minimumDistance: Double
     public let hold: Double
 
-    /// A touch's approach peaks at this closing speed, m/s, or at the contact's own speed over `contactShareOfPeak`
-    /// when faster: a hand does not plan to stop at the surface it taps, so the phones meet still closing, late in
-    /// the move for a gentle touch, near its peak for a hard tap.
+    /// An approach that meets something (the phones, the fists, the hands' clasp) peaks at this closing speed,
+    /// m/s, or at the contact's own speed over `contactShareOfPeak` when faster: a hand does not plan to stop at
+    /// the surface it taps, so the meeting comes still closing, late in the move for a gentle touch, near its peak
+    /// for a hard tap.
     static let approachPeakSpeed = 0.5
     static let contactShareOfPeak = 0.9
     /// How long the hands take to part again, seconds.
@@ -70,7 +72,7 @@ public struct EncounterScript: Sendable, Equatable {
         let gap = max(between.length, 1e-6)
         let toward = between.length > 1e-9 ? between / gap : Vector3(1, 0, 0)
         switch kind {
-        case .gentleTouch, .hardTap:
+        case .gentleTouch, .hardTap, .fistBump, .handshake:
             // The move aims past the contact, which it reaches on its braking half at the scripted speed: where
             // 16u²(1 − u)², its speed over its peak, falls to that share.
             let peak = max(Self.approachPeakSpeed, closingSpeed / Self.contactShareOfPeak)
@@ -82,16 +84,16 @@ public struct EncounterScript: Sendable, Equatable {
             let contactAt = t + u * duration
             return Gesture(toward: toward, closing: MinimumJerkMove(from: .zero, to: toward * distance, start: t,
                                                                      duration: duration),
-                           stopGap: minimumDistance, stopAt: contactAt, holdUntil: contactAt + hold, shake: nil)
-        case .softStop, .hardStop, .fistBump, .handshake:
+                           stopGap: minimumDistance, stopAt: contactAt,
+                           holdUntil: contactAt + hold + (kind == .handshake ? Self.shake.length : 0),
+                           shake: kind == .handshake ? (start: contactAt, length: Self.shake.length) : nil)
+        case .softStop, .hardStop:
             let distance = max(gap - minimumDistance, 0)
             let duration = max(MinimumJerkMove.peakSpeedFactor * distance / closingSpeed, 0.05)
             let end = t + duration
-            let shake = kind == .handshake ? (start: end, length: Self.shake.length) : nil
             return Gesture(toward: toward, closing: MinimumJerkMove(from: .zero, to: toward * distance, start: t,
                                                                      duration: duration),
-                           stopGap: minimumDistance, stopAt: end,
-                           holdUntil: end + hold + (shake?.length ?? 0), shake: shake)
+                           stopGap: minimumDistance, stopAt: end, holdUntil: end + hold, shake: nil)
         case .tableKnock, .walkPast:
             return Gesture(toward: toward, closing: nil, stopGap: gap, stopAt: t, holdUntil: t + hold, shake: nil)
         }
