@@ -129,6 +129,23 @@ public struct EncounterScript: Sendable, Equatable {
             return back.position(at: time).x
         }
 
+        /// The second derivative of ``closed(at:startGap:)``: the gap's closing acceleration, m/s². A meeting's
+        /// last speed is not in it: the meeting's push takes it out (``ContactMechanics``).
+        public func closingAcceleration(at time: Double, startGap: Double) -> Double {
+            guard let closing else { return 0 }
+            if time < stopAt { return closing.acceleration(at: time).dot(toward) }
+            if time <= holdUntil { return 0 }
+            let back = MinimumJerkMove(from: Vector3(startGap - stopGap, 0, 0), to: .zero, start: holdUntil,
+                                       duration: EncounterScript.withdrawal)
+            return back.acceleration(at: time).x
+        }
+
+        /// The second derivative of ``lift(at:)``, m/s².
+        public func liftAcceleration(at time: Double) -> Double {
+            let omega = 2 * Double.pi * EncounterScript.shake.frequency
+            return -omega * omega * lift(at: time)
+        }
+
         /// The hands' shared height offset at `time`: a handshake's shaking, nothing otherwise.
         public func lift(at time: Double) -> Double {
             guard let shake, time > shake.start, time < shake.start + shake.length else { return 0 }

@@ -2,6 +2,7 @@ import Bump
 import Foundation
 import GSL
 import Geometry
+import Radio
 
 /// The truth: where every peer's phone is and how it is turned, over time, and which pairs touch.
 ///
@@ -67,6 +68,11 @@ public final class World {
     public private(set) var scriptedEncounters: [(script: EncounterScript, gesture: EncounterScript.Gesture, startGap: Double)] = []
     /// For each peer, the indices of its scripted encounters.
     private var encountersOf: [[Int]] = []
+    /// With ``startSensing(clocks:seed:imu:motion:)``: each phone's accelerometer, what moves it, and the samples
+    /// it has taken.
+    private var motionModel: ScriptedMotion?
+    private var chips: [Accelerometer] = []
+    public private(set) var samples: [[AccelerometerSample]] = []
     private let random: RandomSource
     private var nextPairingAt: Double = 0
 
@@ -162,6 +168,7 @@ public final class World {
                     .sorted { ($0.0, $0.1) < ($1.0, $1.1) }
             } ?? close, at: time)
             accelerometers.sense(positions, close: close, at: time, dt: dt)
+            sampleChips()
         }
         if time > from + 1e-12 {
             for d in poses.indices {
@@ -352,6 +359,35 @@ public final class World {
             }
         }
         encounters[e] = encounter
+    }
+
+    /// Starts every phone's accelerometer chip (scripted scenarios): from now on each samples its phone's motion
+    /// (``samples``), stamped on its own clock.
+    ///
+    /// - Throws: when the scenario is not scripted, or a setting is out of range.
+    public func startSensing(clocks: [DeviceClock], seed: UInt64, imu: IMUSettings = IMUSettings(),
+                             motion: MotionSettings = MotionSettings()) throws {
+        guard case .scripted(let file) = scenario else {
+            throw ScenarioError(file: scenario.name, field: nil, problem: "has no scripted motion to sense")
+        }
+        if let problem = imu.problem() ?? motion.cases.problem() ?? motion.hands.problem() {
+            throw ScenarioError(file: file.name, field: nil, problem: "cannot be sensed: \(problem)")
+        }
+        precondition(clocks.count == peerCount, "one clock a phone")
+        motionModel = ScriptedMotion(file: file, encounters: scriptedEncounters, encountersOf: encountersOf,
+                                     settings: motion)
+        chips = try (0..<peerCount).map { try Accelerometer(device: $0, runSeed: seed, clock: clocks[$0], settings: imu) }
+        samples = Array(repeating: [], count: peerCount)
+        sampleChips()
+    }
+
+    private func sampleChips() {
+        guard let model = motionModel, case .scripted(let file) = scenario else { return }
+        for i in chips.indices {
+            chips[i].sample(until: time, motion: { t in
+                (model.acceleration(i, at: t), self.scriptedPose(i, at: t, file: file).orientation)
+            }, pulses: model.pulses[i], into: &samples[i])
+        }
     }
 
     /// Plans each scripted encounter's gesture from where its two holders stand when it starts (the file's checks

@@ -1,0 +1,119 @@
+import Foundation
+import Geometry
+
+/// What moves a held phone besides the scripted path itself, and how two things that meet push each other: the
+/// world's side of the accelerometers. Sources in docs/sensors.md.
+public struct MotionSettings: Sendable, Equatable {
+    /// A change of velocity at a waypoint is spread over this long, seconds (a raised cosine): people change pace
+    /// over about a step. An assumption.
+    public var paceChange = 0.4
+    /// While its holder walks, a phone rides the body's rise and fall: the centre of mass moves about 5 cm up and
+    /// down each step (Inman, Ralston and Todd, Human Walking, 1981), at the cadence, a sinusoid of
+    /// (excursion / 2)(2π cadence)² m/s², 3.2 at 1.8 steps a second.
+    public var stepExcursion = 0.05
+    public var cadence = 1.8
+    /// Faster than this over the ground, m/s, the holder is walking.
+    public var walking = 0.3
+    /// Two phones' cases meeting.
+    public var cases = ContactSettings()
+    /// Two fists meeting, or two palms clasping, each holding its phone: a hand of 0.45 kg (0.6% of a 75-kg body,
+    /// Winter's anthropometric tables) and its phone, meeting through soft tissue.
+    public var hands: ContactSettings = {
+        var h = ContactSettings()
+        h.phoneMass = 0.65
+        h.caseModulus = 0.5e6
+        h.contactRadius = 0.04
+        h.restitution = 0.3
+        return h
+    }()
+    /// A knuckle knocking on the table the phones lie on: the hand's mass, the table's, and how long the knock
+    /// lasts, seconds. The table moves as one body: its push is the hand's momentum shared with it.
+    public var knuckleMass = 0.45
+    public var tableMass = 20.0
+    public var knockDuration = 0.003
+
+    public init() {}
+}
+
+/// Each phone's motion in a scripted scenario as its accelerometer feels it: the path's own changes of pace, the
+/// encounters' hand moves, a handshake's shaking, the steps of a walk, and the pushes of what meets.
+struct ScriptedMotion {
+    let file: ScenarioFile
+    let settings: MotionSettings
+    /// Each phone's pushes: contacts, fists, clasps, knocks.
+    private(set) var pulses: [[ContactPulse]]
+    private let encounters: [(script: EncounterScript, gesture: EncounterScript.Gesture, startGap: Double)]
+    private let encountersOf: [[Int]]
+
+    init(file: ScenarioFile, encounters: [(script: EncounterScript, gesture: EncounterScript.Gesture, startGap: Double)],
+         encountersOf: [[Int]], settings: MotionSettings) {
+        self.file = file
+        self.settings = settings
+        self.encounters = encounters
+        self.encountersOf = encountersOf
+        pulses = Array(repeating: [], count: file.peers.count)
+        for (script, gesture, _) in encounters {
+            switch script.kind {
+            case .gentleTouch, .hardTap, .fistBump, .handshake:
+                let mechanics = script.kind.isTouch ? settings.cases : settings.hands
+                if let (a, b) = ContactMechanics.meet(at: gesture.stopAt, closingSpeed: script.closingSpeed,
+                                                      normal: gesture.toward, settings: mechanics) {
+                    pulses[script.a].append(a)
+                    pulses[script.b].append(b)
+                }
+            case .tableKnock:
+                // The knuckle's momentum, given back by half, shared with the table: both phones ride it up.
+                let dv = 1.5 * settings.knuckleMass * script.closingSpeed / (settings.knuckleMass + settings.tableMass)
+                let up = ContactPulse(start: script.t, duration: settings.knockDuration,
+                                      peak: .pi * dv / (2 * settings.knockDuration), direction: Vector3(0, 0, 1))
+                pulses[script.a].append(up)
+                pulses[script.b].append(up)
+            case .softStop, .hardStop, .walkPast:
+                break
+            }
+        }
+    }
+
+    /// Phone `i`'s acceleration at `t`, world frame, gravity left out, m/s².
+    func acceleration(_ i: Int, at t: Double) -> Vector3 {
+        pathAcceleration(i, at: t) + gestureAcceleration(i, at: t) + stepAcceleration(i, at: t)
+    }
+
+    /// The waypoints' changes of velocity, each spread over `paceChange` around its waypoint.
+    private func pathAcceleration(_ i: Int, at t: Double) -> Vector3 {
+        let w = file.peers[i].waypoints
+        let half = settings.paceChange / 2
+        var total = Vector3.zero
+        for k in w.indices where abs(t - w[k].t) < half {
+            let before = k > 0 ? (w[k].position - w[k - 1].position) / (w[k].t - w[k - 1].t) : .zero
+            let after = k + 1 < w.count ? (w[k + 1].position - w[k].position) / (w[k + 1].t - w[k].t) : .zero
+            let u = (t - w[k].t + half) / settings.paceChange
+            total += (after - before) / settings.paceChange * (1 - cos(2 * .pi * u))
+        }
+        return total
+    }
+
+    /// The hands' moves: half the gap's closing each, toward the other; a handshake's shaking.
+    private func gestureAcceleration(_ i: Int, at t: Double) -> Vector3 {
+        var total = Vector3.zero
+        for k in encountersOf[i] {
+            let (script, gesture, startGap) = encounters[k]
+            guard t > script.t, t < gesture.end else { continue }
+            let along = gesture.closingAcceleration(at: t, startGap: startGap) / 2
+            total += gesture.toward * (script.a == i ? along : -along)
+            total.z += gesture.liftAcceleration(at: t)
+        }
+        return total
+    }
+
+    /// The body's rise and fall while its holder walks the scripted path.
+    private func stepAcceleration(_ i: Int, at t: Double) -> Vector3 {
+        let w = file.peers[i].waypoints
+        guard let k = w.firstIndex(where: { $0.t > t }), k > 0 else { return .zero }
+        var leg = w[k].position - w[k - 1].position
+        leg.z = 0
+        guard leg.length / (w[k].t - w[k - 1].t) > settings.walking else { return .zero }
+        let omega = 2 * Double.pi * settings.cadence
+        return Vector3(0, 0, settings.stepExcursion / 2 * omega * omega * sin(omega * (t - w[k - 1].t)))
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Geometry
+import Radio
+import Testing
+@testable import World
+
+/// The accelerometers of a scripted scenario feel the phones' motion: a tap's push, a stop's braking, a knock
+/// through the table, a walk's steps; and a phone at rest feels nothing but its chip's noise.
+@Suite struct PhoneMotionTests {
+    /// Two phones 60 cm apart and one at rest far off; one encounter of the two at 1 s (a table knock: both lie on a
+    /// table, 25 cm apart; a walk past: the first walks past the second at 0.5 m).
+    private func sensed(_ kind: EncounterClass, speed: Double, distance: Double, until end: Double = 5)
+        throws -> (samples: [[AccelerometerSample]], clocks: [DeviceClock], world: World)
+    {
+        let a: String, b: String, hold: String
+        switch kind {
+        case .tableKnock:
+            a = #"[{"t": 0, "x": 0, "y": 0, "z": 0.75, "pitch": -90}]"#
+            b = #"[{"t": 0, "x": 0.25, "y": 0, "z": 0.75, "pitch": -90}]"#
+            hold = "0.3"
+        case .walkPast:
+            a = #"[{"t": 0, "x": -3, "y": 0.5, "heading": 0}, {"t": 1, "x": -3, "y": 0.5, "heading": 0}, {"t": 5, "x": 3, "y": 0.5, "heading": 0}]"#
+            b = #"[{"t": 0, "x": 0, "y": 0, "facing": "A"}]"#
+            hold = "4"
+        default:
+            a = #"[{"t": 0, "x": 0, "y": 0, "facing": "B"}]"#
+            b = #"[{"t": 0, "x": 0.6, "y": 0, "facing": "A"}]"#
+            hold = "0.5"
+        }
+        let text = #"{"version": 1, "peers": [{"name": "A", "waypoints": \#(a)}, {"name": "B", "waypoints": \#(b)}, "#
+            + #"{"name": "C", "waypoints": [{"t": 0, "x": 9, "y": 9}]}], "encounters": [{"class": "\#(kind.rawValue)", "#
+            + #""peers": ["A", "B"], "t": 1, "closingSpeed": \#(speed), "minimumDistance": \#(distance), "hold": \#(hold)}]}"#
+        let file = try ScenarioFile.parse(Data(text.utf8), file: "s.json")
+        let world = try World(scenario: .scripted(file), peers: 3, seed: 1)
+        let clocks = (0..<3).map { DeviceClock(uptimeAtStart: 1000 * Double($0 + 1), rate: 1e-5 * Double($0)) }
+        try world.startSensing(clocks: clocks, seed: 5)
+        _ = world.advance(to: end)
+        return (world.samples, clocks, world)
+    }
+
+    /// How far each sample is from what the phone read at rest before the encounter (gravity and its offset), and
+    /// when, on the world's time.
+    private func motion(_ samples: [AccelerometerSample], _ clock: DeviceClock) -> [(time: Double, value: Double)] {
+        let rest = samples.filter { clock.time(atReading: $0.timestamp) < 0.9 }
+        let n = Double(rest.count)
+        let base = rest.reduce(Vector3.zero) { $0 + Vector3(Double($1.x), Double($1.y), Double($1.z)) } / n
+        return samples.map { s in
+            (clock.time(atReading: s.timestamp), (Vector3(Double(s.x), Double(s.y), Double(s.z)) - base).length)
+        }
+    }
+
+    private func peak(_ m: [(time: Double, value: Double)]) -> (time: Double, value: Double) {
+        m.max { $0.value < $1.value }!
+    }
+
+    @Test func aTapPushesBothPhonesAtOnceAndAGentleTouchBarely() throws {
+        let tap = try sensed(.hardTap, speed: 0.6, distance: 0.05)
+        let pa = peak(motion(tap.samples[0], tap.clocks[0])), pb = peak(motion(tap.samples[1], tap.clocks[1]))
+        let contact = tap.world.scriptedEncounters[0].gesture.stopAt
+        #expect(pa.value > 15 && pb.value > 15, "\(pa) \(pb)")
+        #expect(abs(pa.time - contact) < 0.02 && abs(pb.time - contact) < 0.02, "\(pa.time) \(pb.time) \(contact)")
+        let gentle = try sensed(.gentleTouch, speed: 0.05, distance: 0.05)
+        let ga = peak(motion(gentle.samples[0], gentle.clocks[0]))
+        #expect(ga.value < pa.value / 5 && ga.value > 0.5, "\(ga)")
+        // The phone at rest far off feels its chip's noise alone.
+        #expect(peak(motion(tap.samples[2], tap.clocks[2])).value < 0.1)
+        // 100 samples a second, on each phone's own clock.
+        #expect(abs(tap.samples[0].count - 500) <= 1)
+        #expect(tap.samples[1][0].timestamp > 2000 && tap.samples[1][0].timestamp < 2000.01)
+    }
+
+    /// A hard stop brakes each hand at the minimum-jerk move's peak: 10/√3 times half the distance over the
+    /// duration squared.
+    @Test func aHardStopBrakesAtTheMovesPeak() throws {
+        let stop = try sensed(.hardStop, speed: 1.8, distance: 0.14)
+        let duration = MinimumJerkMove.peakSpeedFactor * 0.46 / 1.8
+        let expected = MinimumJerkMove.peakAccelerationFactor * 0.23 / (duration * duration)
+        let felt = peak(motion(stop.samples[0], stop.clocks[0])).value
+        #expect(abs(felt - expected) < 0.1 * expected, "\(felt) against \(expected)")
+        // A soft stop brakes at a twentieth of that (the hands then part in 0.8 s, at 2 m/s²).
+        let soft = try sensed(.softStop, speed: 0.3, distance: 0.14, until: 6)
+        let held = soft.world.scriptedEncounters[0].gesture.holdUntil
+        #expect(peak(motion(soft.samples[0], soft.clocks[0]).filter { $0.time < held }).value < 0.3)
+    }
+
+    /// A knock on the table lifts both phones lying on it at the same instant, by the same push.
+    @Test func aKnockReachesBothPhonesOnTheTable() throws {
+        let knock = try sensed(.tableKnock, speed: 1.0, distance: 0.25)
+        let pa = peak(motion(knock.samples[0], knock.clocks[0])), pb = peak(motion(knock.samples[1], knock.clocks[1]))
+        #expect(pa.value > 2 && pb.value > 2, "\(pa) \(pb)")
+        #expect(abs(pa.time - 1) < 0.015 && abs(pb.time - 1) < 0.015)
+        #expect(abs(pa.value - pb.value) < 0.5 * max(pa.value, pb.value))
+    }
+
+    /// A walker's phone rises and falls with each step: about 3.2 m/s² at 1.8 steps a second.
+    @Test func aWalkersPhoneFeelsTheSteps() throws {
+        let walk = try sensed(.walkPast, speed: 1.5, distance: 0.5, until: 5)
+        let during = motion(walk.samples[0], walk.clocks[0]).filter { $0.time > 1.5 && $0.time < 4.5 }
+        let top = during.map(\.value).max() ?? 0
+        #expect(abs(top - 3.2) < 0.4, "\(top)")
+        // The one it passes stands still.
+        #expect(peak(motion(walk.samples[1], walk.clocks[1])).value < 0.1)
+    }
+}
