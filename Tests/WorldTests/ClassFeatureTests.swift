@@ -1,3 +1,4 @@
+import Bump
 import Foundation
 import Geometry
 import Radio

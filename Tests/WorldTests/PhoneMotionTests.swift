@@ -1,3 +1,4 @@
+import Bump
 import Foundation
 import Geometry
 import Radio
@@ -67,6 +68,23 @@ import Testing
         // 100 samples a second, on each phone's own clock.
         #expect(abs(tap.samples[0].count - 500) <= 1)
         #expect(tap.samples[1][0].timestamp > 2000 && tap.samples[1][0].timestamp < 2000.01)
+    }
+
+    /// What the phones themselves make of a tap (``ImpactExtractor``, on their own samples): one jolt each, at the
+    /// contact on the world's time, narrow, each pushed away from the other, out of its own screen (the backs met).
+    @Test func eachPhoneFindsTheTapInItsOwnSamples() throws {
+        let tap = try sensed(.hardTap, speed: 0.6, distance: 0.05)
+        let contact = tap.world.scriptedEncounters[0].gesture.stopAt
+        for d in 0..<2 {
+            var extractor = ImpactExtractor()
+            let jolts = tap.samples[d].compactMap { extractor.take($0) }
+            let strong = jolts.filter { $0.peak >= 6 }
+            #expect(strong.count == 1, "\(jolts)")
+            let jolt = try #require(strong.first)
+            #expect(abs(tap.clocks[d].time(atReading: jolt.time) - contact) < 0.02)
+            #expect(jolt.width <= 0.03)
+            #expect(jolt.direction.z > 0.9, "\(jolt.direction)")
+        }
     }
 
     /// A hard stop brakes each hand at the minimum-jerk move's peak: 10/√3 times half the distance over the

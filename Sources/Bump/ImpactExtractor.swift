@@ -1,0 +1,113 @@
+/// One accelerometer reading as a phone's app gets it: the specific force (what the proof mass feels: gravity's
+/// reaction plus the phone's own acceleration), m/s², in the phone's frame (x right, y top, z out of the screen; a
+/// phone lying screen-up reads +9.8 on z), stamped on the phone's own clock. The world makes it; the device reads it.
+public struct AccelerometerSample: Sendable, Equatable {
+    public let timestamp: Double
+    public let x: Float
+    public let y: Float
+    public let z: Float
+
+    public init(timestamp: Double, x: Float, y: Float, z: Float) {
+        self.timestamp = timestamp
+        self.x = x
+        self.y = y
+        self.z = z
+    }
+
+    public var magnitude: Float { (x * x + y * y + z * z).squareRoot() }
+}
+
+/// What a phone makes of a jolt in its own samples: when it peaked (on the phone's clock), how hard (its departure
+/// from the phone's resting reading, m/s²), how long it stayed above half that (its width, seconds), and which way
+/// it pushed (a unit vector in the phone's frame).
+public struct SampledImpact: Sendable, Equatable {
+    public let time: Double
+    public let peak: Float
+    public let width: Double
+    public let direction: SIMD3<Float>
+
+    public init(time: Double, peak: Float, width: Double, direction: SIMD3<Float>) {
+        self.time = time
+        self.peak = peak
+        self.width = width
+        self.direction = direction
+    }
+}
+
+/// Finds the jolts in one phone's accelerometer samples, as an app would: it follows the phone's resting reading
+/// (gravity and the chip's offset, as the phone is held) with a slow average, and a jolt is a run of samples that
+/// depart from it by at least `threshold`, ended when they fall back under half of it. Runs on the device: it sees
+/// the phone's own samples and nothing else.
+public struct ImpactExtractor: Sendable {
+    public struct Settings: Sendable, Equatable {
+        /// A departure from rest at or over this starts a jolt, m/s².
+        public var threshold: Float = 3
+        /// The resting reading follows the samples with this time constant, seconds (it holds still during a jolt).
+        public var restTimeConstant = 0.2
+        /// A jolt longer than this is cut, seconds (a long departure is a move, and a move is not one jolt).
+        public var longest = 0.3
+
+        public init() {}
+    }
+
+    public let settings: Settings
+    private var rest: SIMD3<Double>?
+    private var last: Double?
+    /// The time between the last two samples: one sample's share of a jolt's width.
+    private var interval = 0.0
+    private var run: (start: Double, peakTime: Double, peak: Float, direction: SIMD3<Float>, values: [(Double, Float)])?
+
+    public init(settings: Settings = Settings()) {
+        self.settings = settings
+    }
+
+    /// Takes the next sample; returns the jolt that it ended, if any.
+    public mutating func take(_ s: AccelerometerSample) -> SampledImpact? {
+        let v = SIMD3<Double>(Double(s.x), Double(s.y), Double(s.z))
+        let dt = last.map { max(s.timestamp - $0, 0) } ?? 0
+        last = s.timestamp
+        if dt > 0 { interval = dt }
+        guard let resting = rest else {
+            rest = v
+            return nil
+        }
+        let departure = v - resting
+        let m = Float((departure * departure).sum().squareRoot())
+        if var current = run {
+            let over = m >= settings.threshold / 2 && s.timestamp - current.start <= settings.longest
+            if over {
+                current.values.append((s.timestamp, m))
+                if m > current.peak {
+                    current.peak = m
+                    current.peakTime = s.timestamp
+                    current.direction = SIMD3<Float>(departure / Double(m))
+                }
+                run = current
+                return nil
+            }
+            run = nil
+            follow(v, dt)
+            return Self.finish(current, interval: interval)
+        }
+        if m >= settings.threshold {
+            run = (s.timestamp, s.timestamp, m, SIMD3<Float>(departure / Double(m)), [(s.timestamp, m)])
+            return nil
+        }
+        follow(v, dt)
+        return nil
+    }
+
+    private mutating func follow(_ v: SIMD3<Double>, _ dt: Double) {
+        guard let resting = rest else { return }
+        let share = min(dt / settings.restTimeConstant, 1)
+        rest = resting + (v - resting) * share
+    }
+
+    /// The jolt's width: the time its samples stayed at or over half its peak (one sample's at least).
+    private static func finish(_ run: (start: Double, peakTime: Double, peak: Float, direction: SIMD3<Float>,
+                                       values: [(Double, Float)]), interval: Double) -> SampledImpact {
+        let over = run.values.filter { $0.1 >= run.peak / 2 }.map(\.0)
+        let width = (over.last ?? run.peakTime) - (over.first ?? run.peakTime) + interval
+        return SampledImpact(time: run.peakTime, peak: run.peak, width: width, direction: run.direction)
+    }
+}
