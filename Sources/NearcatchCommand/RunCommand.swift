@@ -78,6 +78,12 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     @Option(help: "Bump detector: fused (an impact both phones' accelerometers feel at once, confirmed by range) or range (the range estimate alone).")
     var detector: BumpConfiguration.Method = .fused
 
+    @Option(help: "What the phones' accelerometers are made of: peaks (a tap at every true contact: the model being replaced) or samples (each phone's chip sampling its physical motion, the device finding its own jolts; scenario files only for now). docs/sensors.md.")
+    var sensors: Sensors = .peaks
+
+    @Option(name: .customLong("imu-rate"), parsing: .unconditional, help: "With --sensors samples: the accelerometers' rate, Hz (1 to 800, default 100).")
+    var imuRate: Double = 100
+
     @Option(name: .customLong("ranging-policy"),
             help: "Who ranges when (docs/airtime.md): proximity (the default: the pairs that matter first, within the air, by what the devices know), ideal (every pair of running sessions every round, whatever the air: 495 times one channel at 100 peers), uncoordinated (every session on its own timer; overlapping exchanges in hearing collide), round-robin (a fair share of the air for every running pair) or oracle (proximity told the true positions and who walks to whom: an upper bound no phone can reach, never a default).")
     var rangingPolicy: SimulationSettings.RangingPolicy = .proximity
@@ -111,7 +117,8 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
 
     private enum CodingKeys: String, CodingKey {
         case peers, duration, rate, scenario, clock, workers, trace, force, traceUpdateInterval, tracePoseInterval
-        case bumpDistance, losSigma, antennaSigma, link, detector, rangingPolicy, channels, interferenceRange
+        case bumpDistance, losSigma, antennaSigma, link, detector, sensors, imuRate, rangingPolicy, channels
+        case interferenceRange
         case sessionsPerDevice, exchangesPerDevice, report, svg, network
     }
 
@@ -193,6 +200,8 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
         s.radio.antennaDelaySigma = antennaSigma
         s.radio.linkModel = link
         s.bump.method = detector
+        s.sensors = sensors
+        s.imu.rate = imuRate
         s.version = NearcatchSim.version
         s.groupKey = try network.groupKey()
         do {
@@ -277,3 +286,4 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
 }
 extension SimulationSettings.RangingPolicy: ExpressibleByArgument {}
 extension BumpConfiguration.Method: ExpressibleByArgument {}
+extension Sensors: ExpressibleByArgument {}

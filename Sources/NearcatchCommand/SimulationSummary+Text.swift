@@ -8,6 +8,7 @@ extension SimulationSummary {
         "nearcatch-sim \(run.version): \(run.peers) peers, \(run.scenario), \(run.transport) transport, \(run.clock) clock, "
             + "\(run.workers) workers, seed \(run.seed), \(String(format: "%g", run.duration)) s at \(String(format: "%g", run.rate)) Hz, "
             + "\(run.planner) ranging, \(run.detector) detector, \(run.link) link, "
+            + (run.imuRate.map { "accelerometers sampled at \(String(format: "%g", $0)) Hz, " } ?? "")
             + (run.groupKey == "development" ? "development key (loopback only)" : "key \(run.groupKey)")
     }
 

@@ -63,6 +63,10 @@ public final class Simulation {
     /// NearCatch's logic on every device (`nil` when the apps of a `NearbySimulator` room run their own and the test
     /// did not ask for it).
     var app: ReferenceApp?
+    /// With ``SimulationSettings/sensors`` `samples`: each device's jolt finder, and the jolts it found in the last
+    /// seconds, on the world's time (a pair's ranging keeps its two clocks' offset to nanoseconds: docs/sensors.md).
+    var extractors: [ImpactExtractor] = []
+    var sensedImpacts: [[Impact]] = []
     /// What the step in progress saw happen and what the devices send, handed out when it ends.
     /// Every device's observations and actions as text lines, for a test that the devices read no truth.
     package var deviceRecord: (@Sendable (String) -> Void)?
@@ -104,6 +108,11 @@ public final class Simulation {
                           mingle: settings.mingle, scramble: settings.truthScramble)
         running = RunningSessions(peers: peers)
         clocks = try DeviceRadio.room(count: peers, runSeed: settings.seed, configuration: settings.radio).map(\.clock)
+        if settings.sensors == .samples {
+            try world.startSensing(clocks: clocks, seed: settings.seed, imu: settings.imu, motion: settings.motion)
+            extractors = Array(repeating: ImpactExtractor(), count: peers)
+            sensedImpacts = Array(repeating: [], count: peers)
+        }
         planner = try settings.makePlanner(peers: peers)
         air = settings.rangingPolicy == .ideal ? nil : AirPhysics(medium: settings.medium, scheme: settings.radio.scheme)
         signals = try BluetoothSignals(peers: peers, seed: settings.seed, settings: settings.bluetooth)
@@ -126,6 +135,7 @@ public final class Simulation {
             lineOfSightSigma: settings.radio.lineOfSightSigma, antennaDelaySigma: settings.radio.antennaDelaySigma,
             link: settings.radio.linkModel.rawValue, planner: settings.rangingPolicy.label,
             detector: settings.bump.method.rawValue,
+            sensors: settings.sensors.rawValue, imuRate: settings.sensors == .samples ? settings.imu.rate : nil,
             traceUpdateInterval: settings.traceUpdateInterval, tracePoseInterval: settings.tracePoseInterval)
         trace = try settings.traceFile.map { file throws(SimulationSettingsError) in
             TraceRecorder(writer: try TraceWriter(file: file), peers: settings.peerCount,
@@ -392,7 +402,8 @@ public final class Simulation {
         roundStart = end
         // Each phone's latest tap up to the round's start (the world has felt a round further).
         let threshold = settings.bump.impactThreshold
-        let taps = world.impacts.map { peaks in
+        let felt = feltImpacts(upTo: time + interval)
+        let taps = felt.map { peaks in
             peaks.last { $0.time <= time && $0.magnitude >= threshold }.map { Float($0.time) } ?? -.infinity
         }
         planner.plan(PlanningContext(time: time, interval: interval, sessions: sessions, pairs: engine.pairs,
@@ -410,7 +421,7 @@ public final class Simulation {
                      circular: planner.roundIsCircular)
         countAir(at: time, into: &out)
         roundsRun += 1
-        let impacts = settings.bump.method == .fused ? world.impacts : []
+        let impacts = settings.bump.method == .fused ? felt : []
         record { "impacts \(time) \(impacts)" }
         let result = engine.round(plan, at: time, poses: poses, end: end, interval: interval, sessions: sessions,
                                   impacts: impacts, record: detail.contains(.updates) || deviceRecord != nil)
@@ -420,6 +431,21 @@ public final class Simulation {
                                           trueDistance: bump.trueDistance))
             out.messages += app?.didBump(initiator: bump.initiator, responder: bump.responder) ?? []
         }
+    }
+
+    /// Every phone's accelerometer impacts of the last seconds up to `time`: the labelled peaks, or the jolts each
+    /// device found in its own new samples.
+    private func feltImpacts(upTo time: Double) -> [[Impact]] {
+        guard settings.sensors == .samples else { return world.impacts }
+        let fresh = world.drainSamples()
+        for d in 0..<peers {
+            for sample in fresh[d] {
+                guard let jolt = extractors[d].take(sample) else { continue }
+                sensedImpacts[d].append(Impact(time: clocks[d].time(atReading: jolt.time), magnitude: jolt.peak))
+            }
+            sensedImpacts[d].removeAll { $0.time < time - 3 }
+        }
+        return sensedImpacts
     }
 
     /// Counts the plan's use of each channel, and tells the apps of the sessions a device limit suspended or let run

@@ -30,6 +30,12 @@ public struct SimulationSettings: Sendable {
     public var estimator = EstimatorConfiguration()
     public var bump = BumpConfiguration()
     public var haptics = HapticCurve()
+    /// What the phones' accelerometers are made of: `peaks` (labelled peaks, a tap at every true contact: the
+    /// model being replaced, docs/sensors.md) or `samples` (each phone's chip sampling its physical motion, and the
+    /// device finding its own jolts; scripted scenarios only, for now).
+    public var sensors = Sensors.peaks
+    public var imu = IMUSettings()
+    public var motion = MotionSettings()
     /// The air the devices share (docs/airtime.md), and who ranges when within it.
     public var medium = Medium()
     public var rangingPolicy = RangingPolicy.proximity
@@ -92,6 +98,11 @@ public struct SimulationSettings: Sendable {
     }
 }
 
+/// Where the phones' accelerometer readings come from.
+public enum Sensors: String, Sendable, CaseIterable {
+    case peaks, samples
+}
+
 /// A setting that makes no sense, in words that name it.
 public struct SimulationSettingsError: Error, Sendable, Equatable, CustomStringConvertible {
     public let message: String
@@ -119,6 +130,15 @@ extension SimulationSettings {
                     "--trace-update-interval must be between 0 and 3600 seconds, got \(traceUpdateInterval)")
         try require(tracePoseInterval.isFinite && tracePoseInterval >= 0 && tracePoseInterval <= 3600,
                     "--trace-pose-interval must be between 0 and 3600 seconds, got \(tracePoseInterval)")
+        if sensors == .samples {
+            if case .scripted = scenario {} else {
+                throw SimulationSettingsError(message: "--sensors samples needs a scenario file: the \(scenario.name) scenario's motion is not sampled yet")
+            }
+            try require(imu.rate >= 1 && imu.rate <= 800, "--imu-rate must be between 1 and 800 Hz, got \(imu.rate)")
+            if let problem = imu.problem() ?? motion.cases.problem() ?? motion.hands.problem() {
+                throw SimulationSettingsError(message: problem)
+            }
+        }
         do { try radio.validate() } catch { throw SimulationSettingsError(message: error.description) }
         do { try bump.validate() } catch { throw SimulationSettingsError(message: error.description) }
         do { try medium.validate() } catch { throw SimulationSettingsError(message: error.description) }

@@ -28,6 +28,10 @@ public struct SimulationSummary: Sendable, Codable, Equatable {
         /// How bumps are decided: `range` (the estimate alone) or `fused` (a joint accelerometer impact confirmed
         /// by range).
         public var detector: String
+        /// What the accelerometers are made of: `peaks` or `samples` (docs/sensors.md), and, with samples, their
+        /// rate (Hz).
+        public var sensors: String
+        public var imuRate: Double?
         public var traceUpdateInterval: Double
         public var tracePoseInterval: Double
     }

@@ -381,6 +381,13 @@ public final class World {
         sampleChips()
     }
 
+    /// The samples every chip took since the last call, handed over (the world keeps none).
+    public func drainSamples() -> [[AccelerometerSample]] {
+        let taken = samples
+        for d in samples.indices { samples[d].removeAll(keepingCapacity: true) }
+        return taken
+    }
+
     private func sampleChips() {
         guard let model = motionModel, case .scripted(let file) = scenario else { return }
         for i in chips.indices {

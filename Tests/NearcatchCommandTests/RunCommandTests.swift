@@ -17,6 +17,9 @@ import Testing
          "--scenario: scenario file /nonexistent/room.json does not exist"),
         (["--scenario", "/tmp"], "--scenario: scenario file /tmp is a folder"),
         (["--workers", "0"], "--workers must be between 1 and 256, got 0"),
+        (["--sensors", "samples"], "--sensors samples needs a scenario file: the mingle scenario's motion is not sampled yet"),
+        (["--sensors", "samples", "--scenario", examples + "/three-bumps.json", "--imu-rate", "1000"],
+         "--imu-rate must be between 1 and 800 Hz, got 1000.0"),
         (["--trace", "/nonexistent/dir/t.jsonl"], "--trace: the folder /nonexistent/dir does not exist"),
         // Negative numbers are values, not flags: the message names the flag and its range.
         (["--duration", "-1"], "--duration must be above 0 and at most 86400 seconds, got -1.0"),
@@ -158,7 +161,7 @@ import Testing
         let expected: [String: Set<String>] = [
             "run": ["peers", "scenario", "transport", "clock", "workers", "seed", "duration", "rate", "interruptedAt",
                     "groupKey", "version", "loss", "bumpDistance", "lineOfSightSigma", "antennaDelaySigma", "link",
-                    "planner", "detector", "traceUpdateInterval", "tracePoseInterval"],
+                    "planner", "detector", "sensors", "imuRate", "traceUpdateInterval", "tracePoseInterval"],
             "discovery": ["convergenceSeconds", "pairs", "sessions", "expectedSessions"],
             "ranging": ["exchanges", "received", "collided", "suspensions", "updatesDelivered", "sessionsRenewed",
                         "airtime", "bands"],
@@ -174,7 +177,7 @@ import Testing
             let object = try #require(json[section] as? [String: Any], "missing \(section)")
             // Optional figures are left out of the JSON when there is nothing to report (no bumps in 10 s).
             let optional: Set<String> = ["convergenceSeconds", "rmse", "p50", "p95", "p50Degrees", "p95Degrees",
-                                         "precision", "recall", "latencyP50", "latencyP95", "interruptedAt", "byClass"]
+                                         "precision", "recall", "latencyP50", "latencyP95", "interruptedAt", "byClass", "imuRate"]
             #expect(Set(object.keys).isSubset(of: keys), "\(section) has unknown fields")
             #expect(keys.subtracting(optional).isSubset(of: Set(object.keys)), "\(section) misses fields")
         }

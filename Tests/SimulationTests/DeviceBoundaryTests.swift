@@ -15,7 +15,9 @@ import World
         let summary: SimulationSummary
     }
 
-    private func record(_ policy: SimulationSettings.RangingPolicy, scramble: TruthScramble?) async throws -> Recorded {
+    private func record(
+        _ policy: SimulationSettings.RangingPolicy, scramble: TruthScramble?, sampled: ScenarioFile? = nil
+    ) async throws -> Recorded {
         var s = SimulationSettings()
         s.transport = .memory
         s.clock = .virtual
@@ -24,6 +26,10 @@ import World
         s.seed = 4
         s.rangingPolicy = policy
         s.truthScramble = scramble
+        if let sampled {
+            s.scenario = .scripted(sampled)
+            s.sensors = .samples
+        }
         let simulation = try Simulation(settings: s)
         let lines = Mutex<[String]>([])
         simulation.deviceRecord = { line in lines.withLock { $0.append(line) } }
@@ -54,6 +60,20 @@ import World
         let recall = try #require(plain.summary.bumps.recall)
         #expect(recall > 0.8 && plain.summary.bumps.trueContacts >= 5)
         #expect((scrambled.summary.bumps.recall ?? 0) < recall / 2)
+    }
+
+    /// With the accelerometers sampled from physics (a scenario file of every class of encounter), the devices find
+    /// their jolts in their own samples: the record is the same again when the scorer's contacts are relabelled.
+    @Test func devicesAreBlindToTheTruthWithSampledSensors() async throws {
+        let file = try ScenarioFile.load(path: Self.root.appendingPathComponent("examples/bump-classes.json").path)
+        let plain = try await record(.proximity, scramble: nil, sampled: file)
+        let scrambled = try await record(.proximity, scramble: TruthScramble(seed: 7), sampled: file)
+        let difference = firstDifference(plain.lines, scrambled.lines)
+        #expect(difference == nil, "\(difference ?? "")")
+        #expect(plain.summary.run.sensors == "samples")
+        #expect(plain.lines.filter { $0.hasPrefix("impacts ") && $0.contains("magnitude") }.count > 10)
+        #expect(plain.summary.bumps.trueContacts > 10 && (plain.summary.bumps.recall ?? 0) > 0.3)
+        #expect((scrambled.summary.bumps.recall ?? 1) < (plain.summary.bumps.recall ?? 0) / 2)
     }
 
     /// The test can fail: the `oracle` policy is told who walks to whom, and its plans follow the labels.

@@ -297,6 +297,23 @@ import World
         #expect(mingle.bumps.byClass == nil)
     }
 
+    /// With the accelerometers sampled from physics (issue 23's starting point, docs/simulation.md): the joint peak a
+    /// phone finds in its own samples catches every hard tap and, at 100 Hz, almost no gentle touch, and cannot tell
+    /// a fist bump from a tap.
+    @Test func theFusedDetectorOnSampledAccelerometers() async throws {
+        let file = try ScenarioFile.load(path: Self.examples + "/bump-classes.json")
+        let summary = try await Simulation(settings: settings {
+            $0.scenario = .scripted(file); $0.seed = 1; $0.rangingPolicy = .proximity; $0.sensors = .samples
+        }).run()
+        #expect(summary.run.sensors == "samples" && summary.run.imuRate == 100)
+        let byClass = try #require(summary.bumps.byClass)
+        #expect(byClass["hardTap"]?.fired == 18)
+        #expect((byClass["gentleTouch"]?.fired ?? 99) <= 2)
+        #expect(byClass["fistBump"]?.fired == 6)
+        #expect(byClass["walkPast"]?.fired == 0 && byClass["softStop"]?.fired == 0)
+        #expect(try #require(summary.bumps.precision) < 0.5)
+    }
+
     /// 60 people mingling for a minute: bodies stand between a good share of the pairs within 3 m (measured 76%:
     /// a holder's own body for about a third, and the crowd gathers where most lines cross someone), and never
     /// between two phones touching face to face.
