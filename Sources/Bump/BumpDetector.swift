@@ -23,6 +23,24 @@ public struct BumpConfiguration: Sendable, Equatable {
     public var impactThreshold: Float = 6
     /// Fused: the two phones' impacts are one when their times differ by at most this, seconds.
     public var coincidence: Double = 0.03
+    /// Fused: the same for a jolt a phone found in its own samples (one with a width), m/s^2: no hand move makes a
+    /// narrow jolt, so a gentle touch's few m/s² can count. Two thresholds only while the labelled peaks
+    /// (`--sensors peaks`) remain: their steps and stops are narrow peaks of 3 m/s².
+    public var sampledImpactThreshold: Float = 1.5
+    /// Fused: two cased phones touch for at most this long, seconds (Hertz's contact at 3 cm/s: docs/sensors.md);
+    /// the accelerometer sees a touch's jolt over half its peak for at most this plus `filterStretch` sample
+    /// intervals (its filter's two time constants, 0.39 intervals each at a cut-off of 0.405 times the rate, and
+    /// one interval of sampling). A wider jolt is a move (a hand braking, a handshake's shaking, a step) or a softer
+    /// meeting (fists, palms: tens of milliseconds), not two phones. Jolts with no width known (0) pass.
+    public var longestContact: Double = 0.008
+    public var filterStretch: Double = 1.79
+    /// Fused: when the phone does not know where its peer is, a jolt more upright than this cosine (30° from the
+    /// vertical) is a knock through what the phone lies on, not a phone met side on.
+    public var mostUpright: Float = 0.87
+    /// Fused: when a phone knows where its peer is, its jolt must push it away from the peer: the cosine between
+    /// the push and the direction toward the peer at most minus this (0.5: within 60° of straight away). A knock on
+    /// a table, a handshake's shaking, push across the line between the phones.
+    public var awayFromPeer: Float = 0.5
     /// Fused: the pair's fresh range estimate must have been at or under this, metres, ...
     public var confirmDistance: Float = 0.25
     /// ... within this long of the joint impact, before or after it, seconds.
@@ -48,6 +66,21 @@ public struct BumpConfiguration: Sendable, Equatable {
         guard coincidence.isFinite, coincidence > 0, coincidence <= 1 else {
             throw BumpConfigurationError(field: "coincidence", rule: "above 0 and at most 1 s")
         }
+        guard sampledImpactThreshold.isFinite, sampledImpactThreshold > 0, sampledImpactThreshold <= 1000 else {
+            throw BumpConfigurationError(field: "sampledImpactThreshold", rule: "above 0 and at most 1000 m/s^2")
+        }
+        guard longestContact.isFinite, longestContact > 0, longestContact <= 1 else {
+            throw BumpConfigurationError(field: "longestContact", rule: "above 0 and at most 1 s")
+        }
+        guard filterStretch.isFinite, filterStretch >= 0, filterStretch <= 100 else {
+            throw BumpConfigurationError(field: "filterStretch", rule: "between 0 and 100 sample intervals")
+        }
+        guard mostUpright.isFinite, mostUpright >= 0, mostUpright <= 1 else {
+            throw BumpConfigurationError(field: "mostUpright", rule: "between 0 and 1")
+        }
+        guard awayFromPeer.isFinite, awayFromPeer >= -1, awayFromPeer <= 1 else {
+            throw BumpConfigurationError(field: "awayFromPeer", rule: "between -1 and 1")
+        }
         guard confirmDistance.isFinite, confirmDistance > 0, confirmDistance <= 10 else {
             throw BumpConfigurationError(field: "confirmDistance", rule: "above 0 and at most 10 m")
         }
@@ -65,14 +98,25 @@ public struct BumpConfigurationError: Error, Sendable, Equatable, CustomStringCo
     public var description: String { "bump \(field) must be \(rule)" }
 }
 
-/// A peak of a phone's accelerometer (gravity removed): when, and how strong, m/s^2.
+/// A peak of a phone's accelerometer (gravity removed): when, how strong (m/s^2), and, when the phone found it in
+/// its own samples (``SampledImpact``), how wide (seconds), which way it pushed (a unit vector in the phone's frame),
+/// how upright the push was (0 level, 1 vertical) and the time between the phone's samples.
 public struct Impact: Sendable, Equatable {
     public let time: Double
     public let magnitude: Float
+    public let width: Double
+    public let direction: SIMD3<Float>?
+    public let vertical: Float
+    public let interval: Double
 
-    public init(time: Double, magnitude: Float) {
+    public init(time: Double, magnitude: Float, width: Double = 0, direction: SIMD3<Float>? = nil, vertical: Float = 0,
+                interval: Double = 0) {
         self.time = time
         self.magnitude = magnitude
+        self.width = width
+        self.direction = direction
+        self.vertical = vertical
+        self.interval = interval
     }
 }
 
@@ -123,19 +167,32 @@ public struct BumpDetector: Sendable, Equatable {
     }
 
     /// Fused: feeds one exchange's fresh estimate (`nil` when there is none) at `time`, with the two phones' recent
-    /// accelerometer peaks (oldest first), and says whether a bump fires now. Only peaks up to `time` are looked at:
-    /// an app knows nothing later.
-    public mutating func update(distance: Float?, at time: Double, initiator: [Impact], responder: [Impact]) -> Bool {
+    /// accelerometer peaks (oldest first) and, where known, the direction toward the other in each phone's frame,
+    /// and says whether a bump fires now. Only peaks up to `time` are looked at: an app knows nothing later.
+    public mutating func update(
+        distance: Float?, at time: Double, initiator: [Impact], responder: [Impact],
+        towardResponder: SIMD3<Float>? = nil, towardInitiator: SIMD3<Float>? = nil
+    ) -> Bool {
         let c = configuration
         if let distance, distance <= c.confirmDistance { lastNear = time }
         guard lastNear > -Double.infinity else { return false }
+        /// A jolt that can be one side of a bump: strong, short, and pushing its phone away from the peer.
+        func knock(_ impact: Impact, toward peer: SIMD3<Float>?) -> Bool {
+            let threshold = impact.width > 0 ? c.sampledImpactThreshold : c.impactThreshold
+            guard impact.magnitude >= threshold,
+                  impact.width <= c.longestContact + c.filterStretch * impact.interval + 1e-9 || impact.width == 0
+            else { return false }
+            guard let push = impact.direction else { return true }
+            guard let peer else { return impact.vertical <= c.mostUpright }
+            return (push * peer).sum() <= -c.awayFromPeer
+        }
         var joint: Double?
         for mine in initiator.reversed() {
             guard mine.time <= time else { continue }
             guard mine.time > lastImpact, mine.time >= time - c.confirmWindow - c.coincidence else { break }
-            guard mine.magnitude >= c.impactThreshold else { continue }
+            guard knock(mine, toward: towardResponder) else { continue }
             if responder.contains(where: { abs($0.time - mine.time) <= c.coincidence && $0.time <= time
-                && $0.magnitude >= c.impactThreshold }) {
+                && knock($0, toward: towardInitiator) }) {
                 joint = mine.time
                 break
             }

@@ -18,19 +18,24 @@ public struct AccelerometerSample: Sendable, Equatable {
 }
 
 /// What a phone makes of a jolt in its own samples: when it peaked (on the phone's clock), how hard (its departure
-/// from the phone's resting reading, m/s²), how long it stayed above half that (its width, seconds), and which way
-/// it pushed (a unit vector in the phone's frame).
+/// from the phone's resting reading, m/s²), how long it stayed above half that (its width, seconds), which way it
+/// pushed (a unit vector in the phone's frame), how upright that push was (the cosine between it and the resting
+/// reading, which is gravity's reaction: 1 straight up or down, 0 level), and the time between the phone's samples.
 public struct SampledImpact: Sendable, Equatable {
     public let time: Double
     public let peak: Float
     public let width: Double
     public let direction: SIMD3<Float>
+    public let vertical: Float
+    public let interval: Double
 
-    public init(time: Double, peak: Float, width: Double, direction: SIMD3<Float>) {
+    public init(time: Double, peak: Float, width: Double, direction: SIMD3<Float>, vertical: Float, interval: Double) {
         self.time = time
         self.peak = peak
         self.width = width
         self.direction = direction
+        self.vertical = vertical
+        self.interval = interval
     }
 }
 
@@ -40,11 +45,14 @@ public struct SampledImpact: Sendable, Equatable {
 /// the phone's own samples and nothing else.
 public struct ImpactExtractor: Sendable {
     public struct Settings: Sendable, Equatable {
-        /// A departure from rest at or over this starts a jolt, m/s².
-        public var threshold: Float = 3
-        /// The resting reading follows the samples with this time constant, seconds (it holds still during a jolt).
-        public var restTimeConstant = 0.2
-        /// A jolt longer than this is cut, seconds (a long departure is a move, and a move is not one jolt).
+        /// A departure from rest at or over this starts a jolt, m/s²: well over the chip's noise (0.01 to 0.03 m/s²
+        /// a sample), under a gentle touch's push.
+        public var threshold: Float = 1.5
+        /// The resting reading follows the samples with this time constant, seconds (it holds still during a jolt):
+        /// a phone turned a quarter in two seconds departs from it by under 1 m/s².
+        public var restTimeConstant = 0.1
+        /// A jolt longer than this is cut, seconds, and the resting reading starts again from where the phone is (a
+        /// long departure is a move, not a jolt).
         public var longest = 0.3
 
         public init() {}
@@ -55,7 +63,17 @@ public struct ImpactExtractor: Sendable {
     private var last: Double?
     /// The time between the last two samples: one sample's share of a jolt's width.
     private var interval = 0.0
-    private var run: (start: Double, peakTime: Double, peak: Float, direction: SIMD3<Float>, values: [(Double, Float)])?
+    private var run: Run?
+
+    private struct Run {
+        let start: Double
+        var peakTime: Double
+        var peak: Float
+        var direction: SIMD3<Float>
+        var values: [(Double, Float)]
+        /// The resting reading when the jolt began, held through it.
+        let rest: SIMD3<Double>
+    }
 
     public init(settings: Settings = Settings()) {
         self.settings = settings
@@ -74,8 +92,8 @@ public struct ImpactExtractor: Sendable {
         let departure = v - resting
         let m = Float((departure * departure).sum().squareRoot())
         if var current = run {
-            let over = m >= settings.threshold / 2 && s.timestamp - current.start <= settings.longest
-            if over {
+            let long = s.timestamp - current.start > settings.longest
+            if m >= settings.threshold / 2 && !long {
                 current.values.append((s.timestamp, m))
                 if m > current.peak {
                     current.peak = m
@@ -86,11 +104,13 @@ public struct ImpactExtractor: Sendable {
                 return nil
             }
             run = nil
-            follow(v, dt)
+            // A departure that lasts is the phone held a new way: rest there.
+            if long { rest = v } else { follow(v, dt) }
             return Self.finish(current, interval: interval)
         }
         if m >= settings.threshold {
-            run = (s.timestamp, s.timestamp, m, SIMD3<Float>(departure / Double(m)), [(s.timestamp, m)])
+            run = Run(start: s.timestamp, peakTime: s.timestamp, peak: m, direction: SIMD3<Float>(departure / Double(m)),
+                      values: [(s.timestamp, m)], rest: resting)
             return nil
         }
         follow(v, dt)
@@ -104,10 +124,12 @@ public struct ImpactExtractor: Sendable {
     }
 
     /// The jolt's width: the time its samples stayed at or over half its peak (one sample's at least).
-    private static func finish(_ run: (start: Double, peakTime: Double, peak: Float, direction: SIMD3<Float>,
-                                       values: [(Double, Float)]), interval: Double) -> SampledImpact {
+    private static func finish(_ run: Run, interval: Double) -> SampledImpact {
         let over = run.values.filter { $0.1 >= run.peak / 2 }.map(\.0)
         let width = (over.last ?? run.peakTime) - (over.first ?? run.peakTime) + interval
-        return SampledImpact(time: run.peakTime, peak: run.peak, width: width, direction: run.direction)
+        let restLength = (run.rest * run.rest).sum().squareRoot()
+        let up = restLength > 0 ? SIMD3<Float>(run.rest / restLength) : .zero
+        return SampledImpact(time: run.peakTime, peak: run.peak, width: width, direction: run.direction,
+                             vertical: abs((up * run.direction).sum()), interval: interval)
     }
 }

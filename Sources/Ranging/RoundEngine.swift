@@ -322,7 +322,8 @@ public final class RoundEngine {
             fires = false
         } else if context.fused {
             fires = !context.impacts.isEmpty
-                && slot.bump.update(distance: fresh, at: time, initiator: context.impacts[i], responder: context.impacts[r])
+                && slot.bump.update(distance: fresh, at: time, initiator: context.impacts[i], responder: context.impacts[r],
+                                    towardResponder: ui.direction, towardInitiator: ur.direction)
         } else {
             fires = slot.bump.update(distance: fresh)
         }

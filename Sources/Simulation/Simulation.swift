@@ -401,10 +401,12 @@ public final class Simulation {
         let end = world.poses
         roundStart = end
         // Each phone's latest tap up to the round's start (the world has felt a round further).
-        let threshold = settings.bump.impactThreshold
+        let bump = settings.bump
         let felt = feltImpacts(upTo: time + interval)
         let taps = felt.map { peaks in
-            peaks.last { $0.time <= time && $0.magnitude >= threshold }.map { Float($0.time) } ?? -.infinity
+            peaks.last { p in
+                p.time <= time && p.magnitude >= (p.width > 0 ? bump.sampledImpactThreshold : bump.impactThreshold)
+            }.map { Float($0.time) } ?? -.infinity
         }
         planner.plan(PlanningContext(time: time, interval: interval, sessions: sessions, pairs: engine.pairs,
                                      estimates: engine.estimates, bluetooth: heard.distances,
@@ -441,7 +443,9 @@ public final class Simulation {
         for d in 0..<peers {
             for sample in fresh[d] {
                 guard let jolt = extractors[d].take(sample) else { continue }
-                sensedImpacts[d].append(Impact(time: clocks[d].time(atReading: jolt.time), magnitude: jolt.peak))
+                sensedImpacts[d].append(Impact(time: clocks[d].time(atReading: jolt.time), magnitude: jolt.peak,
+                                               width: jolt.width, direction: jolt.direction, vertical: jolt.vertical,
+                                               interval: jolt.interval))
             }
             sensedImpacts[d].removeAll { $0.time < time - 3 }
         }

@@ -74,6 +74,23 @@ struct ScriptedMotion {
         }
     }
 
+    /// Two phones met where no encounter scripted it (the waypoints brought them together): their cases' push.
+    mutating func meet(_ i: Int, _ j: Int, at time: Double, closingSpeed: Double, normal: Vector3) {
+        guard let (a, b) = ContactMechanics.meet(at: time, closingSpeed: closingSpeed, normal: normal,
+                                                 settings: settings.cases) else { return }
+        pulses[i].append(a)
+        pulses[j].append(b)
+    }
+
+    /// Whether an encounter of `i` and `j` that meets is under way at `time`: its push is already made.
+    func scriptsMeeting(_ i: Int, _ j: Int, at time: Double) -> Bool {
+        encountersOf[i].contains { k in
+            let (script, gesture, _) = encounters[k]
+            return (script.a == j || script.b == j) && script.kind != .softStop && script.kind != .hardStop
+                && time >= script.t && time <= gesture.end
+        }
+    }
+
     /// Phone `i`'s acceleration at `t`, world frame, gravity left out, m/s².
     func acceleration(_ i: Int, at t: Double) -> Vector3 {
         pathAcceleration(i, at: t) + gestureAcceleration(i, at: t) + stepAcceleration(i, at: t)

@@ -72,6 +72,8 @@ public final class World {
     /// it has taken.
     private var motionModel: ScriptedMotion?
     private var chips: [Accelerometer] = []
+    /// The close pairs' distances at the step before, to find where phones meet.
+    private var lastClose: [Int64: Double] = [:]
     public private(set) var samples: [[AccelerometerSample]] = []
     private let random: RandomSource
     private var nextPairingAt: Double = 0
@@ -168,6 +170,7 @@ public final class World {
                     .sorted { ($0.0, $0.1) < ($1.0, $1.1) }
             } ?? close, at: time)
             accelerometers.sense(positions, close: close, at: time, dt: dt)
+            feelMeetings(close, dt: dt)
             sampleChips()
         }
         if time > from + 1e-12 {
@@ -379,6 +382,24 @@ public final class World {
         chips = try (0..<peerCount).map { try Accelerometer(device: $0, runSeed: seed, clock: clocks[$0], settings: imu) }
         samples = Array(repeating: [], count: peerCount)
         sampleChips()
+    }
+
+    /// Phones that came within the touch distance in the step of `dt` just made, closing, where no encounter made
+    /// them meet: each feels their cases' push, at the step's crossing, at the speed they closed over the step.
+    private func feelMeetings(_ close: [(Int, Int, Double)], dt: Double) {
+        guard motionModel != nil else { return }
+        let touch = ScenarioFile.touchDistance
+        var now: [Int64: Double] = [:]
+        for (i, j, d) in close {
+            let key = Int64(i) << 32 | Int64(j)
+            now[key] = d
+            guard d <= touch, let before = lastClose[key], before > touch, before > d,
+                  motionModel?.scriptsMeeting(i, j, at: time) == false else { continue }
+            let at = time - dt + dt * (before - touch) / (before - d)
+            motionModel?.meet(i, j, at: at, closingSpeed: (before - d) / dt,
+                              normal: poses[j].position - poses[i].position)
+        }
+        lastClose = now
     }
 
     /// The samples every chip took since the last call, handed over (the world keeps none).

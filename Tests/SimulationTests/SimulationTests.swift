@@ -297,21 +297,51 @@ import World
         #expect(mingle.bumps.byClass == nil)
     }
 
-    /// With the accelerometers sampled from physics (issue 23's starting point, docs/simulation.md): the joint peak a
-    /// phone finds in its own samples catches every hard tap and, at 100 Hz, almost no gentle touch, and cannot tell
-    /// a fist bump from a tap.
+    /// With the accelerometers sampled from physics (docs/simulation.md): the detector reads the jolts' shape. At
+    /// 100 Hz it catches every hard tap and most gentle touches (the gentlest push one phone under its 1.5 m/s²),
+    /// rejects the braking, the shaking, the knocks and the walks, and cannot tell a fist bump from a tap: both are
+    /// one or two samples wide. At 400 Hz a fist bump's softer push is wider than any two phones' and the table
+    /// tells all.
     @Test func theFusedDetectorOnSampledAccelerometers() async throws {
         let file = try ScenarioFile.load(path: Self.examples + "/bump-classes.json")
-        let summary = try await Simulation(settings: settings {
-            $0.scenario = .scripted(file); $0.seed = 1; $0.rangingPolicy = .proximity; $0.sensors = .samples
-        }).run()
-        #expect(summary.run.sensors == "samples" && summary.run.imuRate == 100)
-        let byClass = try #require(summary.bumps.byClass)
-        #expect(byClass["hardTap"]?.fired == 18)
-        #expect((byClass["gentleTouch"]?.fired ?? 99) <= 2)
-        #expect(byClass["fistBump"]?.fired == 6)
-        #expect(byClass["walkPast"]?.fired == 0 && byClass["softStop"]?.fired == 0)
-        #expect(try #require(summary.bumps.precision) < 0.5)
+        var byRate: [Double: SimulationSummary] = [:]
+        for rate in [100.0, 400.0] {
+            byRate[rate] = try await Simulation(settings: settings {
+                $0.scenario = .scripted(file); $0.seed = 1; $0.rangingPolicy = .proximity; $0.sensors = .samples
+                $0.imu.rate = rate
+            }).run()
+        }
+        let at100 = try #require(byRate[100]), at400 = try #require(byRate[400])
+        #expect(at100.run.sensors == "samples" && at100.run.imuRate == 100)
+        let classes = try #require(at100.bumps.byClass)
+        #expect(classes["hardTap"]?.fired == 18)
+        #expect((classes["gentleTouch"]?.fired ?? 0) >= 12)
+        #expect(classes["fistBump"]?.fired == 6)
+        for kind in ["softStop", "hardStop", "handshake", "tableKnock", "walkPast"] {
+            #expect(classes[kind]?.fired == 0, "\(kind)")
+        }
+        #expect(try #require(at100.bumps.recall) >= 0.85)
+        let faster = try #require(at400.bumps.byClass)
+        #expect(faster["fistBump"]?.fired == 0 && faster["gentleTouch"]?.fired == 18 && faster["hardTap"]?.fired == 18)
+        #expect(try #require(at400.bumps.precision) >= 0.95)
+    }
+
+    /// The detector on samples was built on bump-classes; touch-or-stop's touches are its waypoints' (no scripted
+    /// encounter: the phones feel their cases meet where the path brings them within 8 cm) and its stops short are
+    /// the waypoints' too. Over seeds 1-3 it finds every touch and fires on no stop (measured: 36 of 36, none).
+    @Test func theSampledDetectorOnTouchOrStop() async throws {
+        let file = try ScenarioFile.load(path: Self.examples + "/touch-or-stop.json")
+        var fired = 0, detected = 0, falseBumps = 0
+        for seed in 1...3 as ClosedRange<UInt64> {
+            let b = try await Simulation(settings: settings {
+                $0.scenario = .scripted(file); $0.seed = seed; $0.rangingPolicy = .proximity; $0.sensors = .samples
+            }).run().bumps
+            #expect(b.trueContacts == 12 && b.nearMisses == 24)
+            fired += b.fired - b.unscoredBumps
+            detected += b.detected
+            falseBumps += b.falseBumps
+        }
+        #expect(detected >= 35 && falseBumps <= 1, "\(detected) detected, \(falseBumps) false of \(fired)")
     }
 
     /// 60 people mingling for a minute: bodies stand between a good share of the pairs within 3 m (measured 76%:

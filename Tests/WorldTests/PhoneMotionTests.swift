@@ -87,6 +87,29 @@ import Testing
         }
     }
 
+    /// Phones the waypoints bring together (no encounter scripted) feel their cases meet: each a push at the step
+    /// they came within 8 cm, at the speed they closed, away from the other.
+    @Test func waypointsThatMeetPush() throws {
+        let text = #"{"version": 1, "peers": [{"name": "A", "waypoints": [{"t": 0, "x": 0, "y": 0, "facing": "B"}, "#
+            + #"{"t": 1, "x": 0, "y": 0, "facing": "B"}, {"t": 2, "x": 0.27, "y": 0, "facing": "B"}]}, "#
+            + #"{"name": "B", "waypoints": [{"t": 0, "x": 0.6, "y": 0, "facing": "A"}, {"t": 1, "x": 0.6, "y": 0, "facing": "A"}, "#
+            + #"{"t": 2, "x": 0.33, "y": 0, "facing": "A"}]}]}"#
+        let file = try ScenarioFile.parse(Data(text.utf8), file: "s.json")
+        let world = try World(scenario: .scripted(file), peers: 2, seed: 1)
+        let clocks = [DeviceClock(uptimeAtStart: 10, rate: 0), DeviceClock(uptimeAtStart: 20, rate: 0)]
+        try world.startSensing(clocks: clocks, seed: 5)
+        _ = world.advance(to: 3)
+        // They close at 0.54 m/s and come within 8 cm at 1.963 s.
+        for d in 0..<2 {
+            var extractor = ImpactExtractor()
+            let strong = world.samples[d].compactMap { extractor.take($0) }.filter { $0.peak >= 6 }
+            #expect(strong.count == 1)
+            let jolt = try #require(strong.first)
+            #expect(abs(clocks[d].time(atReading: jolt.time) - 1.963) < 0.03, "\(jolt.time)")
+            #expect(jolt.direction.z > 0.9)
+        }
+    }
+
     /// A hard stop brakes each hand at the minimum-jerk move's peak: 10/√3 times half the distance over the
     /// duration squared.
     @Test func aHardStopBrakesAtTheMovesPeak() throws {
