@@ -48,6 +48,15 @@ public struct BumpConfiguration: Sendable, Equatable {
 
     public init() {}
 
+    /// Whether a phone's jolt is strong and short enough to be its side of two phones meeting, by what the phone
+    /// alone knows (its push's direction against the peer's is the pair's to judge).
+    @inline(__always)
+    public func isKnock(_ impact: Impact) -> Bool {
+        let threshold = impact.width > 0 ? sampledImpactThreshold : impactThreshold
+        return impact.magnitude >= threshold
+            && (impact.width == 0 || impact.width <= longestContact + filterStretch * impact.interval + 1e-9)
+    }
+
     /// Checks the fields; the error names the first one out of range.
     public func validate() throws(BumpConfigurationError) {
         guard distance.isFinite, distance > 0, distance <= 1 else {
@@ -178,10 +187,7 @@ public struct BumpDetector: Sendable, Equatable {
         guard lastNear > -Double.infinity else { return false }
         /// A jolt that can be one side of a bump: strong, short, and pushing its phone away from the peer.
         func knock(_ impact: Impact, toward peer: SIMD3<Float>?) -> Bool {
-            let threshold = impact.width > 0 ? c.sampledImpactThreshold : c.impactThreshold
-            guard impact.magnitude >= threshold,
-                  impact.width <= c.longestContact + c.filterStretch * impact.interval + 1e-9 || impact.width == 0
-            else { return false }
+            guard c.isKnock(impact) else { return false }
             guard let push = impact.direction else { return true }
             guard let peer else { return impact.vertical <= c.mostUpright }
             return (push * peer).sum() <= -c.awayFromPeer

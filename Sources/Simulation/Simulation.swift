@@ -404,9 +404,7 @@ public final class Simulation {
         let bump = settings.bump
         let felt = feltImpacts(upTo: time + interval)
         let taps = felt.map { peaks in
-            peaks.last { p in
-                p.time <= time && p.magnitude >= (p.width > 0 ? bump.sampledImpactThreshold : bump.impactThreshold)
-            }.map { Float($0.time) } ?? -.infinity
+            peaks.last { $0.time <= time && bump.isKnock($0) }.map { Float($0.time) } ?? -.infinity
         }
         planner.plan(PlanningContext(time: time, interval: interval, sessions: sessions, pairs: engine.pairs,
                                      estimates: engine.estimates, bluetooth: heard.distances,

@@ -32,7 +32,7 @@ public struct SimulationSettings: Sendable {
     public var haptics = HapticCurve()
     /// What the phones' accelerometers are made of: `peaks` (labelled peaks, a tap at every true contact: the
     /// model being replaced, docs/sensors.md) or `samples` (each phone's chip sampling its physical motion, and the
-    /// device finding its own jolts; scripted scenarios only, for now).
+    /// device finding its own jolts).
     public var sensors = Sensors.peaks
     public var imu = IMUSettings()
     public var motion = MotionSettings()
@@ -131,9 +131,6 @@ extension SimulationSettings {
         try require(tracePoseInterval.isFinite && tracePoseInterval >= 0 && tracePoseInterval <= 3600,
                     "--trace-pose-interval must be between 0 and 3600 seconds, got \(tracePoseInterval)")
         if sensors == .samples {
-            if case .scripted = scenario {} else {
-                throw SimulationSettingsError(message: "--sensors samples needs a scenario file: the \(scenario.name) scenario's motion is not sampled yet")
-            }
             try require(imu.rate >= 1 && imu.rate <= 800, "--imu-rate must be between 1 and 800 Hz, got \(imu.rate)")
             if let problem = imu.problem() ?? motion.cases.problem() ?? motion.hands.problem() {
                 throw SimulationSettingsError(message: problem)

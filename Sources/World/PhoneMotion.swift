@@ -134,3 +134,59 @@ struct ScriptedMotion {
         return Vector3(0, 0, settings.stepExcursion / 2 * omega * omega * sin(omega * (t - w[k - 1].t)))
     }
 }
+
+/// Each phone's motion as its accelerometer feels it when the world moves people step by step (the mingle, the
+/// random walk): each step's change of velocity spread over `paceChange` from when it happened (the steps are the
+/// world's 50-ms moves, not a hand's), the steps of a walk while its holder moves faster than `walking`, and the
+/// pushes of phones meeting.
+struct PoseMotion {
+    let settings: MotionSettings
+    private(set) var pulses: [[ContactPulse]]
+    private var velocity: [Vector3]
+    /// Each phone's recent changes of velocity: when, and by how much.
+    private var changes: [[(time: Double, dv: Vector3)]]
+    private var walking: [Bool]
+
+    init(positions: [Vector3], settings: MotionSettings) {
+        self.settings = settings
+        pulses = Array(repeating: [], count: positions.count)
+        velocity = Array(repeating: .zero, count: positions.count)
+        changes = Array(repeating: [], count: positions.count)
+        walking = Array(repeating: false, count: positions.count)
+    }
+
+    /// The world moved every phone from `before` to `positions` in the step of `dt` ending at `time`.
+    mutating func step(from before: [Vector3], to positions: [Vector3], at time: Double, dt: Double) {
+        guard dt > 0 else { return }
+        for i in positions.indices {
+            let v = (positions[i] - before[i]) / dt
+            let dv = v - velocity[i]
+            velocity[i] = v
+            changes[i].removeAll { $0.time < time - settings.paceChange }
+            if dv.lengthSquared > 1e-12 { changes[i].append((time, dv)) }
+            walking[i] = (v.x * v.x + v.y * v.y).squareRoot() > settings.walking
+            pulses[i].removeAll { $0.start + $0.duration < time - 1 }
+        }
+    }
+
+    mutating func meet(_ i: Int, _ j: Int, at time: Double, closingSpeed: Double, normal: Vector3) {
+        guard let (a, b) = ContactMechanics.meet(at: time, closingSpeed: closingSpeed, normal: normal,
+                                                 settings: settings.cases) else { return }
+        pulses[i].append(a)
+        pulses[j].append(b)
+    }
+
+    func acceleration(_ i: Int, at t: Double) -> Vector3 {
+        var total = Vector3.zero
+        for change in changes[i] where t > change.time && t < change.time + settings.paceChange {
+            let u = (t - change.time) / settings.paceChange
+            total += change.dv / settings.paceChange * (1 - cos(2 * .pi * u))
+        }
+        if walking[i] {
+            let omega = 2 * Double.pi * settings.cadence
+            // Each holder's steps at a phase of their own.
+            total.z += settings.stepExcursion / 2 * omega * omega * sin(omega * t + 2.4 * Double(i))
+        }
+        return total
+    }
+}

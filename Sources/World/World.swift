@@ -70,7 +70,36 @@ public final class World {
     private var encountersOf: [[Int]] = []
     /// With ``startSensing(clocks:seed:imu:motion:)``: each phone's accelerometer, what moves it, and the samples
     /// it has taken.
-    private var motionModel: ScriptedMotion?
+    private var motionModel: SensedMotion?
+
+    /// What moves the phones the chips sample: the scripted motion, or the world's steps.
+    private enum SensedMotion {
+        case scripted(ScriptedMotion, ScenarioFile)
+        case poses(PoseMotion)
+
+        var pulses: [[ContactPulse]] {
+            switch self {
+            case .scripted(let m, _): m.pulses
+            case .poses(let m): m.pulses
+            }
+        }
+
+        func scriptsMeeting(_ i: Int, _ j: Int, at time: Double) -> Bool {
+            if case .scripted(let m, _) = self { return m.scriptsMeeting(i, j, at: time) }
+            return false
+        }
+
+        mutating func meet(_ i: Int, _ j: Int, at time: Double, closingSpeed: Double, normal: Vector3) {
+            switch self {
+            case .scripted(var m, let file):
+                m.meet(i, j, at: time, closingSpeed: closingSpeed, normal: normal)
+                self = .scripted(m, file)
+            case .poses(var m):
+                m.meet(i, j, at: time, closingSpeed: closingSpeed, normal: normal)
+                self = .poses(m)
+            }
+        }
+    }
     private var chips: [Accelerometer] = []
     /// The close pairs' distances at the step before, to find where phones meet.
     private var lastClose: [Int64: Double] = [:]
@@ -160,6 +189,7 @@ public final class World {
         let before = poses
         while time < target - 1e-12 {
             let dt = min(0.05, target - time)
+            let stepStart = motionModel == nil ? [] : poses.map(\.position)
             time += dt
             step(dt)
             let positions = poses.map(\.position)
@@ -170,6 +200,10 @@ public final class World {
                     .sorted { ($0.0, $0.1) < ($1.0, $1.1) }
             } ?? close, at: time)
             accelerometers.sense(positions, close: close, at: time, dt: dt)
+            if case .poses(var model) = motionModel {
+                model.step(from: stepStart, to: positions, at: time, dt: dt)
+                motionModel = .poses(model)
+            }
             feelMeetings(close, dt: dt)
             sampleChips()
         }
@@ -364,21 +398,22 @@ public final class World {
         encounters[e] = encounter
     }
 
-    /// Starts every phone's accelerometer chip (scripted scenarios): from now on each samples its phone's motion
-    /// (``samples``), stamped on its own clock.
+    /// Starts every phone's accelerometer chip: from now on each samples its phone's motion (``samples``), stamped
+    /// on its own clock.
     ///
-    /// - Throws: when the scenario is not scripted, or a setting is out of range.
+    /// - Throws: when a setting is out of range.
     public func startSensing(clocks: [DeviceClock], seed: UInt64, imu: IMUSettings = IMUSettings(),
                              motion: MotionSettings = MotionSettings()) throws {
-        guard case .scripted(let file) = scenario else {
-            throw ScenarioError(file: scenario.name, field: nil, problem: "has no scripted motion to sense")
-        }
         if let problem = imu.problem() ?? motion.cases.problem() ?? motion.hands.problem() {
-            throw ScenarioError(file: file.name, field: nil, problem: "cannot be sensed: \(problem)")
+            throw ScenarioError(file: scenario.name, field: nil, problem: "cannot be sensed: \(problem)")
         }
         precondition(clocks.count == peerCount, "one clock a phone")
-        motionModel = ScriptedMotion(file: file, encounters: scriptedEncounters, encountersOf: encountersOf,
-                                     settings: motion)
+        if case .scripted(let file) = scenario {
+            motionModel = .scripted(ScriptedMotion(file: file, encounters: scriptedEncounters,
+                                                   encountersOf: encountersOf, settings: motion), file)
+        } else {
+            motionModel = .poses(PoseMotion(positions: poses.map(\.position), settings: motion))
+        }
         chips = try (0..<peerCount).map { try Accelerometer(device: $0, runSeed: seed, clock: clocks[$0], settings: imu) }
         samples = Array(repeating: [], count: peerCount)
         sampleChips()
@@ -410,11 +445,21 @@ public final class World {
     }
 
     private func sampleChips() {
-        guard let model = motionModel, case .scripted(let file) = scenario else { return }
-        for i in chips.indices {
-            chips[i].sample(until: time, motion: { t in
-                (model.acceleration(i, at: t), self.scriptedPose(i, at: t, file: file).orientation)
-            }, pulses: model.pulses[i], into: &samples[i])
+        switch motionModel {
+        case .scripted(let model, let file):
+            for i in chips.indices {
+                chips[i].sample(until: time, motion: { t in
+                    (model.acceleration(i, at: t), self.scriptedPose(i, at: t, file: file).orientation)
+                }, pulses: model.pulses[i], into: &samples[i])
+            }
+        case .poses(let model):
+            for i in chips.indices {
+                let orientation = poses[i].orientation
+                chips[i].sample(until: time, motion: { t in (model.acceleration(i, at: t), orientation) },
+                                pulses: model.pulses[i], into: &samples[i])
+            }
+        case nil:
+            return
         }
     }
 

@@ -17,7 +17,6 @@ import Testing
          "--scenario: scenario file /nonexistent/room.json does not exist"),
         (["--scenario", "/tmp"], "--scenario: scenario file /tmp is a folder"),
         (["--workers", "0"], "--workers must be between 1 and 256, got 0"),
-        (["--sensors", "samples"], "--sensors samples needs a scenario file: the mingle scenario's motion is not sampled yet"),
         (["--sensors", "samples", "--scenario", examples + "/three-bumps.json", "--imu-rate", "1000"],
          "--imu-rate must be between 1 and 800 Hz, got 1000.0"),
         (["--trace", "/nonexistent/dir/t.jsonl"], "--trace: the folder /nonexistent/dir does not exist"),
