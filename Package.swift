@@ -69,7 +69,7 @@ let package = Package(
         ),
         .target(
             name: "NearbySimulator",
-            dependencies: ["DiscoveryRun", "GSL", "Planning", "Ranging", "Sessions", "Simulation", "Transport", "World"]
+            dependencies: ["Bump", "DiscoveryRun", "GSL", "Planning", "Ranging", "Sessions", "Simulation", "Transport", "World"]
         ),
         .target(
             name: "Transport",
@@ -141,7 +141,7 @@ let package = Package(
         .testTarget(name: "RangingBenchTests", dependencies: ["RangingBench", "Simulation"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport"]),
         .testTarget(name: "ReportTests", dependencies: ["Report", "Simulation"]),
-        .testTarget(name: "NearbySimulatorTests", dependencies: ["NearbySimulator"]),
+        .testTarget(name: "NearbySimulatorTests", dependencies: ["Bump", "NearbySimulator"]),
         .testTarget(
             name: "MulticastTransportTests",
             dependencies: ["MulticastTransport", "Transport", .product(name: "NIOPosix", package: "swift-nio")]

@@ -117,9 +117,12 @@ public struct Impact: Sendable, Equatable {
     public let direction: SIMD3<Float>?
     public let vertical: Float
     public let interval: Double
+    /// When the phone could know it (a sampled jolt ends a sample or two after its peak); a labelled peak at once.
+    public let known: Double
 
     public init(time: Double, magnitude: Float, width: Double = 0, direction: SIMD3<Float>? = nil, vertical: Float = 0,
-                interval: Double = 0) {
+                interval: Double = 0, known: Double? = nil) {
+        self.known = known ?? time
         self.time = time
         self.magnitude = magnitude
         self.width = width
@@ -194,10 +197,10 @@ public struct BumpDetector: Sendable, Equatable {
         }
         var joint: Double?
         for mine in initiator.reversed() {
-            guard mine.time <= time else { continue }
+            guard mine.known <= time else { continue }
             guard mine.time > lastImpact, mine.time >= time - c.confirmWindow - c.coincidence else { break }
             guard knock(mine, toward: towardResponder) else { continue }
-            if responder.contains(where: { abs($0.time - mine.time) <= c.coincidence && $0.time <= time
+            if responder.contains(where: { abs($0.time - mine.time) <= c.coincidence && $0.known <= time
                 && knock($0, toward: towardInitiator) }) {
                 joint = mine.time
                 break

@@ -28,8 +28,12 @@ public struct SampledImpact: Sendable, Equatable {
     public let direction: SIMD3<Float>
     public let vertical: Float
     public let interval: Double
+    /// When the phone could know the jolt: the sample that ended it.
+    public let known: Double
 
-    public init(time: Double, peak: Float, width: Double, direction: SIMD3<Float>, vertical: Float, interval: Double) {
+    public init(time: Double, peak: Float, width: Double, direction: SIMD3<Float>, vertical: Float, interval: Double,
+                known: Double) {
+        self.known = known
         self.time = time
         self.peak = peak
         self.width = width
@@ -106,7 +110,7 @@ public struct ImpactExtractor: Sendable {
             run = nil
             // A departure that lasts is the phone held a new way: rest there.
             if long { rest = v } else { follow(v, dt) }
-            return Self.finish(current, interval: interval)
+            return Self.finish(current, interval: interval, known: s.timestamp)
         }
         if m >= settings.threshold {
             run = Run(start: s.timestamp, peakTime: s.timestamp, peak: m, direction: SIMD3<Float>(departure / Double(m)),
@@ -124,12 +128,12 @@ public struct ImpactExtractor: Sendable {
     }
 
     /// The jolt's width: the time its samples stayed at or over half its peak (one sample's at least).
-    private static func finish(_ run: Run, interval: Double) -> SampledImpact {
+    private static func finish(_ run: Run, interval: Double, known: Double) -> SampledImpact {
         let over = run.values.filter { $0.1 >= run.peak / 2 }.map(\.0)
         let width = (over.last ?? run.peakTime) - (over.first ?? run.peakTime) + interval
         let restLength = (run.rest * run.rest).sum().squareRoot()
         let up = restLength > 0 ? SIMD3<Float>(run.rest / restLength) : .zero
         return SampledImpact(time: run.peakTime, peak: run.peak, width: width, direction: run.direction,
-                             vertical: abs((up * run.direction).sum()), interval: interval)
+                             vertical: abs((up * run.direction).sum()), interval: interval, known: known)
     }
 }

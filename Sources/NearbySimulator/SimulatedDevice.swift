@@ -59,6 +59,35 @@ public final class SimulatedDevice {
         self.room = room
     }
 
+    /// The handler of its accelerometer's samples (``startAccelerometerUpdates(_:)``).
+    var accelerometerHandler: ((AccelerometerSample) -> Void)?
+
+    /// Starts handing the device's accelerometer samples to `handler`, as Core Motion's accelerometer updates do: each
+    /// sample once the room's clock has reached it, on the thread that advances the room, at the rate the room's
+    /// ``RoomConfiguration/accelerometerRate`` gives, stamped on the device's own clock (``uptime``). The readings are
+    /// the specific force in m/s² in the phone's frame (a phone lying screen-up reads +9.8 on z; Core Motion reads
+    /// the opposite sign, in g). A second call replaces the handler.
+    ///
+    /// - Throws: ``SimulatorError`` when the room's accelerometers do not sample (no `accelerometerRate`).
+    public func startAccelerometerUpdates(_ handler: @escaping (AccelerometerSample) -> Void) throws(SimulatorError) {
+        guard room?.configuration.accelerometerRate != nil else {
+            throw SimulatorError("the room's accelerometers do not sample: set RoomConfiguration.accelerometerRate")
+        }
+        accelerometerHandler = handler
+    }
+
+    /// Stops the samples; the handler hears no more.
+    public func stopAccelerometerUpdates() {
+        accelerometerHandler = nil
+    }
+
+    /// Runs `action` on the thread that advances the room after `seconds` of the room's clock (a timer, as an app
+    /// sets one on its run loop).
+    public func schedule(after seconds: Double, _ action: @escaping () -> Void) {
+        guard let room else { return }
+        room.schedule(at: room.now + max(seconds, 0), action)
+    }
+
     /// Sends data to a connected peer; it arrives after the network's delay, or never if the network loses it.
     ///
     /// - Throws: ``SimulatorError`` when the peer is not in the room or not connected.

@@ -80,6 +80,10 @@ public struct RoomConfiguration: Sendable {
     /// ``SimulatedRoom/referenceBumps``, and a pair it bumped is left alone for 2 s. Off by default: your app alone
     /// decides, and nothing of the reference app holds the air.
     public var referenceApp = false
+    /// Whether each phone's accelerometer samples its physical motion, and at what rate (Hz, 1 to 800): then an
+    /// app gets its device's samples (``SimulatedDevice/startAccelerometerUpdates(_:)``), and the reference app, if
+    /// it runs, finds its jolts in them (docs/sensors.md). `nil`, the default: no samples.
+    public var accelerometerRate: Double?
 
     /// The defaults: 20 devices mingling, seed 1, `proximity` on one channel, no loss.
     public init() {}
@@ -121,6 +125,10 @@ public final class SimulatedRoom {
         s.connectsByConsent = configuration.connections == .byConsent
         s.discoveryStartsWithApp = configuration.discoveryStartsWithApp
         s.runsReferenceApp = configuration.referenceApp
+        if let rate = configuration.accelerometerRate {
+            s.sensors = .samples
+            s.imu.rate = rate
+        }
         s.peers = configuration.peers
         s.seed = configuration.seed
         s.duration = configuration.horizon
@@ -151,6 +159,7 @@ public final class SimulatedRoom {
         }
         let router = self.router
         simulation.observe(wanting: [.updates]) { event in router.room?.handle(event) }
+        simulation.sampleTap = { device, samples in router.room?.sampled(samples, by: device) }
         do {
             cluster = try simulation.begin(conditions: configuration.network)
         } catch {
@@ -178,6 +187,17 @@ public final class SimulatedRoom {
     /// Seconds on the room's clock: the world's time, which no device reads (each reads its own clock,
     /// ``SimulatedDevice/uptime``).
     public var now: Double { cluster.now }
+
+    /// Hands a device's new accelerometer samples to its app, if it asked for them.
+    private func sampled(_ samples: ArraySlice<AccelerometerSample>, by device: Int) {
+        guard let handler = devices[device].accelerometerHandler else { return }
+        for sample in samples { handler(sample) }
+    }
+
+    /// Runs `action` on the room's thread when the room's clock reaches `time`.
+    func schedule(at time: Double, _ action: @escaping () -> Void) {
+        cluster.clock.schedule(at: time, action)
+    }
 
     /// Device `index`'s clock reading at the room's time `time`.
     func uptime(of index: Int, at time: Double) -> Double {

@@ -1,3 +1,4 @@
+import Bump
 import Sessions
 
 /// A device's identity in the room: stable across restarts, as a phone's is.
@@ -13,6 +14,8 @@ public typealias SessionRemovalReason = Sessions.SessionRemovalReason
 public typealias SessionError = Sessions.SessionError
 /// The stable codes of ``SessionError``.
 public typealias SessionErrorCode = Sessions.SessionErrorCode
+/// One accelerometer reading: the specific force in m/s² in the phone's frame, stamped on the phone's own clock.
+public typealias AccelerometerSample = Bump.AccelerometerSample
 
 /// A ranging session's discovery token: opaque bytes an app sends to its peer (over the room's data channel, as it
 /// would over its peer-to-peer connection) and the peer hands to its own session's ``NearbySession/run(with:)``.

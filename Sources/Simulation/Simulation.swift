@@ -67,6 +67,10 @@ public final class Simulation {
     /// seconds, on the world's time (a pair's ranging keeps its two clocks' offset to nanoseconds: docs/sensors.md).
     var extractors: [ImpactExtractor] = []
     var sensedImpacts: [[Impact]] = []
+    /// With sampled accelerometers: told each device's samples once the run's time has reached them (the apps of the
+    /// app-testing library read them), and those the world took ahead of it.
+    package var sampleTap: ((Int, ArraySlice<AccelerometerSample>) -> Void)?
+    private var aheadSamples: [[AccelerometerSample]] = []
     /// What the step in progress saw happen and what the devices send, handed out when it ends.
     /// Every device's observations and actions as text lines, for a test that the devices read no truth.
     package var deviceRecord: (@Sendable (String) -> Void)?
@@ -402,9 +406,9 @@ public final class Simulation {
         roundStart = end
         // Each phone's latest tap up to the round's start (the world has felt a round further).
         let bump = settings.bump
-        let felt = feltImpacts(upTo: time + interval)
+        let felt = feltImpacts(upTo: time + interval, handingOutTo: time)
         let taps = felt.map { peaks in
-            peaks.last { $0.time <= time && bump.isKnock($0) }.map { Float($0.time) } ?? -.infinity
+            peaks.last { $0.known <= time && bump.isKnock($0) }.map { Float($0.time) } ?? -.infinity
         }
         planner.plan(PlanningContext(time: time, interval: interval, sessions: sessions, pairs: engine.pairs,
                                      estimates: engine.estimates, bluetooth: heard.distances,
@@ -435,15 +439,25 @@ public final class Simulation {
 
     /// Every phone's accelerometer impacts of the last seconds up to `time`: the labelled peaks, or the jolts each
     /// device found in its own new samples.
-    private func feltImpacts(upTo time: Double) -> [[Impact]] {
+    private func feltImpacts(upTo time: Double, handingOutTo now: Double) -> [[Impact]] {
         guard settings.sensors == .samples else { return world.impacts }
         let fresh = world.drainSamples()
+        if let sampleTap {
+            if aheadSamples.isEmpty { aheadSamples = Array(repeating: [], count: peers) }
+            for d in 0..<peers {
+                aheadSamples[d] += fresh[d]
+                let due = clocks[d].reading(at: now)
+                let count = aheadSamples[d].firstIndex { $0.timestamp > due } ?? aheadSamples[d].count
+                if count > 0 { sampleTap(d, aheadSamples[d][..<count]) }
+                aheadSamples[d].removeFirst(count)
+            }
+        }
         for d in 0..<peers {
             for sample in fresh[d] {
                 guard let jolt = extractors[d].take(sample) else { continue }
                 sensedImpacts[d].append(Impact(time: clocks[d].time(atReading: jolt.time), magnitude: jolt.peak,
                                                width: jolt.width, direction: jolt.direction, vertical: jolt.vertical,
-                                               interval: jolt.interval))
+                                               interval: jolt.interval, known: clocks[d].time(atReading: jolt.known)))
             }
             sensedImpacts[d].removeAll { $0.time < time - 3 }
         }

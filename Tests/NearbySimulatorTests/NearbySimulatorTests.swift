@@ -1,3 +1,4 @@
+import Bump
 import Foundation
 import NearbySimulator
 import Testing
@@ -293,6 +294,60 @@ private final class App: SimulatedDeviceDelegate, NearbySessionDelegate {
             }
         } else {
             #expect(room.referenceBumps.isEmpty)
+        }
+    }
+}
+
+/// An app's own fused detector in the loop: its device's accelerometer samples, stamped on the device's clock, and
+/// timers on the room's clock.
+@Suite struct AccelerometerInARoomTests {
+    private static var threeBumps: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("examples/three-bumps.json").path
+    }
+
+    /// Each device hands its app 100 samples a second, none before the room's clock reaches it; on each of the three
+    /// touches both phones' own samples hold a jolt (found here as an app would, with the library's jolt finder), the
+    /// two within 30 ms of each other once each phone's clock is read back to the room's; a timer fires on time.
+    @Test func appsGetTheirDevicesSamplesAndTimers() throws {
+        var configuration = RoomConfiguration()
+        configuration.crowd = .file(Self.threeBumps)
+        configuration.accelerometerRate = 100
+        let room = try SimulatedRoom(configuration)
+        var samples = [[NearbySimulator.AccelerometerSample]](repeating: [], count: room.devices.count)
+        var late = 0
+        for device in room.devices {
+            try device.startAccelerometerUpdates { sample in
+                samples[device.index].append(sample)
+                if sample.timestamp > (device.uptime ?? 0) + 1e-9 { late += 1 }
+            }
+        }
+        var fired: Double?
+        room.devices[0].schedule(after: 2.25) { fired = room.now }
+        room.advance(by: 20)
+        #expect(late == 0)
+        #expect(fired == 2.25)
+        for d in samples.indices {
+            #expect(abs(samples[d].count - 2000) <= 12, "\(samples[d].count)")
+        }
+        // Each device's clock read back to the room's: its uptime now, less the room's time now.
+        let offsets = room.devices.map { ($0.uptime ?? 0) - room.now }
+        let touches = room.trueTouches
+        #expect(touches.count == 3)
+        for touch in touches {
+            let pair = room.devices.filter { $0.peerID == touch.a || $0.peerID == touch.b }.map(\.index)
+            let jolts = pair.map { d -> [Double] in
+                var finder = ImpactExtractor()
+                return samples[d].compactMap { finder.take($0) }.filter { $0.peak >= 1.5 }.map { $0.time - offsets[d] }
+                    .filter { abs($0 - touch.start) < 0.2 }
+            }
+            let a = try #require(jolts.first?.first), b = try #require(jolts.last?.first)
+            #expect(abs(a - b) < 0.03, "\(a) \(b)")
+        }
+        // Without sampled accelerometers, asking is refused.
+        let plain = try SimulatedRoom(RoomConfiguration())
+        #expect(throws: SimulatorError("the room's accelerometers do not sample: set RoomConfiguration.accelerometerRate")) {
+            try plain.devices[0].startAccelerometerUpdates { _ in }
         }
     }
 }
