@@ -113,7 +113,10 @@ public final class Simulation {
         running = RunningSessions(peers: peers)
         clocks = try DeviceRadio.room(count: peers, runSeed: settings.seed, configuration: settings.radio).map(\.clock)
         if settings.sensors == .samples {
-            try world.startSensing(clocks: clocks, seed: settings.seed, imu: settings.imu, motion: settings.motion)
+            // A scenario file's own physics, where it gives any, over the settings'.
+            var motion = settings.motion
+            if case .scripted(let file) = settings.scenario, let own = file.motion { motion = own }
+            try world.startSensing(clocks: clocks, seed: settings.seed, imu: settings.imu, motion: motion)
             extractors = Array(repeating: ImpactExtractor(), count: peers)
             sensedImpacts = Array(repeating: [], count: peers)
         }

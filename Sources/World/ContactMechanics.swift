@@ -23,7 +23,7 @@ public struct ContactSettings: Sendable, Equatable {
     /// The first setting out of range, named, or `nil`.
     public func problem() -> String? {
         if !(phoneMass > 0 && phoneMass <= 10) { return "phoneMass must be above 0 and at most 10 kg, got \(phoneMass)" }
-        if !(caseModulus >= 1e5 && caseModulus <= 1e12) { return "caseModulus must be between 1e5 and 1e12 Pa, got \(caseModulus)" }
+        if !(caseModulus >= 1e4 && caseModulus <= 1e12) { return "caseModulus must be between 1e4 and 1e12 Pa, got \(caseModulus)" }
         if !(casePoisson >= 0 && casePoisson < 0.5) { return "casePoisson must be at least 0 and under 0.5, got \(casePoisson)" }
         if !(contactRadius > 0 && contactRadius <= 1) { return "contactRadius must be above 0 and at most 1 m, got \(contactRadius)" }
         if !(restitution >= 0 && restitution <= 1) { return "restitution must be between 0 and 1, got \(restitution)" }

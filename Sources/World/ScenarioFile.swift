@@ -28,12 +28,17 @@ public struct ScenarioFile: Sendable, Equatable {
     public let walls: [Wall]
     /// Scripted encounters, each of a class the summary scores (docs/scenario-format.md), in time order.
     public let encounters: [EncounterScript]
+    /// The file's own physics of what the phones feel (contacts, hands, the table, steps), when it gives any: the
+    /// defaults with the fields it names (docs/sensors.md).
+    public let motion: MotionSettings?
 
-    public init(name: String, peers: [Peer], walls: [Wall] = [], encounters: [EncounterScript] = []) {
+    public init(name: String, peers: [Peer], walls: [Wall] = [], encounters: [EncounterScript] = [],
+                motion: MotionSettings? = nil) {
         self.name = name
         self.peers = peers
         self.walls = walls
         self.encounters = encounters
+        self.motion = motion
     }
 
     /// The centres of two touching phones are at most this far apart, metres (the truth's contact distance).
@@ -92,11 +97,12 @@ public struct ScenarioFile: Sendable, Equatable {
     /// The fields each object of a file may have (docs/schemas/scenario.schema.json). A misspelled field would
     /// otherwise be ignored in silence, and `"headng": 90` run with a heading of 0.
     static let fields: [(what: String, names: [String])] = [
-        ("the scenario", ["$schema", "version", "name", "peers", "walls", "encounters"]),
+        ("the scenario", ["$schema", "version", "name", "peers", "walls", "encounters", "motion"]),
         ("a peer", ["name", "interests", "waypoints"]),
         ("a waypoint", ["t", "x", "y", "z", "heading", "pitch", "roll", "facing"]),
         ("a wall", ["x1", "y1", "x2", "y2", "loss"]),
         ("an encounter", ["class", "peers", "t", "closingSpeed", "minimumDistance", "hold"]),
+        ("the motion", RawScenario.RawMotion.fields),
     ]
 
     private static func checkFields(_ object: Any, file: String) throws(ScenarioError) {
@@ -120,6 +126,7 @@ public struct ScenarioFile: Sendable, Equatable {
                 for (i, item) in (dictionary["encounters"] as? [Any] ?? []).enumerated() {
                     try check(item, 4, "encounters[\(i)]")
                 }
+                if let motion = dictionary["motion"] { try check(motion, 5, "motion") }
             }
         }
         try check(object, 0, "")
@@ -232,6 +239,59 @@ private struct RawScenario: Decodable {
     let peers: [RawPeer]
     let walls: [RawWall]?
     let encounters: [RawEncounter]?
+    let motion: RawMotion?
+
+    /// The physics a file may set (``MotionSettings``), each optional.
+    struct RawMotion: Decodable {
+        static let fields = ["phoneMass", "caseModulus", "contactRadius", "restitution", "handMass", "handModulus",
+                             "handRestitution", "knuckleMass", "tableMass", "knockDuration", "stepExcursion", "cadence",
+                             "paceChange"]
+        let phoneMass: Double?
+        let caseModulus: Double?
+        let contactRadius: Double?
+        let restitution: Double?
+        let handMass: Double?
+        let handModulus: Double?
+        let handRestitution: Double?
+        let knuckleMass: Double?
+        let tableMass: Double?
+        let knockDuration: Double?
+        let stepExcursion: Double?
+        let cadence: Double?
+        let paceChange: Double?
+
+        func checked(_ fail: (String?, String) -> ScenarioError) throws(ScenarioError) -> MotionSettings {
+            var m = MotionSettings()
+            m.cases.phoneMass = phoneMass ?? m.cases.phoneMass
+            m.cases.caseModulus = caseModulus ?? m.cases.caseModulus
+            m.cases.contactRadius = contactRadius ?? m.cases.contactRadius
+            m.cases.restitution = restitution ?? m.cases.restitution
+            m.hands.phoneMass = handMass ?? m.hands.phoneMass
+            m.hands.caseModulus = handModulus ?? m.hands.caseModulus
+            m.hands.restitution = handRestitution ?? m.hands.restitution
+            m.knuckleMass = knuckleMass ?? m.knuckleMass
+            m.tableMass = tableMass ?? m.tableMass
+            m.knockDuration = knockDuration ?? m.knockDuration
+            m.stepExcursion = stepExcursion ?? m.stepExcursion
+            m.cadence = cadence ?? m.cadence
+            m.paceChange = paceChange ?? m.paceChange
+            if let problem = m.cases.problem() { throw fail("motion", problem) }
+            if let problem = m.hands.problem() {
+                throw fail("motion", problem.replacingOccurrences(of: "phoneMass", with: "handMass")
+                    .replacingOccurrences(of: "caseModulus", with: "handModulus")
+                    .replacingOccurrences(of: "restitution", with: "handRestitution"))
+            }
+            for (name, value, range) in [("knuckleMass", m.knuckleMass, 0.01...10.0), ("tableMass", m.tableMass, 0.1...10_000.0),
+                                         ("knockDuration", m.knockDuration, 0.0001...0.1),
+                                         ("stepExcursion", m.stepExcursion, 0.0...0.5), ("cadence", m.cadence, 0.1...5.0),
+                                         ("paceChange", m.paceChange, 0.05...5.0)] {
+                guard value.isFinite, range.contains(value) else {
+                    throw fail("motion.\(name)", "must be between \(range.lowerBound) and \(range.upperBound), got \(value)")
+                }
+            }
+            return m
+        }
+    }
 
     func checked(file: String) throws(ScenarioError) -> ScenarioFile {
         func fail(_ field: String?, _ problem: String) -> ScenarioError {
@@ -353,6 +413,7 @@ private struct RawScenario: Decodable {
             busyUntil[script.a] = gesture.end
             busyUntil[script.b] = gesture.end
         }
-        return ScenarioFile(name: name ?? file, peers: result, walls: checkedWalls, encounters: ordered.map(\.element))
+        return ScenarioFile(name: name ?? file, peers: result, walls: checkedWalls, encounters: ordered.map(\.element),
+                            motion: try motion?.checked(fail))
     }
 }

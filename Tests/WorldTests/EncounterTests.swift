@@ -60,6 +60,27 @@ import Testing
         #expect(said?.hasPrefix(expected) == true, "\(said ?? "accepted")")
     }
 
+    /// A file's own physics: the fields it names over the defaults, checked by name.
+    @Test func aFileSetsItsOwnPhysics() throws {
+        let base = Self.file(#"{"class": "hardTap", "peers": ["A", "B"], "t": 1, "closingSpeed": 0.5, "minimumDistance": 0.04}"#)
+        let own = try parse(base.replacingOccurrences(of: #""encounters""#,
+                                                      with: #""motion": {"caseModulus": 1.2e8, "tableMass": 40}, "encounters""#))
+        let motion = try #require(own.motion)
+        #expect(motion.cases.caseModulus == 1.2e8 && motion.tableMass == 40)
+        #expect(motion.hands == MotionSettings().hands && motion.cases.restitution == 0.5)
+        #expect(try parse(base).motion == nil)
+        // Four times stiffer cases: a contact 4^(2/5) = 1.74 times shorter.
+        let stiff = ContactMechanics.duration(closingSpeed: 0.3, reducedMass: 0.1, settings: motion.cases)
+        let soft = ContactMechanics.duration(closingSpeed: 0.3, reducedMass: 0.1, settings: ContactSettings())
+        #expect(abs(soft / stiff - pow(4, 0.4)) < 1e-9)
+        #expect(problem(base.replacingOccurrences(of: #""encounters""#, with: #""motion": {"tableMass": -1}, "encounters""#))
+                == "scenario file s.json: motion.tableMass must be between 0.1 and 10000.0, got -1.0")
+        #expect(problem(base.replacingOccurrences(of: #""encounters""#, with: #""motion": {"handRestitution": 2}, "encounters""#))
+                == "scenario file s.json: motion handRestitution must be between 0 and 1, got 2.0")
+        #expect(problem(base.replacingOccurrences(of: #""encounters""#, with: #""motion": {"tablemass": 4}, "encounters""#))?
+                .contains(#"motion.tablemass is not a field of the motion"#) == true)
+    }
+
     /// The world makes each gesture: the phones come to the stated closest approach, a touch (a fist bump, a
     /// handshake's clasp) meets at the stated closing speed, a stop peaks at it, a handshake lifts both phones together, and the phones end where their
     /// waypoints hold them.
