@@ -132,6 +132,34 @@ public struct Impact: Sendable, Equatable {
     }
 }
 
+/// A jolt a phone received from a peer over the data channel: who sent it, and the jolt as sent (its time on the
+/// sender's clock) with ``Impact/known`` the instant it arrived.
+public struct HeardImpact: Sendable, Equatable {
+    public let from: Int32
+    public let impact: Impact
+
+    public init(from: Int32, impact: Impact) {
+        self.from = from
+        self.impact = impact
+    }
+}
+
+/// What two phones have heard of each other's jolts over the data channel: each one's received jolts (from any
+/// peer; the detector keeps the pair's own) and the two devices' numbers.
+public struct ImpactChannel: Sendable {
+    public let initiator: Int32
+    public let responder: Int32
+    public let heardByInitiator: [HeardImpact]
+    public let heardByResponder: [HeardImpact]
+
+    public init(initiator: Int32, responder: Int32, heardByInitiator: [HeardImpact], heardByResponder: [HeardImpact]) {
+        self.initiator = initiator
+        self.responder = responder
+        self.heardByInitiator = heardByInitiator
+        self.heardByResponder = heardByResponder
+    }
+}
+
 /// Range only: fires once per approach when the estimated distance is at or under the bump distance in k of the
 /// last n updates, and re-arms only after the estimate has risen above the re-arm distance (hysteresis).
 ///
@@ -179,10 +207,15 @@ public struct BumpDetector: Sendable, Equatable {
     }
 
     /// Fused: feeds one exchange's fresh estimate (`nil` when there is none) at `time`, with the two phones' recent
-    /// accelerometer peaks (oldest first) and, where known, the direction toward the other in each phone's frame,
-    /// and says whether a bump fires now. Only peaks up to `time` are looked at: an app knows nothing later.
+    /// accelerometer jolts (oldest first) and, where known, the direction toward the other in each phone's frame,
+    /// and says whether a bump fires now. Only jolts known by `time` are looked at: an app knows nothing later.
+    ///
+    /// With `channel`, each phone compares its own jolts with those its peer sent it over the data channel, as they
+    /// arrived (late, or never when lost) and stamped by the sender's clock: a bump fires when either phone finds a
+    /// pair. Without it, each phone's jolts are the other's the moment it knows them, on one clock.
     public mutating func update(
         distance: Float?, at time: Double, initiator: [Impact], responder: [Impact],
+        channel: ImpactChannel? = nil,
         towardResponder: SIMD3<Float>? = nil, towardInitiator: SIMD3<Float>? = nil
     ) -> Bool {
         let c = configuration
@@ -195,17 +228,33 @@ public struct BumpDetector: Sendable, Equatable {
             guard let peer else { return impact.vertical <= c.mostUpright }
             return (push * peer).sum() <= -c.awayFromPeer
         }
-        var joint: Double?
-        for mine in initiator.reversed() {
-            guard mine.known <= time else { continue }
-            guard mine.time > lastImpact, mine.time >= time - c.confirmWindow - c.coincidence else { break }
-            guard knock(mine, toward: towardResponder) else { continue }
-            if responder.contains(where: { abs($0.time - mine.time) <= c.coincidence && $0.known <= time
-                && knock($0, toward: towardInitiator) }) {
-                joint = mine.time
-                break
+        /// The newest of one phone's jolts that the peer's jolts, as this phone has them, match.
+        func joint(
+            own: [Impact], ownToward: SIMD3<Float>?, peer: [HeardImpact]?, peerImpacts: [Impact], from: Int32,
+            peerToward: SIMD3<Float>?
+        ) -> Double? {
+            for mine in own.reversed() {
+                guard mine.known <= time else { continue }
+                guard mine.time > lastImpact, mine.time >= time - c.confirmWindow - c.coincidence else { break }
+                guard knock(mine, toward: ownToward) else { continue }
+                func matches(_ theirs: Impact) -> Bool {
+                    abs(theirs.time - mine.time) <= c.coincidence && theirs.known <= time
+                        && knock(theirs, toward: peerToward)
+                }
+                if let peer {
+                    if peer.contains(where: { $0.from == from && matches($0.impact) }) { return mine.time }
+                } else if peerImpacts.contains(where: matches) {
+                    return mine.time
+                }
             }
+            return nil
         }
+        let joint = joint(own: initiator, ownToward: towardResponder, peer: channel?.heardByInitiator,
+                          peerImpacts: responder, from: channel?.responder ?? 0, peerToward: towardInitiator)
+            ?? channel.flatMap {
+                joint(own: responder, ownToward: towardInitiator, peer: $0.heardByResponder, peerImpacts: initiator,
+                      from: $0.initiator, peerToward: towardResponder)
+            }
         guard let joint, abs(lastNear - joint) <= c.confirmWindow, time - joint <= c.confirmWindow else { return false }
         lastImpact = joint + c.coincidence
         fired += 1

@@ -15,6 +15,7 @@ public struct StreamIdentity: Sendable, Hashable {
         case token = 8
         case planner = 9
         case sensors = 10
+        case clock = 11
     }
 
     public let kind: Kind

@@ -84,6 +84,9 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     @Option(name: .customLong("imu-rate"), parsing: .unconditional, help: "With --sensors samples: the accelerometers' rate, Hz (1 to 800, default 100).")
     var imuRate: Double = 100
 
+    @Option(name: .customLong("clock-offset"), parsing: .unconditional, help: "With --sensors samples: how far apart two phones' clocks may be when their apps compare jolts sent over the data channel, seconds (0 to 1, default 0.01).")
+    var clockOffset: Double = 0.01
+
     @Option(name: .customLong("ranging-policy"),
             help: "Who ranges when (docs/airtime.md): proximity (the default: the pairs that matter first, within the air, by what the devices know), ideal (every pair of running sessions every round, whatever the air: 495 times one channel at 100 peers), uncoordinated (every session on its own timer; overlapping exchanges in hearing collide), round-robin (a fair share of the air for every running pair) or oracle (proximity told the true positions and who walks to whom: an upper bound no phone can reach, never a default).")
     var rangingPolicy: SimulationSettings.RangingPolicy = .proximity
@@ -117,7 +120,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
 
     private enum CodingKeys: String, CodingKey {
         case peers, duration, rate, scenario, clock, workers, trace, force, traceUpdateInterval, tracePoseInterval
-        case bumpDistance, losSigma, antennaSigma, link, detector, sensors, imuRate, rangingPolicy, channels
+        case bumpDistance, losSigma, antennaSigma, link, detector, sensors, imuRate, clockOffset, rangingPolicy, channels
         case interferenceRange
         case sessionsPerDevice, exchangesPerDevice, report, svg, network
     }
@@ -202,6 +205,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
         s.bump.method = detector
         s.sensors = sensors
         s.imu.rate = imuRate
+        s.clockOffset = clockOffset
         s.version = NearcatchSim.version
         s.groupKey = try network.groupKey()
         do {

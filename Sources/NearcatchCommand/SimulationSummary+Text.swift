@@ -81,7 +81,8 @@ extension SimulationSummary {
             + "by closest approach: " + Self.bands(bumps.nearMissesByDistance))
         lines.append("            \(count(bumps.brushes, "brush", "brushes")); "
             + "\(count(bumps.unscoredBumps, "bump")) on touches that began in the last second (not scored); "
-            + "\(count(bumps.profilesDelivered, "profile")) delivered")
+            + "\(count(bumps.profilesDelivered, "profile")) delivered"
+            + (bumps.jolts.map { "; jolts sent \($0.sent), heard \($0.heard), refused \($0.refused)" } ?? ""))
         if let byClass = bumps.byClass {
             // The scripted encounters' classes, each as fired of encountered, touches first.
             func scores(touch: Bool) -> String {

@@ -215,10 +215,12 @@ public final class RoundEngine {
     ///     (an empty array) every exchange measures the start's geometry.
     ///   - impacts: every device's recent accelerometer peaks, oldest first, for the fused detector (empty: none
     ///     felt).
+    ///   - heard: every device's jolts received from its peers over the data channel (empty: the phones compare
+    ///     each other's jolts directly, on one clock).
     ///   - record: keep every received exchange in the result (for a trace or an observer).
     public func round(
         _ plan: RangingPlan, at time: Double, poses: [Pose], end: [Pose] = [], interval: Double = 0,
-        sessions: RunningSessions.Snapshot, impacts: [[Impact]] = [], record: Bool
+        sessions: RunningSessions.Snapshot, impacts: [[Impact]] = [], heard: [[HeardImpact]] = [], record: Bool
     ) -> RoundResult {
         precondition(end.isEmpty || (end.count == poses.count && interval > 0), "the round's end poses need its interval")
         if sessions.version != sessionsVersion {
@@ -234,6 +236,7 @@ public final class RoundEngine {
         let context = RoundContext(poses: poses, end: end, interval: interval, sessions: sessions, record: record,
                                    settings: settings, clocks: clocks, obstacles: obstacles,
                                    impacts: impacts.count == peers ? impacts : [],
+                                   heard: heard.count == peers ? heard : [],
                                    fused: settings.bump.method == .fused)
         plan.exchanges.withUnsafeBufferPointer { planned in
             slots.withUnsafeMutableBufferPointer { slotBuffer in
@@ -323,6 +326,9 @@ public final class RoundEngine {
         } else if context.fused {
             fires = !context.impacts.isEmpty
                 && slot.bump.update(distance: fresh, at: time, initiator: context.impacts[i], responder: context.impacts[r],
+                                    channel: context.heard.isEmpty ? nil : ImpactChannel(
+                                        initiator: Int32(i), responder: Int32(r),
+                                        heardByInitiator: context.heard[i], heardByResponder: context.heard[r]),
                                     towardResponder: ui.direction, towardInitiator: ur.direction)
         } else {
             fires = slot.bump.update(distance: fresh)
@@ -400,6 +406,7 @@ private struct RoundContext: Sendable {
     let clocks: [DeviceClock]
     let obstacles: Obstacles
     let impacts: [[Impact]]
+    let heard: [[HeardImpact]]
     let fused: Bool
 
     /// Device `d`'s pose `offset` seconds into the round.

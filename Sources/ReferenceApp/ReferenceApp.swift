@@ -15,6 +15,13 @@ public struct ReferenceApp {
         public let to: Int
         public let kind: UInt8
         public let payload: [UInt8]
+
+        public init(from: Int, to: Int, kind: UInt8, payload: [UInt8]) {
+            self.from = from
+            self.to = to
+            self.kind = kind
+            self.payload = payload
+        }
     }
 
     /// The application data kind of a profile.

@@ -54,7 +54,8 @@ extension Simulation {
                                                  BumpScore.nearMissBandLimits, to: world.tracker.nearMissDistance),
                 brushes: score.brushes,
                 profilesDelivered: tally.profiles,
-                byClass: classScores(bumps, end: end)),
+                byClass: classScores(bumps, end: end),
+                jolts: sendsJolts ? .init(sent: joltsSent, heard: inbox.heard, refused: inbox.refused) : nil),
             performance: .init(wallSeconds: wall, updatesPerSecond: wall > 0 ? Double(stats.updates) / wall : 0,
                                realTimeFactor: wall > 0 ? end / wall : 0, peakMemoryMB: Self.peakMemoryMB()),
             traceLines: trace?.lineCount)

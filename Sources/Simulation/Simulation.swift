@@ -67,6 +67,14 @@ public final class Simulation {
     /// seconds, on the world's time (a pair's ranging keeps its two clocks' offset to nanoseconds: docs/sensors.md).
     var extractors: [ImpactExtractor] = []
     var sensedImpacts: [[Impact]] = []
+    /// With samples, the jolts go over the data channel: each phone's clock's offset from the true time (the jolts'
+    /// times are stamped by it), the jolts each app found and has yet to send, what arrived (from the transport's
+    /// threads, into the inbox) and what each app holds of it.
+    var syncOffsets: [Double] = []
+    var outbox: [[Impact]] = []
+    let inbox = ImpactInbox()
+    var heardImpacts: [[HeardImpact]] = []
+    var joltsSent = 0
     /// With sampled accelerometers: told each device's samples once the run's time has reached them (the apps of the
     /// app-testing library read them), and those the world took ahead of it.
     package var sampleTap: ((Int, ArraySlice<AccelerometerSample>) -> Void)?
@@ -119,6 +127,13 @@ public final class Simulation {
             try world.startSensing(clocks: clocks, seed: settings.seed, imu: settings.imu, motion: motion)
             extractors = Array(repeating: ImpactExtractor(), count: peers)
             sensedImpacts = Array(repeating: [], count: peers)
+            outbox = sensedImpacts
+            heardImpacts = Array(repeating: [], count: peers)
+            syncOffsets = try (0..<peers).map { d throws(GSLError) in
+                let random = try RandomSource(runSeed: settings.seed,
+                                              stream: StreamIdentity(kind: .clock, first: UInt64(d), second: 0))
+                return (random.uniform() - 0.5) * settings.clockOffset
+            }
         }
         planner = try settings.makePlanner(peers: peers)
         air = settings.rangingPolicy == .ideal ? nil : AirPhysics(medium: settings.medium, scheme: settings.radio.scheme)
@@ -143,6 +158,7 @@ public final class Simulation {
             link: settings.radio.linkModel.rawValue, planner: settings.rangingPolicy.label,
             detector: settings.bump.method.rawValue,
             sensors: settings.sensors.rawValue, imuRate: settings.sensors == .samples ? settings.imu.rate : nil,
+            clockOffset: settings.sensors == .samples ? settings.clockOffset : nil,
             traceUpdateInterval: settings.traceUpdateInterval, tracePoseInterval: settings.tracePoseInterval)
         trace = try settings.traceFile.map { file throws(SimulationSettingsError) in
             TraceRecorder(writer: try TraceWriter(file: file), peers: settings.peerCount,
@@ -282,6 +298,7 @@ public final class Simulation {
         let running = self.running
         let observers = self.observers
         let appInTheLoop = settings.appInTheLoop
+        let inbox = self.inbox
         @Sendable func emit(_ event: RunEvent) {
             for (_, observer) in observers { observer(event) }
         }
@@ -308,6 +325,9 @@ public final class Simulation {
                 emit(RunEvent(time: entry.time, kind: .session(device: device, peer: peer, event: event, reading: nil)))
             // Only the app-testing library's nodes ask their apps for consent; its room hears the cluster itself.
             case .invited: return
+            case .data(let id, let kind, let payload) where kind == ImpactMessage.kind:
+                guard let peer = index[id] else { return }
+                inbox.receive(payload, from: peer, at: device, time: entry.time)
             case .data(let id, let kind, let payload):
                 guard let peer = index[id], kind == ReferenceApp.profileKind else { return }
                 emit(RunEvent(time: entry.time, kind: .profile(device: device, peer: peer, bytes: payload.count)))
@@ -430,8 +450,10 @@ public final class Simulation {
         roundsRun += 1
         let impacts = settings.bump.method == .fused ? felt : []
         record { "impacts \(time) \(impacts)" }
+        let heard = settings.bump.method == .fused ? exchangeJolts(at: time, sessions: sessions, into: &out) : []
         let result = engine.round(plan, at: time, poses: poses, end: end, interval: interval, sessions: sessions,
-                                  impacts: impacts, record: detail.contains(.updates) || deviceRecord != nil)
+                                  impacts: impacts, heard: heard,
+                                  record: detail.contains(.updates) || deviceRecord != nil)
         for x in result.exchanges { deliver(x, into: &out) }
         for bump in result.bumps {
             out.happened(at: bump.time, .bump(device: bump.initiator, peer: bump.responder, estimate: bump.estimate,
@@ -439,6 +461,34 @@ public final class Simulation {
             out.messages += app?.didBump(initiator: bump.initiator, responder: bump.responder) ?? []
         }
     }
+
+    /// With sampled accelerometers: each app sends the jolts it has come to know that could be its side of a bump
+    /// to every peer it holds a session with, and takes what has arrived from its peers; returns what each holds.
+    private func exchangeJolts(at time: Double, sessions: RunningSessions.Snapshot,
+                               into out: inout StepOutput) -> [[HeardImpact]] {
+        guard sendsJolts else { return [] }
+        for d in 0..<peers where !outbox[d].isEmpty {
+            let due = outbox[d].prefix { $0.known <= time }
+            guard !due.isEmpty else { continue }
+            for jolt in due {
+                let payload = ImpactMessage.encode(jolt)
+                for p in 0..<peers where p != d && sessions.holds(d, p) {
+                    out.messages.append(ReferenceApp.Message(from: d, to: p, kind: ImpactMessage.kind, payload: payload))
+                    joltsSent += 1
+                }
+                record { "jolt-sent \(time) \(d) \(jolt.time)" }
+            }
+            outbox[d].removeFirst(due.count)
+        }
+        for (d, arrived) in inbox.take() where d < peers { heardImpacts[d] += arrived }
+        for d in 0..<peers where !heardImpacts[d].isEmpty {
+            heardImpacts[d].removeAll { $0.impact.known < time - 3 }
+        }
+        return heardImpacts
+    }
+
+    /// Whether the apps send each other their jolts: with sampled accelerometers and the fused detector.
+    var sendsJolts: Bool { settings.sensors == .samples && settings.bump.method == .fused }
 
     /// Every phone's accelerometer impacts of the last seconds up to `time`: the labelled peaks, or the jolts each
     /// device found in its own new samples.
@@ -458,9 +508,13 @@ public final class Simulation {
         for d in 0..<peers {
             for sample in fresh[d] {
                 guard let jolt = extractors[d].take(sample) else { continue }
-                sensedImpacts[d].append(Impact(time: clocks[d].time(atReading: jolt.time), magnitude: jolt.peak,
-                                               width: jolt.width, direction: jolt.direction, vertical: jolt.vertical,
-                                               interval: jolt.interval, known: clocks[d].time(atReading: jolt.known)))
+                // Stamped by the phone's clock as its app compares it with its peers' (the offset it has from true
+                // time), known at the world's instant the app could know it.
+                let impact = Impact(time: clocks[d].time(atReading: jolt.time) + syncOffsets[d], magnitude: jolt.peak,
+                                    width: jolt.width, direction: jolt.direction, vertical: jolt.vertical,
+                                    interval: jolt.interval, known: clocks[d].time(atReading: jolt.known))
+                sensedImpacts[d].append(impact)
+                if settings.bump.isKnock(impact) { outbox[d].append(impact) }
             }
             sensedImpacts[d].removeAll { $0.time < time - 3 }
         }

@@ -36,6 +36,10 @@ public struct SimulationSettings: Sendable {
     public var sensors = Sensors.peaks
     public var imu = IMUSettings()
     public var motion = MotionSettings()
+    /// With sampled accelerometers: how far apart two phones' clocks may be when their apps compare jolts sent over
+    /// the data channel, seconds. Each phone's clock is off the true time by a draw within ± half this. 10 ms is what
+    /// an app's own round trips over Wi-Fi reach (docs/sensors.md); a phone's SNTP-set time of day is off by far more.
+    public var clockOffset = 0.01
     /// The air the devices share (docs/airtime.md), and who ranges when within it.
     public var medium = Medium()
     public var rangingPolicy = RangingPolicy.proximity
@@ -132,6 +136,8 @@ extension SimulationSettings {
                     "--trace-pose-interval must be between 0 and 3600 seconds, got \(tracePoseInterval)")
         if sensors == .samples {
             try require(imu.rate >= 1 && imu.rate <= 800, "--imu-rate must be between 1 and 800 Hz, got \(imu.rate)")
+            try require(clockOffset.isFinite && clockOffset >= 0 && clockOffset <= 1,
+                        "--clock-offset must be between 0 and 1 second, got \(clockOffset)")
             if let problem = imu.problem() ?? motion.cases.problem() ?? motion.hands.problem() {
                 throw SimulationSettingsError(message: problem)
             }

@@ -32,6 +32,8 @@ public struct SimulationSummary: Sendable, Codable, Equatable {
         /// rate (Hz).
         public var sensors: String
         public var imuRate: Double?
+        /// With samples: how far apart two phones' clocks may be when their apps compare jolts (seconds).
+        public var clockOffset: Double?
         public var traceUpdateInterval: Double
         public var tracePoseInterval: Double
     }
@@ -152,6 +154,21 @@ public struct SimulationSummary: Sendable, Codable, Equatable {
         /// With a scenario file's scripted encounters: each class's score, by its name (`gentleTouch`, `hardTap`,
         /// ...); absent without encounters.
         public var byClass: [String: ClassScore]?
+        /// With sampled accelerometers and the fused detector: the jolts the apps sent each other over the data
+        /// channel (one message a peer), those that arrived, and those refused as malformed.
+        public var jolts: JoltMessages?
+    }
+
+    public struct JoltMessages: Sendable, Codable, Equatable {
+        public var sent: Int
+        public var heard: Int
+        public var refused: Int
+
+        public init(sent: Int, heard: Int, refused: Int) {
+            self.sent = sent
+            self.heard = heard
+            self.refused = refused
+        }
     }
 
     /// How the detector did on one class of scripted encounter.

@@ -13,8 +13,9 @@ import Testing
             detector = BumpDetector(configuration: c)
         }
 
-        func update(distance: Float?, at time: Double, initiator: [Impact], responder: [Impact]) -> Bool {
-            detector.update(distance: distance, at: time, initiator: initiator, responder: responder)
+        func update(distance: Float?, at time: Double, initiator: [Impact], responder: [Impact],
+                    channel: ImpactChannel? = nil) -> Bool {
+            detector.update(distance: distance, at: time, initiator: initiator, responder: responder, channel: channel)
         }
 
         var fired: Int { detector.fired }
@@ -66,5 +67,69 @@ import Testing
         let d = Self.fused()
         #expect(!d.update(distance: 0.12, at: 0.5, initiator: Self.tap, responder: Self.tapBack))
         #expect(d.update(distance: nil, at: 1.2, initiator: Self.tap, responder: Self.tapBack))
+    }
+
+    /// Over the data channel each phone has the peer's jolt only once it arrived, stamped by the peer's clock: a
+    /// bump fires when the first of the two arrives, never before; with both lost, never; clocks further apart than
+    /// the coincidence window hide a true joint jolt.
+    @Test func overTheDataChannelAJoltCountsOnceArrivedAndOnTheSendersClock() {
+        func channel(toInitiator: Double?, toResponder: Double?, responderClock: Double = 0) -> ImpactChannel {
+            let sent = Impact(time: 1.01 + responderClock, magnitude: 12)
+            func heard(_ impact: Impact, at arrival: Double?) -> [HeardImpact] {
+                arrival.map { [HeardImpact(from: 0, impact: Impact(time: impact.time, magnitude: impact.magnitude,
+                                                                    known: $0))] } ?? []
+            }
+            return ImpactChannel(
+                initiator: 0, responder: 1,
+                heardByInitiator: heard(sent, at: toInitiator).map { HeardImpact(from: 1, impact: $0.impact) },
+                heardByResponder: heard(Self.tap[0], at: toResponder))
+        }
+        let late = Self.fused()
+        let c = channel(toInitiator: 1.20, toResponder: nil)
+        #expect(!late.update(distance: 0.05, at: 1.05, initiator: Self.tap, responder: Self.tapBack, channel: c))
+        #expect(!late.update(distance: 0.05, at: 1.15, initiator: Self.tap, responder: Self.tapBack, channel: c))
+        #expect(late.update(distance: 0.05, at: 1.25, initiator: Self.tap, responder: Self.tapBack, channel: c))
+        // The responder heard the initiator's jolt first: its side finds the pair.
+        let other = Self.fused()
+        #expect(other.update(distance: 0.05, at: 1.12, initiator: Self.tap, responder: Self.tapBack,
+                             channel: channel(toInitiator: nil, toResponder: 1.11)))
+        let lost = Self.fused()
+        for k in 0..<20 {
+            #expect(!lost.update(distance: 0.05, at: 1 + Double(k) / 10, initiator: Self.tap, responder: Self.tapBack,
+                                 channel: channel(toInitiator: nil, toResponder: nil)))
+        }
+        // The responder's clock 25 ms behind: its jolt reads 35 ms from the initiator's, beyond the 30-ms window.
+        // Each phone's own jolts are on its own clock too.
+        let offset = Self.fused()
+        #expect(!offset.update(distance: 0.05, at: 1.3, initiator: Self.tap,
+                               responder: [Impact(time: 1.035, magnitude: 12)],
+                               channel: channel(toInitiator: 1.1, toResponder: 1.1, responderClock: 0.025)))
+        let within = Self.fused()
+        #expect(within.update(distance: 0.05, at: 1.3, initiator: Self.tap,
+                              responder: [Impact(time: 1.025, magnitude: 12)],
+                              channel: channel(toInitiator: 1.1, toResponder: 1.1, responderClock: 0.015)))
+    }
+
+    /// A jolt crosses the data channel whole; a payload that is not one is refused with the reason.
+    @Test func aJoltMessageRoundTripsAndMalformedOnesAreRefused() throws {
+        let jolt = Impact(time: 123_456.789_012_5, magnitude: 17.5, width: 0.012, direction: SIMD3(0, 0.6, -0.8),
+                          vertical: 0.8, interval: 0.01, known: 3)
+        let bytes = ImpactMessage.encode(jolt)
+        #expect(bytes.count == ImpactMessage.size)
+        let back = try ImpactMessage.decode(bytes, arrival: 9.5)
+        #expect(back.time == jolt.time && back.magnitude == jolt.magnitude && back.known == 9.5)
+        #expect(abs(back.width - 0.012) < 1e-6 && back.direction == jolt.direction && back.vertical == 0.8)
+        let none = try ImpactMessage.decode(ImpactMessage.encode(Impact(time: 1, magnitude: 2)), arrival: 1)
+        #expect(none.direction == nil && none.width == 0)
+        #expect(throws: ImpactMessage.DecodeError.length(5)) { try ImpactMessage.decode([1, 2, 3, 4, 5], arrival: 0) }
+        var version = bytes
+        version[0] = 9
+        #expect(throws: ImpactMessage.DecodeError.version(9)) { try ImpactMessage.decode(version, arrival: 0) }
+        var peak = bytes
+        for k in 9..<13 { peak[k] = 0xFF }  // a NaN peak
+        #expect(throws: ImpactMessage.DecodeError.field("peak")) { try ImpactMessage.decode(peak, arrival: 0) }
+        var direction = bytes
+        for k in 21..<25 { direction[k] = 0 }  // y = 0: a push of length 0.8
+        #expect(throws: ImpactMessage.DecodeError.field("direction")) { try ImpactMessage.decode(direction, arrival: 0) }
     }
 }
