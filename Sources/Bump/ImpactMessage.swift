@@ -2,8 +2,8 @@
 /// (peak, width, push, uprightness, the sampling interval). 33 bytes, little-endian: the time as a Float64, then
 /// Float32s, with the direction NaN when the sender has none.
 public enum ImpactMessage {
-    /// The application data kind of a jolt (a profile is 1).
-    public static let kind: UInt8 = 2
+    /// The application data kind of a jolt (a profile is 1; the app-testing library's apps send theirs as 2).
+    public static let kind: UInt8 = 3
     public static let size = 1 + 8 + 4 * 7
 
     /// Why a received payload is not a jolt.

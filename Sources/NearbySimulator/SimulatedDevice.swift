@@ -67,12 +67,7 @@ public final class SimulatedDevice {
     /// ``RoomConfiguration/accelerometerRate`` gives, stamped on the device's own clock (``uptime``). The readings are
     /// the specific force in m/s² in the phone's frame (a phone lying screen-up reads +9.8 on z; Core Motion reads
     /// the opposite sign, in g). A second call replaces the handler.
-    ///
-    /// - Throws: ``SimulatorError`` when the room's accelerometers do not sample (no `accelerometerRate`).
-    public func startAccelerometerUpdates(_ handler: @escaping (AccelerometerSample) -> Void) throws(SimulatorError) {
-        guard room?.configuration.accelerometerRate != nil else {
-            throw SimulatorError("the room's accelerometers do not sample: set RoomConfiguration.accelerometerRate")
-        }
+    public func startAccelerometerUpdates(_ handler: @escaping (AccelerometerSample) -> Void) {
         accelerometerHandler = handler
     }
 

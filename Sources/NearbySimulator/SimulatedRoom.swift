@@ -80,9 +80,9 @@ public struct RoomConfiguration: Sendable {
     /// ``SimulatedRoom/referenceBumps``, and a pair it bumped is left alone for 2 s. Off by default: your app alone
     /// decides, and nothing of the reference app holds the air.
     public var referenceApp = false
-    /// Whether each phone's accelerometer samples its physical motion, and at what rate (Hz, 1 to 800): then an
-    /// app gets its device's samples (``SimulatedDevice/startAccelerometerUpdates(_:)``), and the reference app, if
-    /// it runs, finds its jolts in them (docs/sensors.md). `nil`, the default: no samples.
+    /// The rate each phone's accelerometer samples its physical motion at (Hz, 1 to 800): an app gets its device's
+    /// samples (``SimulatedDevice/startAccelerometerUpdates(_:)``), and the reference app, if it runs, finds its
+    /// jolts in them (docs/sensors.md). `nil`, the default: the command line's 100 Hz.
     public var accelerometerRate: Double?
 
     /// The defaults: 20 devices mingling, seed 1, `proximity` on one channel, no loss.
@@ -125,10 +125,8 @@ public final class SimulatedRoom {
         s.connectsByConsent = configuration.connections == .byConsent
         s.discoveryStartsWithApp = configuration.discoveryStartsWithApp
         s.runsReferenceApp = configuration.referenceApp
-        if let rate = configuration.accelerometerRate {
-            s.sensors = .samples
-            s.imu.rate = rate
-        }
+        s.sensors = .samples
+        if let rate = configuration.accelerometerRate { s.imu.rate = rate }
         s.peers = configuration.peers
         s.seed = configuration.seed
         s.duration = configuration.horizon

@@ -78,8 +78,8 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     @Option(help: "Bump detector: fused (an impact both phones' accelerometers feel at once, confirmed by range) or range (the range estimate alone).")
     var detector: BumpConfiguration.Method = .fused
 
-    @Option(help: "What the phones' accelerometers are made of: peaks (a tap at every true contact: the model being replaced) or samples (each phone's chip sampling its physical motion, the device finding its own jolts). docs/sensors.md.")
-    var sensors: Sensors = .peaks
+    @Option(help: "What the phones' accelerometers are made of: samples (the default: each phone's chip sampling its physical motion, the device finding its own jolts) or peaks (a tap at every true contact, made from the truth: to compare with, never a default). docs/sensors.md.")
+    var sensors: Sensors = .samples
 
     @Option(name: .customLong("imu-rate"), parsing: .unconditional, help: "With --sensors samples: the accelerometers' rate, Hz (1 to 800, default 100).")
     var imuRate: Double = 100

@@ -450,7 +450,14 @@ public final class Simulation {
         roundsRun += 1
         let impacts = settings.bump.method == .fused ? felt : []
         record { "impacts \(time) \(impacts)" }
-        let heard = settings.bump.method == .fused ? exchangeJolts(at: time, sessions: sessions, into: &out) : []
+        // Each app sends its jolts to the peers it believes may be within reach of a touch, by what its own phone
+        // knows (never the oracle's truth).
+        let known = PlanningContext(time: time, interval: interval, sessions: sessions, pairs: engine.pairs,
+                                    estimates: engine.estimates, bluetooth: heard.distances,
+                                    bluetoothFloor: heard.floor)
+        let heard = exchangeJolts(at: time, sessions: sessions, into: &out) {
+            known.believedDistance($0, $1) <= settings.proximity.tapReach
+        }
         let result = engine.round(plan, at: time, poses: poses, end: end, interval: interval, sessions: sessions,
                                   impacts: impacts, heard: heard,
                                   record: detail.contains(.updates) || deviceRecord != nil)
@@ -463,16 +470,17 @@ public final class Simulation {
     }
 
     /// With sampled accelerometers: each app sends the jolts it has come to know that could be its side of a bump
-    /// to every peer it holds a session with, and takes what has arrived from its peers; returns what each holds.
-    private func exchangeJolts(at time: Double, sessions: RunningSessions.Snapshot,
-                               into out: inout StepOutput) -> [[HeardImpact]] {
+    /// to every peer it holds a session with and believes may be near enough to touch, and takes what has arrived
+    /// from its peers; returns what each holds.
+    private func exchangeJolts(at time: Double, sessions: RunningSessions.Snapshot, into out: inout StepOutput,
+                               mayBeNear: (Int, Int) -> Bool) -> [[HeardImpact]] {
         guard sendsJolts else { return [] }
         for d in 0..<peers where !outbox[d].isEmpty {
             let due = outbox[d].prefix { $0.known <= time }
             guard !due.isEmpty else { continue }
             for jolt in due {
                 let payload = ImpactMessage.encode(jolt)
-                for p in 0..<peers where p != d && sessions.holds(d, p) {
+                for p in 0..<peers where p != d && sessions.holds(d, p) && mayBeNear(d, p) {
                     out.messages.append(ReferenceApp.Message(from: d, to: p, kind: ImpactMessage.kind, payload: payload))
                     joltsSent += 1
                 }
@@ -487,26 +495,24 @@ public final class Simulation {
         return heardImpacts
     }
 
-    /// Whether the apps send each other their jolts: with sampled accelerometers and the fused detector.
-    var sendsJolts: Bool { settings.sensors == .samples && settings.bump.method == .fused }
+    /// Whether the apps send each other their jolts: the reference app does, with sampled accelerometers and the
+    /// fused detector.
+    var sendsJolts: Bool { app != nil && settings.sensors == .samples && settings.bump.method == .fused }
 
     /// Every phone's accelerometer impacts of the last seconds up to `time`: the labelled peaks, or the jolts each
     /// device found in its own new samples.
     private func feltImpacts(upTo time: Double, handingOutTo now: Double) -> [[Impact]] {
         guard settings.sensors == .samples else { return world.impacts }
-        let fresh = world.drainSamples()
-        if let sampleTap {
-            if aheadSamples.isEmpty { aheadSamples = Array(repeating: [], count: peers) }
-            for d in 0..<peers {
-                aheadSamples[d] += fresh[d]
+        if sampleTap != nil, aheadSamples.isEmpty { aheadSamples = Array(repeating: [], count: peers) }
+        world.drainSamples { d, fresh in
+            if let sampleTap {
+                aheadSamples[d] += fresh
                 let due = clocks[d].reading(at: now)
                 let count = aheadSamples[d].firstIndex { $0.timestamp > due } ?? aheadSamples[d].count
                 if count > 0 { sampleTap(d, aheadSamples[d][..<count]) }
                 aheadSamples[d].removeFirst(count)
             }
-        }
-        for d in 0..<peers {
-            for sample in fresh[d] {
+            for sample in fresh {
                 guard let jolt = extractors[d].take(sample) else { continue }
                 // Stamped by the phone's clock as its app compares it with its peers' (the offset it has from true
                 // time), known at the world's instant the app could know it.
@@ -516,7 +522,9 @@ public final class Simulation {
                 sensedImpacts[d].append(impact)
                 if settings.bump.isKnock(impact) { outbox[d].append(impact) }
             }
-            sensedImpacts[d].removeAll { $0.time < time - 3 }
+            if let first = sensedImpacts[d].first, first.time < time - 3 {
+                sensedImpacts[d].removeAll { $0.time < time - 3 }
+            }
         }
         return sensedImpacts
     }

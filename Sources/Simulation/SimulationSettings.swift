@@ -30,10 +30,10 @@ public struct SimulationSettings: Sendable {
     public var estimator = EstimatorConfiguration()
     public var bump = BumpConfiguration()
     public var haptics = HapticCurve()
-    /// What the phones' accelerometers are made of: `peaks` (labelled peaks, a tap at every true contact: the
-    /// model being replaced, docs/sensors.md) or `samples` (each phone's chip sampling its physical motion, and the
-    /// device finding its own jolts).
-    public var sensors = Sensors.peaks
+    /// What the phones' accelerometers are made of: `samples` (each phone's chip sampling its physical motion, and
+    /// the device finding its own jolts: the default) or `peaks` (labelled peaks, a tap at every true contact: made
+    /// from the truth, kept only to compare with, docs/sensors.md).
+    public var sensors = Sensors.samples
     public var imu = IMUSettings()
     public var motion = MotionSettings()
     /// With sampled accelerometers: how far apart two phones' clocks may be when their apps compare jolts sent over

@@ -143,8 +143,9 @@ struct PoseMotion {
     let settings: MotionSettings
     private(set) var pulses: [[ContactPulse]]
     private var velocity: [Vector3]
-    /// Each phone's recent changes of velocity: when, and by how much.
-    private var changes: [[(time: Double, dv: Vector3)]]
+    /// Each phone's recent changes of velocity: when, by how much, and the phase of the raised cosine's period
+    /// at that instant (its cosine and sine), so that a sample needs one cosine and one sine whatever the changes.
+    private var changes: [[(time: Double, dv: Vector3, cos: Double, sin: Double)]]
     private var walking: [Bool]
 
     init(positions: [Vector3], settings: MotionSettings) {
@@ -163,7 +164,10 @@ struct PoseMotion {
             let dv = v - velocity[i]
             velocity[i] = v
             changes[i].removeAll { $0.time < time - settings.paceChange }
-            if dv.lengthSquared > 1e-12 { changes[i].append((time, dv)) }
+            if dv.lengthSquared > 1e-12 {
+                let phase = 2 * Double.pi * time / settings.paceChange
+                changes[i].append((time, dv, cos(phase), sin(phase)))
+            }
             walking[i] = (v.x * v.x + v.y * v.y).squareRoot() > settings.walking
             pulses[i].removeAll { $0.start + $0.duration < time - 1 }
         }
@@ -177,10 +181,17 @@ struct PoseMotion {
     }
 
     func acceleration(_ i: Int, at t: Double) -> Vector3 {
+        // Each change's 1 - cos(2π(t - tₖ)/P), with cos(a - b) = cos a cos b + sin a sin b.
         var total = Vector3.zero
+        var active = false
+        var (c, s) = (0.0, 0.0)
         for change in changes[i] where t > change.time && t < change.time + settings.paceChange {
-            let u = (t - change.time) / settings.paceChange
-            total += change.dv / settings.paceChange * (1 - cos(2 * .pi * u))
+            if !active {
+                let phase = 2 * Double.pi * t / settings.paceChange
+                (c, s) = (cos(phase), sin(phase))
+                active = true
+            }
+            total += change.dv / settings.paceChange * (1 - (c * change.cos + s * change.sin))
         }
         if walking[i] {
             let omega = 2 * Double.pi * settings.cadence

@@ -437,11 +437,12 @@ public final class World {
         lastClose = now
     }
 
-    /// The samples every chip took since the last call, handed over (the world keeps none).
-    public func drainSamples() -> [[AccelerometerSample]] {
-        let taken = samples
-        for d in samples.indices { samples[d].removeAll(keepingCapacity: true) }
-        return taken
+    /// Hands `body` the samples each chip took since the last call, device by device (the world keeps none).
+    public func drainSamples(_ body: (Int, [AccelerometerSample]) -> Void) {
+        for d in samples.indices {
+            body(d, samples[d])
+            samples[d].removeAll(keepingCapacity: true)
+        }
     }
 
     private func sampleChips() {
@@ -527,3 +528,4 @@ public final class World {
         return (position, p.turn)
     }
 }
+

@@ -317,7 +317,7 @@ private final class App: SimulatedDeviceDelegate, NearbySessionDelegate {
         var samples = [[NearbySimulator.AccelerometerSample]](repeating: [], count: room.devices.count)
         var late = 0
         for device in room.devices {
-            try device.startAccelerometerUpdates { sample in
+            device.startAccelerometerUpdates { sample in
                 samples[device.index].append(sample)
                 if sample.timestamp > (device.uptime ?? 0) + 1e-9 { late += 1 }
             }
@@ -344,10 +344,14 @@ private final class App: SimulatedDeviceDelegate, NearbySessionDelegate {
             let a = try #require(jolts.first?.first), b = try #require(jolts.last?.first)
             #expect(abs(a - b) < 0.03, "\(a) \(b)")
         }
-        // Without sampled accelerometers, asking is refused.
+        // Without a rate set, the room samples at the command line's 100 Hz.
         let plain = try SimulatedRoom(RoomConfiguration())
-        #expect(throws: SimulatorError("the room's accelerometers do not sample: set RoomConfiguration.accelerometerRate")) {
-            try plain.devices[0].startAccelerometerUpdates { _ in }
+        var plainTimes: [Double] = []
+        plain.devices[0].startAccelerometerUpdates { plainTimes.append($0.timestamp) }
+        plain.advance(by: 2)
+        #expect(plainTimes.count >= 199 && plainTimes.count <= 201, "\(plainTimes.count)")
+        if let first = plainTimes.first, let last = plainTimes.last {
+            #expect(abs((last - first) / Double(plainTimes.count - 1) - 0.01) < 1e-4)
         }
     }
 }

@@ -160,7 +160,8 @@ import Testing
         let expected: [String: Set<String>] = [
             "run": ["peers", "scenario", "transport", "clock", "workers", "seed", "duration", "rate", "interruptedAt",
                     "groupKey", "version", "loss", "bumpDistance", "lineOfSightSigma", "antennaDelaySigma", "link",
-                    "planner", "detector", "sensors", "imuRate", "traceUpdateInterval", "tracePoseInterval"],
+                    "planner", "detector", "sensors", "imuRate", "clockOffset", "traceUpdateInterval",
+                    "tracePoseInterval"],
             "discovery": ["convergenceSeconds", "pairs", "sessions", "expectedSessions"],
             "ranging": ["exchanges", "received", "collided", "suspensions", "updatesDelivered", "sessionsRenewed",
                         "airtime", "bands"],
@@ -169,14 +170,15 @@ import Testing
             "direction": ["p50Degrees", "p95Degrees", "nilShare"],
             "bumps": ["fired", "trueContacts", "detected", "precision", "recall", "latencyP50", "latencyP95",
                       "earlyDetections", "unscoredBumps", "falseBumps", "falseByTrueDistance", "nearMisses", "nearMissesByDistance",
-                      "brushes", "profilesDelivered", "byClass"],
+                      "brushes", "profilesDelivered", "byClass", "jolts"],
             "performance": ["wallSeconds", "updatesPerSecond", "realTimeFactor", "peakMemoryMB"],
         ]
         for (section, keys) in expected {
             let object = try #require(json[section] as? [String: Any], "missing \(section)")
             // Optional figures are left out of the JSON when there is nothing to report (no bumps in 10 s).
             let optional: Set<String> = ["convergenceSeconds", "rmse", "p50", "p95", "p50Degrees", "p95Degrees",
-                                         "precision", "recall", "latencyP50", "latencyP95", "interruptedAt", "byClass", "imuRate"]
+                                         "precision", "recall", "latencyP50", "latencyP95", "interruptedAt", "byClass", "imuRate",
+                                         "clockOffset", "jolts"]
             #expect(Set(object.keys).isSubset(of: keys), "\(section) has unknown fields")
             #expect(keys.subtracting(optional).isSubset(of: Set(object.keys)), "\(section) misses fields")
         }
