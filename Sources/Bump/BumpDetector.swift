@@ -41,6 +41,9 @@ public struct BumpConfiguration: Sendable, Equatable {
     /// the push and the direction toward the peer at most minus this (0.5: within 60° of straight away). A knock on
     /// a table, a handshake's shaking, push across the line between the phones.
     public var awayFromPeer: Float = 0.5
+    /// Fused: an app sends its jolts to the peers it believes may be within this, metres (by its estimate brought
+    /// forward, or its Bluetooth distance: a touch's peer may read metres away on Bluetooth alone).
+    public var shareReach: Float = 2
     /// Fused: the pair's fresh range estimate must have been at or under this, metres, ...
     public var confirmDistance: Float = 0.25
     /// ... within this long of the joint impact, before or after it, seconds.
@@ -89,6 +92,9 @@ public struct BumpConfiguration: Sendable, Equatable {
         }
         guard awayFromPeer.isFinite, awayFromPeer >= -1, awayFromPeer <= 1 else {
             throw BumpConfigurationError(field: "awayFromPeer", rule: "between -1 and 1")
+        }
+        guard shareReach >= 0, shareReach <= 1000 else {
+            throw BumpConfigurationError(field: "shareReach", rule: "between 0 and 1000 m")
         }
         guard confirmDistance.isFinite, confirmDistance > 0, confirmDistance <= 10 else {
             throw BumpConfigurationError(field: "confirmDistance", rule: "above 0 and at most 10 m")

@@ -456,7 +456,7 @@ public final class Simulation {
                                     estimates: engine.estimates, bluetooth: heard.distances,
                                     bluetoothFloor: heard.floor)
         let heard = exchangeJolts(at: time, sessions: sessions, into: &out) {
-            known.believedDistance($0, $1) <= settings.proximity.tapReach
+            known.believedDistance($0, $1) <= settings.bump.shareReach
         }
         let result = engine.round(plan, at: time, poses: poses, end: end, interval: interval, sessions: sessions,
                                   impacts: impacts, heard: heard,
