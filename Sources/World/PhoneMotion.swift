@@ -180,24 +180,39 @@ struct PoseMotion {
         pulses[j].append(b)
     }
 
-    func acceleration(_ i: Int, at t: Double) -> Vector3 {
+    /// Phone `i`'s motion until the next step, taken out once for the chip's samples in between.
+    func motion(of i: Int) -> StepMotion {
+        StepMotion(changes: changes[i], paceChange: settings.paceChange, walking: walking[i],
+                   stepAmplitude: settings.stepExcursion / 2, omega: 2 * Double.pi * settings.cadence,
+                   stepPhase: 2.4 * Double(i))
+    }
+}
+
+/// One phone's smooth acceleration between two of the world's steps: the raised cosines of its recent changes of
+/// velocity and, while it walks, its steps.
+struct StepMotion {
+    let changes: [(time: Double, dv: Vector3, cos: Double, sin: Double)]
+    let paceChange: Double
+    let walking: Bool
+    let stepAmplitude: Double
+    let omega: Double
+    /// Each holder's steps at a phase of their own.
+    let stepPhase: Double
+
+    func acceleration(at t: Double) -> Vector3 {
         // Each change's 1 - cos(2π(t - tₖ)/P), with cos(a - b) = cos a cos b + sin a sin b.
         var total = Vector3.zero
         var active = false
         var (c, s) = (0.0, 0.0)
-        for change in changes[i] where t > change.time && t < change.time + settings.paceChange {
+        for change in changes where t > change.time && t < change.time + paceChange {
             if !active {
-                let phase = 2 * Double.pi * t / settings.paceChange
+                let phase = 2 * Double.pi * t / paceChange
                 (c, s) = (cos(phase), sin(phase))
                 active = true
             }
-            total += change.dv / settings.paceChange * (1 - (c * change.cos + s * change.sin))
+            total += change.dv / paceChange * (1 - (c * change.cos + s * change.sin))
         }
-        if walking[i] {
-            let omega = 2 * Double.pi * settings.cadence
-            // Each holder's steps at a phase of their own.
-            total.z += settings.stepExcursion / 2 * omega * omega * sin(omega * t + 2.4 * Double(i))
-        }
+        if walking { total.z += stepAmplitude * omega * omega * sin(omega * t + stepPhase) }
         return total
     }
 }

@@ -456,7 +456,8 @@ public final class World {
         case .poses(let model):
             for i in chips.indices {
                 let orientation = poses[i].orientation
-                chips[i].sample(until: time, motion: { t in (model.acceleration(i, at: t), orientation) },
+                let motion = model.motion(of: i)
+                chips[i].sample(until: time, motion: { t in (motion.acceleration(at: t), orientation) },
                                 pulses: model.pulses[i], into: &samples[i])
             }
         case nil:
