@@ -24,9 +24,9 @@ public struct BumpConfiguration: Sendable, Equatable {
     /// Fused: the two phones' impacts are one when their times differ by at most this, seconds.
     public var coincidence: Double = 0.03
     /// Fused: the same for a jolt a phone found in its own samples (one with a width), m/s^2: no hand move makes a
-    /// narrow jolt, so a gentle touch's few m/s² can count. Two thresholds only while the labelled peaks
-    /// (`--sensors peaks`) remain: their steps and stops are narrow peaks of 3 m/s².
-    public var sampledImpactThreshold: Float = 1.5
+    /// narrow jolt, so a gentle touch's one m/s² can count (the jolt finder's own threshold). Two thresholds only
+    /// while the labelled peaks (`--sensors peaks`) remain: their steps and stops are narrow peaks of 3 m/s².
+    public var sampledImpactThreshold: Float = 1.0
     /// Fused: two cased phones touch for at most this long, seconds (Hertz's contact at 3 cm/s: docs/sensors.md);
     /// the accelerometer sees a touch's jolt over half its peak for at most this plus `filterStretch` sample
     /// intervals (its filter's two time constants, 0.39 intervals each at a cut-off of 0.405 times the rate, and

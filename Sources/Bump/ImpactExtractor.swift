@@ -49,11 +49,13 @@ public struct SampledImpact: Sendable, Equatable {
 /// the phone's own samples and nothing else.
 public struct ImpactExtractor: Sendable {
     public struct Settings: Sendable, Equatable {
-        /// A departure from rest at or over this starts a jolt, m/s²: well over the chip's noise (0.01 to 0.03 m/s²
-        /// a sample), under a gentle touch's push.
-        public var threshold: Float = 1.5
+        /// A departure from rest at or over this starts a jolt, m/s²: 80 times the noise of a 100-Hz sample (0.0125
+        /// m/s²; 0.035 at 800 Hz), under the gentlest touch's push after the chip's filter. Lower finds still gentler
+        /// touches and leaves less margin for jolts the world does not make (docs/simulation.md sweeps it).
+        public var threshold: Float = 1.0
         /// The resting reading follows the samples with this time constant, seconds (it holds still during a jolt):
-        /// a phone turned a quarter in two seconds departs from it by under 1 m/s².
+        /// a phone turned a quarter in two seconds departs from it by under 1 m/s², and a faster turn's departure is a
+        /// wide one.
         public var restTimeConstant = 0.1
         /// A jolt longer than this is cut, seconds, and the resting reading starts again from where the phone is (a
         /// long departure is a move, not a jolt).

@@ -451,12 +451,14 @@ public final class Simulation {
         let impacts = settings.bump.method == .fused ? felt : []
         record { "impacts \(time) \(impacts)" }
         // Each app sends its jolts to the peers it believes may be within reach of a touch, by what its own phone
-        // knows (never the oracle's truth).
+        // knows (never the oracle's truth): its estimate brought forward by two walkers' speeds, but no nearer than
+        // the pair's Bluetooth signal allows.
         let known = PlanningContext(time: time, interval: interval, sessions: sessions, pairs: engine.pairs,
                                     estimates: engine.estimates, bluetooth: heard.distances,
                                     bluetoothFloor: heard.floor)
         let heard = exchangeJolts(at: time, sessions: sessions, into: &out) {
-            known.believedDistance($0, $1) <= settings.bump.shareReach
+            max(known.believedDistance($0, $1),
+                known.nearestByBluetooth(RunningSessions.pairIndex($0, $1, peers: peers))) <= settings.bump.shareReach
         }
         let result = engine.round(plan, at: time, poses: poses, end: end, interval: interval, sessions: sessions,
                                   impacts: impacts, heard: heard,

@@ -298,7 +298,7 @@ import World
     }
 
     /// With the accelerometers sampled from physics (docs/simulation.md): the detector reads the jolts' shape. At
-    /// 100 Hz it catches every hard tap and most gentle touches (the gentlest push one phone under its 1.5 m/s²),
+    /// 100 Hz it catches every hard tap and most gentle touches (the gentlest push one phone under its 1 m/s²),
     /// rejects the braking, the shaking, the knocks and the walks, and cannot tell a fist bump from a tap: both are
     /// one or two samples wide. At 400 Hz a fist bump's softer push is wider than any two phones' and the table
     /// tells all.
