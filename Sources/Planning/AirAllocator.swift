@@ -36,10 +36,17 @@ public struct AirAllocator {
     /// Candidates refused in a row: past a bound the round's air is taken and further candidates would be refused too.
     private var refusedInARow = 0
 
+    /// How far beyond the interference range a pair is still taken to be in hearing, metres: the orientation's
+    /// 0.25 m and two spreads of a strong signal's noise.
+    public static let estimateMargin: Float = 0.45
+
     public init(medium: Medium, scheme: RadioConfiguration.RangingScheme, peers: Int) {
         self.medium = medium
         exchangeDuration = medium.exchangeDuration(scheme)
-        range = Float(medium.interferenceRange)
+        // What the devices believe is their estimates, which read long by up to a quarter metre with a phone turned
+        // away (RadioConfiguration.orientationBias) and by their noise: a pair believed just out of hearing may
+        // be in it.
+        range = Float(medium.interferenceRange) + Self.estimateMargin
         perBlock = medium.exchangesPerDevicePerBlock
         channels = medium.channels
         self.peers = peers

@@ -78,8 +78,10 @@ public struct PairRadio {
                 time: time, lineOfSight: lineOfSight, distance: nil, angleAtInitiator: nil, angleAtResponder: nil)
         }
         let weakness = configuration.weakness(snr: snr)
+        // Each phone turned away lengthens the first path: -z of the bearing is the cosine off its boresight.
+        let turned = (2 + geometry.bearingFromA.direction.z + geometry.bearingFromB.direction.z) / 4
         let distance = measureDistance(trueDistance: geometry.distance, lineOfSight: lineOfSight, weakness: weakness,
-                                       at: time)
+                                       orientationBias: configuration.orientationBias * turned, at: time)
         var atInitiator: AngleMeasurement?
         var atResponder: AngleMeasurement?
         if lineOfSight {
@@ -96,9 +98,9 @@ public struct PairRadio {
     /// The channel's first-path error is common to the three messages of one exchange: the channel does not change
     /// in the few milliseconds it lasts. The distance then comes from the simulated timestamps.
     private mutating func measureDistance(
-        trueDistance: Double, lineOfSight: Bool, weakness: Double, at time: Double
+        trueDistance: Double, lineOfSight: Bool, weakness: Double, orientationBias: Double, at time: Double
     ) -> Double {
-        var channelError = (initiator.antennaDelayBias + responder.antennaDelayBias) / 2
+        var channelError = (initiator.antennaDelayBias + responder.antennaDelayBias) / 2 + orientationBias
         let weak = configuration.weakSignalSigma * configuration.weakSignalSigma * weakness
         if lineOfSight {
             let floor = configuration.lineOfSightSigma

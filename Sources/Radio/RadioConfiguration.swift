@@ -43,6 +43,12 @@ public struct RadioConfiguration: Sendable, Equatable {
     /// Standard deviation of each device's constant antenna-delay error, metres; a pair is biased by the mean of
     /// its two devices' errors.
     public var antennaDelaySigma: Double = 0.06
+    /// How much longer a pair reads with both phones turned fully away from each other, metres: the first path
+    /// passes through the phone's body and its antenna's phase centre moves with the angle. Each phone adds half
+    /// of this times (1 − cos θ)/2, θ its angle off the boresight: nothing facing, the whole with both backs
+    /// turned. Pelka, Cimdins and Hellbrück (2019, "Impact of the antenna orientation for distance estimation")
+    /// attribute up to 0.25 m of the error of two-way ranging to the antennas' orientation (docs/radio-model.md).
+    public var orientationBias: Double = 0.25
     /// Standard deviation of the line-of-sight first-path error of one exchange that a strong signal leaves
     /// (multipath near the antennas), metres.
     public var lineOfSightSigma: Double = 0.085
@@ -141,6 +147,7 @@ public struct RadioConfiguration: Sendable, Equatable {
         for (name, value) in [
             ("timestampJitterSigma", timestampJitterSigma), ("antennaDelaySigma", antennaDelaySigma),
             ("lineOfSightSigma", lineOfSightSigma), ("weakSignalSigma", weakSignalSigma),
+            ("orientationBias", orientationBias),
             ("nonLineOfSightExcessMean", nonLineOfSightExcessMean),
             ("nonLineOfSightSigma", nonLineOfSightSigma),
         ] {

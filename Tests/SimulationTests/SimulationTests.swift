@@ -478,10 +478,11 @@ import World
         let summary = try await Simulation(settings: settings {
             $0.peers = 20; $0.duration = 30; $0.radio.linkModel = .lineOfSight
         }).run()
-        // Line of sight only: raw errors are the 9 cm noise plus pair biases of 4.2 cm, about 10 cm RMS (beyond the
-        // 9 m range nothing is measured); the filter must do better.
+        // Line of sight only: raw errors are the 9 cm noise plus pair biases of 4.2 cm plus the orientation's bias
+        // (up to 25 cm with both phones turned away: 13.5 cm RMS over orientations drawn at random, 12.5 cm on
+        // average), about 16 cm RMS (beyond the 9 m range nothing is measured); the filter must do better.
         let raw = try #require(summary.distanceRaw.rmse)
-        #expect(raw > 0.08 && raw < 0.12)
+        #expect(raw > 0.13 && raw < 0.20, "\(raw)")
         #expect(try #require(summary.distanceFiltered.rmse) < raw)
         #expect(try #require(summary.direction.p50Degrees) < 10)
     }
