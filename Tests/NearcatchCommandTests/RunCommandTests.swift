@@ -19,6 +19,8 @@ import Testing
         (["--workers", "0"], "--workers must be between 1 and 256, got 0"),
         (["--sensors", "samples", "--scenario", examples + "/three-bumps.json", "--imu-rate", "1000"],
          "--imu-rate must be between 1 and 800 Hz, got 1000.0"),
+        (["--clock-offset", "2"], "--clock-offset must be between 0 and 1 second, got 2.0"),
+        (["--clock-offset", "-0.01"], "--clock-offset must be between 0 and 1 second, got -0.01"),
         (["--trace", "/nonexistent/dir/t.jsonl"], "--trace: the folder /nonexistent/dir does not exist"),
         // Negative numbers are values, not flags: the message names the flag and its range.
         (["--duration", "-1"], "--duration must be above 0 and at most 86400 seconds, got -1.0"),
