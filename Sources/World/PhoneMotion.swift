@@ -146,19 +146,27 @@ struct PoseMotion {
     /// Each phone's recent changes of velocity: when, by how much, and the phase of the raised cosine's period
     /// at that instant (its cosine and sine), so that a sample needs one cosine and one sine whatever the changes.
     private var changes: [[(time: Double, dv: Vector3, cos: Double, sin: Double)]]
-    private var walking: [Bool]
+    /// How far each holder's steps are under way (0 standing, 1 walking), at the last step and the one before: a
+    /// walk's steps start and stop over `paceChange`, as the pace does.
+    private var stepping: [Double]
+    private var steppingBefore: [Double]
+    private var steppedAt = 0.0
+    private var stepLength = 0.05
 
     init(positions: [Vector3], settings: MotionSettings) {
         self.settings = settings
         pulses = Array(repeating: [], count: positions.count)
         velocity = Array(repeating: .zero, count: positions.count)
         changes = Array(repeating: [], count: positions.count)
-        walking = Array(repeating: false, count: positions.count)
+        stepping = Array(repeating: 0, count: positions.count)
+        steppingBefore = stepping
     }
 
     /// The world moved every phone from `before` to `positions` in the step of `dt` ending at `time`.
     mutating func step(from before: [Vector3], to positions: [Vector3], at time: Double, dt: Double) {
         guard dt > 0 else { return }
+        steppedAt = time - dt
+        stepLength = dt
         for i in positions.indices {
             let v = (positions[i] - before[i]) / dt
             let dv = v - velocity[i]
@@ -168,7 +176,10 @@ struct PoseMotion {
                 let phase = 2 * Double.pi * time / settings.paceChange
                 changes[i].append((time, dv, cos(phase), sin(phase)))
             }
-            walking[i] = (v.x * v.x + v.y * v.y).squareRoot() > settings.walking
+            let walks = (v.x * v.x + v.y * v.y).squareRoot() > settings.walking
+            steppingBefore[i] = stepping[i]
+            let change = dt / max(settings.paceChange, dt)
+            stepping[i] = walks ? min(stepping[i] + change, 1) : max(stepping[i] - change, 0)
             pulses[i].removeAll { $0.start + $0.duration < time - 1 }
         }
     }
@@ -182,7 +193,8 @@ struct PoseMotion {
 
     /// Phone `i`'s motion until the next step, taken out once for the chip's samples in between.
     func motion(of i: Int) -> StepMotion {
-        StepMotion(changes: changes[i], paceChange: settings.paceChange, walking: walking[i],
+        StepMotion(changes: changes[i], paceChange: settings.paceChange,
+                   stepping: (from: steppingBefore[i], to: stepping[i], start: steppedAt, length: stepLength),
                    stepAmplitude: settings.stepExcursion / 2, omega: 2 * Double.pi * settings.cadence,
                    stepPhase: 2.4 * Double(i))
     }
@@ -193,7 +205,9 @@ struct PoseMotion {
 struct StepMotion {
     let changes: [(time: Double, dv: Vector3, cos: Double, sin: Double)]
     let paceChange: Double
-    let walking: Bool
+    /// How far the steps are under way at the start of the world's step and at its end (`length` later; held
+    /// after).
+    let stepping: (from: Double, to: Double, start: Double, length: Double)
     let stepAmplitude: Double
     let omega: Double
     /// Each holder's steps at a phase of their own.
@@ -212,7 +226,9 @@ struct StepMotion {
             }
             total += change.dv / paceChange * (1 - (c * change.cos + s * change.sin))
         }
-        if walking { total.z += stepAmplitude * omega * omega * sin(omega * t + stepPhase) }
+        let share = min(max((t - stepping.start) / stepping.length, 0), 1)
+        let level = stepping.from + (stepping.to - stepping.from) * share
+        if level > 0 { total.z += level * stepAmplitude * omega * omega * sin(omega * t + stepPhase) }
         return total
     }
 }
