@@ -46,7 +46,7 @@ public struct RadioConfiguration: Sendable, Equatable {
     /// How much longer a pair reads with both phones turned fully away from each other, metres: the first path
     /// passes through the phone's body and its antenna's phase centre moves with the angle. Each phone adds half
     /// of this times (1 − cos θ)/2, θ its angle off the boresight: nothing facing, the whole with both backs
-    /// turned. Pelka, Cimdins and Hellbrück (2019, "Impact of the antenna orientation for distance estimation")
+    /// turned. Pelka, Cimdins and Hellbrück ("Impact of the antenna orientation for distance estimation")
     /// attribute up to 0.25 m of the error of two-way ranging to the antennas' orientation (docs/radio-model.md).
     public var orientationBias: Double = 0.25
     /// Standard deviation of the line-of-sight first-path error of one exchange that a strong signal leaves
