@@ -142,4 +142,30 @@ import Testing
         // The one it passes stands still.
         #expect(peak(motion(walk.samples[1], walk.clocks[1])).value < 0.1)
     }
+
+    /// In the mingle a walk's steps start and stop over the pace change, as the pace does: sampled every 10 ms, a
+    /// phone's vertical acceleration never moves by more than a step's own sway (3.2 m/s² at 11.3 rad/s: 0.36 a
+    /// sample), where switching the steps on in one sample would jump by up to 3.2 m/s², a jolt no walker makes.
+    @Test func aWalksStepsStartAndStopSmoothly() {
+        var motion = PoseMotion(positions: [.zero], settings: MotionSettings())
+        var position = Vector3.zero
+        var largest = 0.0, strongest = 0.0
+        var last: Double?
+        // Standing 1 s, walking at 1.2 m/s for 2 s, standing again 2 s, in the world's 50-ms steps.
+        for k in 1...100 {
+            let time = Double(k) * 0.05
+            let before = position
+            if time > 1, time <= 3 { position.x += 1.2 * 0.05 }
+            motion.step(from: [before], to: [position], at: time, dt: 0.05)
+            let now = motion.motion(of: 0)
+            for j in 1...5 {
+                let z = now.acceleration(at: time - 0.05 + Double(j) * 0.01).z
+                if let last { largest = max(largest, abs(z - last)) }
+                strongest = max(strongest, abs(z))
+                last = z
+            }
+        }
+        #expect(strongest > 2.5, "the steps were felt: \(strongest)")
+        #expect(largest < 0.45, "\(largest)")
+    }
 }
