@@ -36,17 +36,18 @@ public struct AirAllocator {
     /// Candidates refused in a row: past a bound the round's air is taken and further candidates would be refused too.
     private var refusedInARow = 0
 
-    /// How far beyond the interference range a pair is still taken to be in hearing, metres: the orientation's
-    /// 0.25 m and two spreads of a strong signal's noise.
-    public static let estimateMargin: Float = 0.45
+    /// How far beyond the interference range a pair is taken to be in hearing by default, metres: what the default
+    /// radio's estimates may read long by (``RadioConfiguration/estimatesReadLongBy``).
+    public static let defaultHearingMargin = Float(RadioConfiguration().estimatesReadLongBy)
 
-    public init(medium: Medium, scheme: RadioConfiguration.RangingScheme, peers: Int) {
+    /// - Parameter hearingMargin: how far beyond the interference range a pair is still taken to be in hearing,
+    ///   metres: what the devices believe is their estimates, which read long with a phone turned away and by their
+    ///   noise, so a pair believed just out of hearing may be in it.
+    public init(medium: Medium, scheme: RadioConfiguration.RangingScheme, peers: Int,
+                hearingMargin: Float = AirAllocator.defaultHearingMargin) {
         self.medium = medium
         exchangeDuration = medium.exchangeDuration(scheme)
-        // What the devices believe is their estimates, which read long by up to a quarter metre with a phone turned
-        // away (RadioConfiguration.orientationBias) and by their noise: a pair believed just out of hearing may
-        // be in it.
-        range = Float(medium.interferenceRange) + Self.estimateMargin
+        range = Float(medium.interferenceRange) + hearingMargin
         perBlock = medium.exchangesPerDevicePerBlock
         channels = medium.channels
         self.peers = peers

@@ -56,10 +56,11 @@ public struct Proximity: RangingPlanner {
 
     /// - Parameter workers: threads that share the ranking of the pairs (the plan is the same whatever it is).
     public init(medium: Medium, scheme: RadioConfiguration.RangingScheme, peers: Int,
-                settings: ProximitySettings = ProximitySettings(), workers: Int = 1) {
+                settings: ProximitySettings = ProximitySettings(), workers: Int = 1,
+                hearingMargin: Float = AirAllocator.defaultHearingMargin) {
         buckets = Array(repeating: Array(repeating: [], count: 2 * Self.tierBuckets), count: max(1, workers))
         self.settings = settings
-        air = AirAllocator(medium: medium, scheme: scheme, peers: peers)
+        air = AirAllocator(medium: medium, scheme: scheme, peers: peers, hearingMargin: hearingMargin)
         admitted = AdmittedPairs(medium: medium, peers: peers)
         lastRanged = [Float](repeating: -.infinity, count: peers * (peers - 1) / 2)
         failures = [UInt8](repeating: 0, count: lastRanged.count)

@@ -167,8 +167,9 @@ public struct RoundRobin: RangingPlanner {
     private var admitted: AdmittedPairs
     private var next = 0
 
-    public init(medium: Medium, scheme: RadioConfiguration.RangingScheme, peers: Int) {
-        air = AirAllocator(medium: medium, scheme: scheme, peers: peers)
+    public init(medium: Medium, scheme: RadioConfiguration.RangingScheme, peers: Int,
+                hearingMargin: Float = AirAllocator.defaultHearingMargin) {
+        air = AirAllocator(medium: medium, scheme: scheme, peers: peers, hearingMargin: hearingMargin)
         admitted = AdmittedPairs(medium: medium, peers: peers)
     }
 

@@ -21,18 +21,21 @@ public enum RangingPolicy: String, Sendable, CaseIterable {
 
     /// The policy's planner for `peers` devices.
     ///
-    /// - Parameter workers: threads that share the ranking of the pairs (`proximity`, `oracle`).
+    /// - Parameters:
+    ///   - workers: threads that share the ranking of the pairs (`proximity`, `oracle`).
+    ///   - hearingMargin: how far beyond the interference range a pair is taken to be in hearing (``AirAllocator``).
     /// - Throws: a GSL allocation error.
     public func makePlanner(
         medium: Medium, scheme: RadioConfiguration.RangingScheme, peers: Int, seed: UInt64,
-        proximity: ProximitySettings = ProximitySettings(), workers: Int = 1
+        proximity: ProximitySettings = ProximitySettings(), workers: Int = 1,
+        hearingMargin: Float = AirAllocator.defaultHearingMargin
     ) throws -> any RangingPlanner {
         switch self {
         case .ideal: EveryRunningPair()
         case .uncoordinated: try Uncoordinated(medium: medium, scheme: scheme, peers: peers, seed: seed)
-        case .roundRobin: RoundRobin(medium: medium, scheme: scheme, peers: peers)
+        case .roundRobin: RoundRobin(medium: medium, scheme: scheme, peers: peers, hearingMargin: hearingMargin)
         case .proximity, .oracle: Proximity(medium: medium, scheme: scheme, peers: peers, settings: proximity,
-                                            workers: workers)
+                                            workers: workers, hearingMargin: hearingMargin)
         }
     }
 }

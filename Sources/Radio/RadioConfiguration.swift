@@ -49,6 +49,10 @@ public struct RadioConfiguration: Sendable, Equatable {
     /// turned. Pelka, Cimdins and Hellbrück ("Impact of the antenna orientation for distance estimation")
     /// attribute up to 0.25 m of the error of two-way ranging to the antennas' orientation (docs/radio-model.md).
     public var orientationBias: Double = 0.25
+
+    /// How much longer than the truth a pair's estimate may read in line of sight, metres: both phones turned away
+    /// and two spreads of a strong signal's noise. What a device allows for when it judges who is in hearing.
+    public var estimatesReadLongBy: Double { orientationBias + 2 * lineOfSightSigma }
     /// Standard deviation of the line-of-sight first-path error of one exchange that a strong signal leaves
     /// (multipath near the antennas), metres.
     public var lineOfSightSigma: Double = 0.085

@@ -158,6 +158,7 @@ extension SimulationSettings {
         var proximity = self.proximity
         proximity.tapCoincidence = bump.coincidence
         return try rangingPolicy.makePlanner(medium: medium, scheme: radio.scheme, peers: peers, seed: seed,
-                                             proximity: proximity, workers: workers)
+                                             proximity: proximity, workers: workers,
+                                             hearingMargin: Float(radio.estimatesReadLongBy))
     }
 }
