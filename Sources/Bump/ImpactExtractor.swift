@@ -96,7 +96,15 @@ public struct ImpactExtractor: Sendable {
             return nil
         }
         let departure = v - resting
-        let m = Float((departure * departure).sum().squareRoot())
+        let squared = (departure * departure).sum()
+        // Most samples are a phone at rest, well under the threshold: compared squared (with a margin that keeps the
+        // rounding of the exact test below out of it), they need no square root and no run.
+        if run == nil, squared < 0.999 * Double(settings.threshold) * Double(settings.threshold) {
+            let share = min(dt / settings.restTimeConstant, 1)
+            rest = resting + departure * share
+            return nil
+        }
+        let m = Float(squared.squareRoot())
         if var current = run {
             let long = s.timestamp - current.start > settings.longest
             if m >= settings.threshold / 2 && !long {

@@ -77,6 +77,16 @@ public final class RandomSource {
         gsl_ran_gaussian_ziggurat(generator, sigma)
     }
 
+    /// Three Gaussian draws with mean 0, the same as three calls of ``gaussian(sigma:)`` in order.
+    @inline(__always)
+    public func gaussians(sigma: Double) -> SIMD3<Double> {
+        var out = SIMD3<Double>()
+        withUnsafeMutableBytes(of: &out) {
+            nearcatch_gaussian_triple(generator, sigma, $0.baseAddress!.assumingMemoryBound(to: Double.self))
+        }
+        return out
+    }
+
     /// An exponential draw with the given mean.
     @inline(__always)
     public func exponential(mean: Double) -> Double {

@@ -514,8 +514,11 @@ public final class Simulation {
                 if count > 0 { sampleTap(d, aheadSamples[d][..<count]) }
                 aheadSamples[d].removeFirst(count)
             }
-            for sample in fresh {
-                guard let jolt = extractors[d].take(sample) else { continue }
+            // One access to the finders for the device's samples, not one a sample.
+            let jolts = extractors.withUnsafeMutableBufferPointer { finders in
+                fresh.compactMap { finders[d].take($0) }
+            }
+            for jolt in jolts {
                 // Stamped by the phone's clock as its app compares it with its peers' (the offset it has from true
                 // time), known at the world's instant the app could know it.
                 let impact = Impact(time: clocks[d].time(atReading: jolt.time) + syncOffsets[d], magnitude: jolt.peak,

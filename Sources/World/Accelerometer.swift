@@ -87,12 +87,15 @@ public struct Accelerometer {
             var world = acceleration + Vector3(0, 0, IMUSettings.gravity)
             for p in pulses where p.start < t { world += Self.filtered(p, at: t, timeConstant: tau) }
             let device = orientation.toDevice(world) + bias
-            func read(_ v: Double) -> Float {
-                let clipped = min(max(v + random.gaussian(sigma: noise), -s.range), s.range)
-                return Float(s.resolution > 0 ? (clipped / s.resolution).rounded() * s.resolution : clipped)
+            let drawn = random.gaussians(sigma: noise)
+            func read(_ v: Double, _ n: Double) -> Float {
+                let clipped = min(max(v + n, -s.range), s.range)
+                // Ties to even: the processor's own rounding (a half step exactly is never read with noise).
+                guard s.resolution > 0 else { return Float(clipped) }
+                return Float((clipped / s.resolution).rounded(.toNearestOrEven) * s.resolution)
             }
-            out.append(AccelerometerSample(timestamp: clock.reading(at: t), x: read(device.x), y: read(device.y),
-                                           z: read(device.z)))
+            out.append(AccelerometerSample(timestamp: clock.reading(at: t), x: read(device.x, drawn.x),
+                                           y: read(device.y, drawn.y), z: read(device.z, drawn.z)))
             next += 1 / s.rate
         }
     }

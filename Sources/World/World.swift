@@ -199,7 +199,8 @@ public final class World {
                 close.map { i, j, d in (min(labels[i], labels[j]), max(labels[i], labels[j]), d) }
                     .sorted { ($0.0, $0.1) < ($1.0, $1.1) }
             } ?? close, at: time)
-            accelerometers.sense(positions, close: close, at: time, dt: dt)
+            // Sampled chips replace the labelled peaks: those are made only when nothing samples.
+            if motionModel == nil { accelerometers.sense(positions, close: close, at: time, dt: dt) }
             if case .poses(var model) = motionModel {
                 model.step(from: stepStart, to: positions, at: time, dt: dt)
                 motionModel = .poses(model)
