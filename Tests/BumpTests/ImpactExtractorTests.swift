@@ -40,6 +40,15 @@ import Testing
         #expect(run(turning).isEmpty)
     }
 
+    /// The threshold is a departure's size to the last bit: exactly at it a jolt starts, a hair under it none
+    /// (the resting samples' shortcut stops short of the threshold and leaves the edge to the exact test).
+    @Test(arguments: [(Float(1.0), 1), (Float(1.0).nextDown, 0), (Float(0.9995), 0), (Float(1.0).nextUp, 1)])
+    func theThresholdHoldsToItsLastBit(_ departure: Float, _ jolts: Int) {
+        var samples = (0..<200).map { k in sample(Double(k) / 100, 0, 0, 8) }
+        samples[100] = sample(1, departure, 0, 8)
+        #expect(run(samples).count == jolts)
+    }
+
     /// A long departure is cut at 0.3 s, never held as one jolt, and the phone rests where it is held: one jolt
     /// where it moved there and one where it moved back.
     @Test func aLongDepartureIsCut() {
