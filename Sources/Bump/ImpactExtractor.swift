@@ -100,8 +100,7 @@ public struct ImpactExtractor: Sendable {
         // Most samples are a phone at rest, well under the threshold: compared squared (with a margin that keeps the
         // rounding of the exact test below out of it), they need no square root and no run.
         if run == nil, squared < 0.999 * Double(settings.threshold) * Double(settings.threshold) {
-            let share = min(dt / settings.restTimeConstant, 1)
-            rest = resting + departure * share
+            follow(v, dt)
             return nil
         }
         let m = Float(squared.squareRoot())

@@ -90,7 +90,8 @@ public struct Accelerometer {
             let drawn = random.gaussians(sigma: noise)
             func read(_ v: Double, _ n: Double) -> Float {
                 let clipped = min(max(v + n, -s.range), s.range)
-                // Ties to even: the processor's own rounding (a half step exactly is never read with noise).
+                // Ties to even, the processor's own rounding: it differs from rounding ties away from zero only on
+                // a reading of exactly half a step.
                 guard s.resolution > 0 else { return Float(clipped) }
                 return Float((clipped / s.resolution).rounded(.toNearestOrEven) * s.resolution)
             }
