@@ -150,7 +150,9 @@ let package = Package(
             name: "DiscoveryRunTests",
             dependencies: ["DiscoveryRun", "UDPRun", "MulticastTransport", "Discovery", "Sessions", "Transport"]
         ),
-        .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "Sessions", "GSL", "Transport", "TestSupport"]),
+        .testTarget(name: "DiscoveryTests", dependencies: [
+            "Discovery", "Sessions", "GSL", "Transport", "TestSupport", .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         .testTarget(name: "CalibrationTests", dependencies: ["Calibration", "Radio", "Geometry", "TestSupport"]),
         // The command tests run the built executable too (two processes discovering each other).
         .testTarget(name: "NearcatchCommandTests", dependencies: ["NearcatchCommand", "Calibration", "nearcatch-sim"]),

@@ -104,18 +104,20 @@ public struct ImpactExtractor: Sendable {
             return nil
         }
         let m = Float(squared.squareRoot())
-        if var current = run {
-            let long = s.timestamp - current.start > settings.longest
+        if let start = run?.start {
+            let long = s.timestamp - start > settings.longest
             if m >= settings.threshold / 2 && !long {
-                current.values.append((s.timestamp, m))
-                if m > current.peak {
-                    current.peak = m
-                    current.peakTime = s.timestamp
-                    current.direction = SIMD3<Float>(departure / Double(m))
+                // In place: a copy of the run taken out and put back copied its samples at every sample of a jolt
+                // (a walker's steps keep the finder in runs).
+                run!.values.append((s.timestamp, m))
+                if m > run!.peak {
+                    run!.peak = m
+                    run!.peakTime = s.timestamp
+                    run!.direction = SIMD3<Float>(departure / Double(m))
                 }
-                run = current
                 return nil
             }
+            let current = run!
             run = nil
             // A departure that lasts is the phone held a new way: rest there.
             if long { rest = v } else { follow(v, dt) }

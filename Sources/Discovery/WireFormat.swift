@@ -21,7 +21,12 @@ public enum WireFormat {
     /// The bytes of `message`, stamped with the sender's `sequence` (an announcement's own, whatever is given) and
     /// sealed under `key`.
     public static func encode(_ message: WireMessage, key: GroupKey = .development, sequence: UInt32 = 0) -> [UInt8] {
+        // The header first, its length patched once the payload is written: one buffer from header to tag.
         var w = ByteWriter()
+        w.buffer += magic
+        w.u8(version)
+        w.u8(message.type.rawValue)
+        w.u16(0)
         var stamp = sequence
         switch message {
         case .announce(let ad, let sequence, let interval):
@@ -55,16 +60,12 @@ public enum WireFormat {
             w.u16(UInt16(truncatingIfNeeded: payload.count))
             w.bytes(payload)
         }
-        var out = magic
-        out.reserveCapacity(headerSize + w.buffer.count + trailerSize)
-        out.append(version)
-        out.append(message.type.rawValue)
-        out.append(UInt8(truncatingIfNeeded: w.buffer.count >> 8))
-        out.append(UInt8(truncatingIfNeeded: w.buffer.count))
-        out += w.buffer
-        for shift in stride(from: 24, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: stamp >> UInt32(shift))) }
-        key.seal(&out)
-        return out
+        let payloadLength = w.buffer.count - headerSize
+        w.buffer[headerSize - 2] = UInt8(truncatingIfNeeded: payloadLength >> 8)
+        w.buffer[headerSize - 1] = UInt8(truncatingIfNeeded: payloadLength)
+        w.u32(stamp)
+        key.seal(&w.buffer)
+        return w.buffer
     }
 
     /// The sender's sequence number of a datagram that ``checkFrame(_:)`` accepted: for an announcement, its own;
@@ -190,12 +191,18 @@ public enum WireFormat {
 
 /// Appends big-endian fields.
 struct ByteWriter {
-    var buffer: [UInt8] = []
+    /// Room for the largest fixed-size datagram (an acceptance: 8 + 64 + 32 + 20 bytes) without growing; those that
+    /// carry an advertisement or a payload grow once or twice.
+    var buffer: [UInt8] = {
+        var b: [UInt8] = []
+        b.reserveCapacity(128)
+        return b
+    }()
 
     mutating func u8(_ v: UInt8) { buffer.append(v) }
-    mutating func u16(_ v: UInt16) { buffer += [UInt8(v >> 8), UInt8(truncatingIfNeeded: v)] }
-    mutating func u32(_ v: UInt32) { for shift in stride(from: 24, through: 0, by: -8) { buffer.append(UInt8(truncatingIfNeeded: v >> UInt32(shift))) } }
-    mutating func u64(_ v: UInt64) { for shift in stride(from: 56, through: 0, by: -8) { buffer.append(UInt8(truncatingIfNeeded: v >> UInt64(shift))) } }
+    mutating func u16(_ v: UInt16) { withUnsafeBytes(of: v.bigEndian) { buffer.append(contentsOf: $0) } }
+    mutating func u32(_ v: UInt32) { withUnsafeBytes(of: v.bigEndian) { buffer.append(contentsOf: $0) } }
+    mutating func u64(_ v: UInt64) { withUnsafeBytes(of: v.bigEndian) { buffer.append(contentsOf: $0) } }
     mutating func bytes(_ b: [UInt8]) { buffer += b }
     mutating func token(_ t: DiscoveryToken) {
         u64(t.high)

@@ -74,6 +74,9 @@ public final class Simulation {
     var outbox: [[Impact]] = []
     let inbox = ImpactInbox()
     var heardImpacts: [[HeardImpact]] = []
+    /// When the oldest jolt each app holds became known: its list is reached to drop what is over 3 s old only when
+    /// something is (reaching every list every round, for lists the round's engine may still share, copied them).
+    var oldestHeard: [Double] = []
     var joltsSent = 0
     /// With sampled accelerometers: told each device's samples once the run's time has reached them (the apps of the
     /// app-testing library read them), and those the world took ahead of it.
@@ -129,6 +132,7 @@ public final class Simulation {
             sensedImpacts = Array(repeating: [], count: peers)
             outbox = sensedImpacts
             heardImpacts = Array(repeating: [], count: peers)
+            oldestHeard = Array(repeating: .infinity, count: peers)
             syncOffsets = try (0..<peers).map { d throws(GSLError) in
                 let random = try RandomSource(runSeed: settings.seed,
                                               stream: StreamIdentity(kind: .clock, first: UInt64(d), second: 0))
@@ -490,9 +494,13 @@ public final class Simulation {
             }
             outbox[d].removeFirst(due.count)
         }
-        for (d, arrived) in inbox.take() where d < peers { heardImpacts[d] += arrived }
-        for d in 0..<peers where !heardImpacts[d].isEmpty {
+        for (d, arrived) in inbox.take() where d < peers {
+            heardImpacts[d] += arrived
+            oldestHeard[d] = arrived.reduce(oldestHeard[d]) { min($0, $1.impact.known) }
+        }
+        for d in 0..<peers where oldestHeard[d] < time - 3 {
             heardImpacts[d].removeAll { $0.impact.known < time - 3 }
+            oldestHeard[d] = heardImpacts[d].reduce(.infinity) { min($0, $1.impact.known) }
         }
         return heardImpacts
     }

@@ -81,11 +81,16 @@ public struct Accelerometer {
         let s = settings
         let tau = s.filterTimeConstant
         let noise = s.sampleNoise
+        // Past 40 time constants after its end a pulse's filtered push is under e⁻⁴⁰ (4e-18) of its peak: nothing a
+        // chip's steps can show, and not worth an exponential a sample while the pulse is kept.
+        let faded = 40 * tau
         while next <= time {
             let t = next
             let (acceleration, orientation) = motion(t)
             var world = acceleration + Vector3(0, 0, IMUSettings.gravity)
-            for p in pulses where p.start < t { world += Self.filtered(p, at: t, timeConstant: tau) }
+            for p in pulses where p.start < t && t - p.start - p.duration < faded {
+                world += Self.filtered(p, at: t, timeConstant: tau)
+            }
             let device = orientation.toDevice(world) + bias
             let drawn = random.gaussians(sigma: noise)
             func read(_ v: Double, _ n: Double) -> Float {

@@ -70,36 +70,13 @@ public final class World {
     private var encountersOf: [[Int]] = []
     /// With ``startSensing(clocks:seed:imu:motion:)``: each phone's accelerometer, what moves it, and the samples
     /// it has taken.
-    private var motionModel: SensedMotion?
+    /// What moves the phones the chips sample: a scripted scenario's motion, or the world's steps (one of the two).
+    /// Two stored optionals rather than one enum, so that a step mutates the motion in place: taken out of an
+    /// enum's payload and put back, its arrays were copied whole at every world step.
+    private var scriptedMotion: ScriptedMotion?
+    private var poseMotion: PoseMotion?
+    private var isSensing: Bool { scriptedMotion != nil || poseMotion != nil }
 
-    /// What moves the phones the chips sample: the scripted motion, or the world's steps.
-    private enum SensedMotion {
-        case scripted(ScriptedMotion, ScenarioFile)
-        case poses(PoseMotion)
-
-        var pulses: [[ContactPulse]] {
-            switch self {
-            case .scripted(let m, _): m.pulses
-            case .poses(let m): m.pulses
-            }
-        }
-
-        func scriptsMeeting(_ i: Int, _ j: Int, at time: Double) -> Bool {
-            if case .scripted(let m, _) = self { return m.scriptsMeeting(i, j, at: time) }
-            return false
-        }
-
-        mutating func meet(_ i: Int, _ j: Int, at time: Double, closingSpeed: Double, normal: Vector3) {
-            switch self {
-            case .scripted(var m, let file):
-                m.meet(i, j, at: time, closingSpeed: closingSpeed, normal: normal)
-                self = .scripted(m, file)
-            case .poses(var m):
-                m.meet(i, j, at: time, closingSpeed: closingSpeed, normal: normal)
-                self = .poses(m)
-            }
-        }
-    }
     private var chips: [Accelerometer] = []
     /// The close pairs' distances at the step before, to find where phones meet.
     private var lastClose: [Int64: Double] = [:]
@@ -189,7 +166,7 @@ public final class World {
         let before = poses
         while time < target - 1e-12 {
             let dt = min(0.05, target - time)
-            let stepStart = motionModel == nil ? [] : poses.map(\.position)
+            let stepStart = isSensing ? poses.map(\.position) : []
             time += dt
             step(dt)
             let positions = poses.map(\.position)
@@ -200,11 +177,8 @@ public final class World {
                     .sorted { ($0.0, $0.1) < ($1.0, $1.1) }
             } ?? close, at: time)
             // Sampled chips replace the labelled peaks: those are made only when nothing samples.
-            if motionModel == nil { accelerometers.sense(positions, close: close, at: time, dt: dt) }
-            if case .poses(var model) = motionModel {
-                model.step(from: stepStart, to: positions, at: time, dt: dt)
-                motionModel = .poses(model)
-            }
+            if !isSensing { accelerometers.sense(positions, close: close, at: time, dt: dt) }
+            poseMotion?.step(from: stepStart, to: positions, at: time, dt: dt)
             feelMeetings(close, dt: dt)
             sampleChips()
         }
@@ -410,10 +384,10 @@ public final class World {
         }
         precondition(clocks.count == peerCount, "one clock a phone")
         if case .scripted(let file) = scenario {
-            motionModel = .scripted(ScriptedMotion(file: file, encounters: scriptedEncounters,
-                                                   encountersOf: encountersOf, settings: motion), file)
+            scriptedMotion = ScriptedMotion(file: file, encounters: scriptedEncounters, encountersOf: encountersOf,
+                                            settings: motion)
         } else {
-            motionModel = .poses(PoseMotion(positions: poses.map(\.position), settings: motion))
+            poseMotion = PoseMotion(positions: poses.map(\.position), settings: motion, sampleInterval: 1 / imu.rate)
         }
         chips = try (0..<peerCount).map { try Accelerometer(device: $0, runSeed: seed, clock: clocks[$0], settings: imu) }
         samples = Array(repeating: [], count: peerCount)
@@ -423,17 +397,18 @@ public final class World {
     /// Phones that came within the touch distance in the step of `dt` just made, closing, where no encounter made
     /// them meet: each feels their cases' push, at the step's crossing, at the speed they closed over the step.
     private func feelMeetings(_ close: [(Int, Int, Double)], dt: Double) {
-        guard motionModel != nil else { return }
+        guard isSensing else { return }
         let touch = ScenarioFile.touchDistance
         var now: [Int64: Double] = [:]
         for (i, j, d) in close {
             let key = Int64(i) << 32 | Int64(j)
             now[key] = d
             guard d <= touch, let before = lastClose[key], before > touch, before > d,
-                  motionModel?.scriptsMeeting(i, j, at: time) == false else { continue }
+                  scriptedMotion?.scriptsMeeting(i, j, at: time) != true else { continue }
             let at = time - dt + dt * (before - touch) / (before - d)
-            motionModel?.meet(i, j, at: at, closingSpeed: (before - d) / dt,
-                              normal: poses[j].position - poses[i].position)
+            let normal = poses[j].position - poses[i].position
+            scriptedMotion?.meet(i, j, at: at, closingSpeed: (before - d) / dt, normal: normal)
+            poseMotion?.meet(i, j, at: at, closingSpeed: (before - d) / dt, normal: normal)
         }
         lastClose = now
     }
@@ -447,22 +422,19 @@ public final class World {
     }
 
     private func sampleChips() {
-        switch motionModel {
-        case .scripted(let model, let file):
+        if let model = scriptedMotion, case .scripted(let file) = scenario {
             for i in chips.indices {
                 chips[i].sample(until: time, motion: { t in
                     (model.acceleration(i, at: t), self.scriptedPose(i, at: t, file: file).orientation)
                 }, pulses: model.pulses[i], into: &samples[i])
             }
-        case .poses(let model):
+        } else if let model = poseMotion {
             for i in chips.indices {
                 let orientation = poses[i].orientation
-                let motion = model.motion(of: i)
+                var motion = model.motion(of: i)
                 chips[i].sample(until: time, motion: { t in (motion.acceleration(at: t), orientation) },
                                 pulses: model.pulses[i], into: &samples[i])
             }
-        case nil:
-            return
         }
     }
 
