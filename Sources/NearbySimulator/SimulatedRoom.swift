@@ -70,6 +70,9 @@ public struct RoomConfiguration: Sendable {
     public var lineOfSightSigma = 0.085
     /// The spread of each device's antenna-delay bias, metres.
     public var antennaDelaySigma = 0.06
+    /// How much of the leading edge's bias with the received level the pairs show in line of sight (1: Decawave's
+    /// measured table, 1 cm short near and up to 15 cm long far; 0: none), docs/radio-model.md.
+    public var levelBias = 1.0
     /// Whether the people's bodies (and a scenario file's walls) obstruct the links between them, as they do
     /// (docs/radio-model.md); `false` keeps every link in line of sight, for a test about the app's logic. Distance
     /// and the phones' orientation weaken a link either way.
@@ -136,6 +139,7 @@ public final class SimulatedRoom {
         s.loss = configuration.network.loss
         s.radio.lineOfSightSigma = configuration.lineOfSightSigma
         s.radio.antennaDelaySigma = configuration.antennaDelaySigma
+        s.radio.levelBiasShare = configuration.levelBias
         s.radio.linkModel = configuration.obstructions ? .geometry : .lineOfSight
         switch configuration.policy {
         case .proximity: s.rangingPolicy = .proximity

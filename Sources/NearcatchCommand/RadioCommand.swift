@@ -46,6 +46,9 @@ public struct RadioCommand: ParsableCommand {
     @Option(name: .customLong("los-sigma"), parsing: .unconditional, help: "Line-of-sight distance noise a strong signal leaves, metres (0 to 10); the receiver's noise adds to it with distance.")
     var losSigma: Double = 0.085
 
+    @Option(name: .customLong("level-bias"), parsing: .unconditional, help: "How much of the leading edge's bias with the received level the pair shows in line of sight, as a share of Decawave's measured table (0 to 2; 0: a chip that corrects it). docs/radio-model.md.")
+    var levelBias: Double = 1
+
     @Option(name: .customLong("angle-sigma"), parsing: .unconditional, help: "Angle-of-arrival noise at boresight with a strong signal, degrees (0 to 90); the receiver's noise adds to it with distance.")
     var angleSigma: Double = 5.5
 
@@ -81,6 +84,8 @@ public struct RadioCommand: ParsableCommand {
                   "--reply-delay must be above 0 and at most 100 ms, got \(replyDelay)")
         try require(losSigma.isFinite && losSigma >= 0 && losSigma <= 10,
                   "--los-sigma must be between 0 and 10 metres, got \(losSigma)")
+        try require(levelBias.isFinite && levelBias >= 0 && levelBias <= 2,
+                  "--level-bias must be between 0 and 2, got \(levelBias)")
         try require(angleSigma.isFinite && angleSigma >= 0 && angleSigma <= 90,
                   "--angle-sigma must be between 0 and 90 degrees, got \(angleSigma)")
         try require(fieldOfView.isFinite && fieldOfView >= 0 && fieldOfView <= 90,
@@ -103,6 +108,7 @@ public struct RadioCommand: ParsableCommand {
         s.radio.clockOffsetLimitPPM = clockPPM
         s.radio.responderReplyDelay = replyDelay / 1000
         s.radio.lineOfSightSigma = losSigma
+        s.radio.levelBiasShare = levelBias
         s.radio.boresightAngleSigma = Angle.radians(fromDegrees: angleSigma)
         s.radio.fieldOfViewHalfAngle = Angle.radians(fromDegrees: fieldOfView)
         s.radio.maximumRange = maximumRange
@@ -155,7 +161,7 @@ extension RadioConfiguration.RangingScheme: ExpressibleByArgument {}
 /// The JSON document `radio --format json` prints: the inputs, then the report.
 struct RadioProbeOutput: Encodable {
     struct Inputs: Encodable {
-        let distance, azimuthDegrees, elevationDegrees, rate, clockPPM, losSigma, angleSigmaDegrees: Double
+        let distance, azimuthDegrees, elevationDegrees, rate, clockPPM, losSigma, levelBias, angleSigmaDegrees: Double
         let link, ranging, antennas: String
         let samples: Int
         let seed: UInt64
@@ -167,7 +173,7 @@ struct RadioProbeOutput: Encodable {
     init(settings c: RadioCommand, report: RadioProbeReport) {
         inputs = Inputs(
             distance: c.distance, azimuthDegrees: c.azimuth, elevationDegrees: c.elevation, rate: c.rate,
-            clockPPM: c.clockPPM, losSigma: c.losSigma, angleSigmaDegrees: c.angleSigma,
+            clockPPM: c.clockPPM, losSigma: c.losSigma, levelBias: c.levelBias, angleSigmaDegrees: c.angleSigma,
             link: c.link.rawValue, ranging: c.ranging.rawValue, antennas: c.antennas.rawValue,
             samples: c.samples, seed: c.seed)
         self.report = report

@@ -72,6 +72,9 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     @Option(name: .customLong("antenna-sigma"), parsing: .unconditional, help: "Spread of each device's antenna-delay bias, metres (default 0.06).")
     var antennaSigma: Double = 0.06
 
+    @Option(name: .customLong("level-bias"), parsing: .unconditional, help: "How much of the leading edge's bias with the received level the pairs show in line of sight, as a share of Decawave's measured table (default 1; 0: chips that correct it). docs/radio-model.md.")
+    var levelBias: Double = 1
+
     @Option(help: "Line-of-sight model of every pair: geometry (obstructed by the bodies and walls on the line between the phones), markov (obstructions come and go at random), los, or nlos.")
     var link: RadioConfiguration.LinkModel = .geometry
 
@@ -120,7 +123,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
 
     private enum CodingKeys: String, CodingKey {
         case peers, duration, rate, scenario, clock, workers, trace, force, traceUpdateInterval, tracePoseInterval
-        case bumpDistance, losSigma, antennaSigma, link, detector, sensors, imuRate, clockOffset, rangingPolicy, channels
+        case bumpDistance, losSigma, antennaSigma, levelBias, link, detector, sensors, imuRate, clockOffset, rangingPolicy, channels
         case interferenceRange
         case sessionsPerDevice, exchangesPerDevice, report, svg, network
     }
@@ -139,6 +142,8 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
                     "--los-sigma must be between 0 and 10 metres, got \(losSigma)")
         try require(antennaSigma.isFinite && antennaSigma >= 0 && antennaSigma <= 10,
                     "--antenna-sigma must be between 0 and 10 metres, got \(antennaSigma)")
+        try require(levelBias.isFinite && levelBias >= 0 && levelBias <= 2,
+                    "--level-bias must be between 0 and 2, got \(levelBias)")
         let settings = try buildSettings()
         built = settings
         do {
@@ -201,6 +206,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
         s.bump.rearmDistance = max(s.bump.rearmDistance, bumpDistance * 2)
         s.radio.lineOfSightSigma = losSigma
         s.radio.antennaDelaySigma = antennaSigma
+        s.radio.levelBiasShare = levelBias
         s.radio.linkModel = link
         s.bump.method = detector
         s.sensors = sensors

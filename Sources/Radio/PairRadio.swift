@@ -14,6 +14,8 @@ public struct PairRadio {
     public private(set) var link = LinkState()
     private let random: RandomSource
     private let cosFieldOfView: Double
+    /// The level's bias at the calibration distance, which the pair's calibration removes.
+    private let calibrationBias: Double
     private var pathDifferences: [Double]
 
     /// A link between two devices, drawing from `random`.
@@ -28,6 +30,7 @@ public struct PairRadio {
         self.configuration = configuration
         self.random = random
         self.cosFieldOfView = cos(configuration.fieldOfViewHalfAngle)
+        self.calibrationBias = configuration.calibrationBias
         self.pathDifferences = [Double](repeating: 0, count: configuration.antennaLayout.baselines.count)
     }
 
@@ -64,8 +67,9 @@ public struct PairRadio {
                 meanNLOS: configuration.meanNonLineOfSightDuration, random: random)
             if !lineOfSight { extraLoss = configuration.bodyLoss }
         }
+        let pathLoss = configuration.pathLoss(distance: geometry.distance)
         let snr = configuration.signalToNoise(
-            distance: geometry.distance,
+            pathLoss: pathLoss,
             gainA: configuration.antennaGain(offBoresight: geometry.bearingFromA.offBoresight),
             gainB: configuration.antennaGain(offBoresight: geometry.bearingFromB.offBoresight), extraLoss: extraLoss)
         let floor = lineOfSight ? configuration.lineOfSightDropout : configuration.nonLineOfSightDropout
@@ -80,8 +84,10 @@ public struct PairRadio {
         let weakness = configuration.weakness(snr: snr)
         // Each phone turned away lengthens the first path: -z of the bearing is the cosine off its boresight.
         let turned = (2 + geometry.bearingFromA.direction.z + geometry.bearingFromB.direction.z) / 4
+        // In line of sight the leading edge reads short when the path is short and strong, long when it is weak.
+        let level = lineOfSight ? configuration.levelBias(pathLoss: pathLoss, less: calibrationBias) : 0
         let distance = measureDistance(trueDistance: geometry.distance, lineOfSight: lineOfSight, weakness: weakness,
-                                       orientationBias: configuration.orientationBias * turned, at: time)
+                                       bias: configuration.orientationBias * turned + level, at: time)
         var atInitiator: AngleMeasurement?
         var atResponder: AngleMeasurement?
         if lineOfSight {
@@ -98,9 +104,9 @@ public struct PairRadio {
     /// The channel's first-path error is common to the three messages of one exchange: the channel does not change
     /// in the few milliseconds it lasts. The distance then comes from the simulated timestamps.
     private mutating func measureDistance(
-        trueDistance: Double, lineOfSight: Bool, weakness: Double, orientationBias: Double, at time: Double
+        trueDistance: Double, lineOfSight: Bool, weakness: Double, bias: Double, at time: Double
     ) -> Double {
-        var channelError = (initiator.antennaDelayBias + responder.antennaDelayBias) / 2 + orientationBias
+        var channelError = (initiator.antennaDelayBias + responder.antennaDelayBias) / 2 + bias
         let weak = configuration.weakSignalSigma * configuration.weakSignalSigma * weakness
         if lineOfSight {
             let floor = configuration.lineOfSightSigma

@@ -50,9 +50,62 @@ public struct RadioConfiguration: Sendable, Equatable {
     /// attribute up to 0.25 m of the error of two-way ranging to the antennas' orientation (docs/radio-model.md).
     public var orientationBias: Double = 0.25
 
-    /// How much longer than the truth a pair's estimate may read in line of sight, metres: both phones turned away
-    /// and two spreads of a strong signal's noise. What a device allows for when it judges who is in hearing.
-    public var estimatesReadLongBy: Double { orientationBias + 2 * lineOfSightSigma }
+    /// How much of the leading edge's bias with the received level a pair shows in line of sight, as a share of
+    /// what Decawave measured (APS011, "Sources of error in DW1000 based two-way ranging schemes", table 2, 64-MHz
+    /// PRF: from 11 cm short at −61 dBm to 8.1 cm long at −93 dBm): 1 a chip that leaves it, 0 one that corrects
+    /// it. Zero at ``calibrationDistance``, where the phones' antenna delays are set; the level follows the path
+    /// alone (distance), the antennas' turn being in ``orientationBias`` and obstruction in its own excess, each
+    /// measured whole.
+    public var levelBiasShare: Double = 1
+    /// The received level of a clear link at 1 m, both phones facing, dBm: the most a UWB transmitter may radiate
+    /// (−41.3 dBm/MHz over 500 MHz, −14.3 dBm) less 50.5 dB of free-space loss at 1 m on channel 9, 0-dBi antennas.
+    public var referenceLevel: Double = -64.8
+    /// Where the pairs' ranging is calibrated, metres: their level's bias is zero there.
+    public var calibrationDistance: Double = 1
+
+    /// How much longer than the truth a pair's estimate may read in line of sight, metres: both phones turned away,
+    /// the weakest level's bias and two spreads of a strong signal's noise. What a device allows for when it judges
+    /// who is in hearing.
+    public var estimatesReadLongBy: Double {
+        orientationBias + levelBiasShare * (Self.leadingEdgeBias(level: -.infinity) - calibrationBias)
+            + 2 * lineOfSightSigma
+    }
+
+    /// The leading edge's range bias at `level` dBm, metres, as APS011's table 2 gives it (64-MHz PRF, every 2 dB
+    /// from −61 to −93 dBm, interpolated; held beyond): negative reads short.
+    public static func leadingEdgeBias(level: Double) -> Double {
+        let table = Self.levelBiasTable
+        let position = (-61 - level) / 2
+        guard position > 0 else { return table[0] / 100 }
+        guard position < Double(table.count - 1) else { return table[table.count - 1] / 100 }
+        let k = Int(position)
+        let f = position - Double(k)
+        return (table[k] + (table[k + 1] - table[k]) * f) / 100
+    }
+
+    /// APS011 table 2, 64-MHz PRF: the range bias in centimetres at −61, −63, … −93 dBm.
+    static let levelBiasTable: [Double] = [
+        -11.0, -10.5, -10.0, -9.3, -8.2, -6.9, -5.1, -2.7, 0.0, 2.1, 3.5, 4.2, 4.9, 6.2, 7.1, 7.6, 8.1,
+    ]
+
+    /// The free-space path's loss at `distance`, dB (held at 10 cm: nearer, the phones are in each other's near
+    /// field).
+    @inlinable
+    public func pathLoss(distance: Double) -> Double {
+        10 * pathLossExponent * log10(max(distance, 0.1))
+    }
+
+    /// The level's bias of a clear path of `pathLoss` dB, metres, less `calibration` (``calibrationBias``, which a
+    /// pair computes once).
+    public func levelBias(pathLoss: Double, less calibration: Double) -> Double {
+        guard levelBiasShare > 0 else { return 0 }
+        return levelBiasShare * (Self.leadingEdgeBias(level: referenceLevel - pathLoss) - calibration)
+    }
+
+    /// The bias the calibration removes: the level's at ``calibrationDistance``.
+    public var calibrationBias: Double {
+        Self.leadingEdgeBias(level: referenceLevel - pathLoss(distance: calibrationDistance))
+    }
     /// Standard deviation of the line-of-sight first-path error of one exchange that a strong signal leaves
     /// (multipath near the antennas), metres.
     public var lineOfSightSigma: Double = 0.085
@@ -111,8 +164,13 @@ public struct RadioConfiguration: Sendable, Equatable {
     /// The link's SNR, dB, at `distance` with the two phones' antenna gains and `extraLoss` (bodies, walls).
     @inlinable
     public func signalToNoise(distance: Double, gainA: Double, gainB: Double, extraLoss: Double) -> Double {
-        // Below 10 cm the phones are in each other's near field: the far-field law would promise ever more signal.
-        referenceSNR - 10 * pathLossExponent * log10(max(distance, 0.1)) + gainA + gainB - extraLoss
+        signalToNoise(pathLoss: pathLoss(distance: distance), gainA: gainA, gainB: gainB, extraLoss: extraLoss)
+    }
+
+    /// The same from the path's loss (``pathLoss(distance:)``).
+    @inlinable
+    public func signalToNoise(pathLoss: Double, gainA: Double, gainB: Double, extraLoss: Double) -> Double {
+        referenceSNR - pathLoss + gainA + gainB - extraLoss
     }
 
     /// The antenna gain toward a direction `offBoresight` radians off the boresight, dB.
@@ -166,6 +224,12 @@ public struct RadioConfiguration: Sendable, Equatable {
         try require(nonLineOfSightDropout >= 0 && nonLineOfSightDropout <= 1,
                     "nonLineOfSightDropout", "between 0 and 1", nonLineOfSightDropout)
         try require(maximumRange.isFinite && maximumRange > 0, "maximumRange", "above 0 m", maximumRange)
+        try require(levelBiasShare.isFinite && levelBiasShare >= 0 && levelBiasShare <= 2,
+                    "levelBiasShare", "between 0 and 2", levelBiasShare)
+        try require(referenceLevel.isFinite && referenceLevel >= -150 && referenceLevel <= 0,
+                    "referenceLevel", "between -150 and 0 dBm", referenceLevel)
+        try require(calibrationDistance.isFinite && calibrationDistance >= 0.1 && calibrationDistance <= 100,
+                    "calibrationDistance", "between 0.1 and 100 m", calibrationDistance)
         try require(fieldOfViewHalfAngle >= 0 && fieldOfViewHalfAngle <= .pi / 2,
                     "fieldOfViewHalfAngle", "between 0 and 90 degrees", Angle.degrees(fromRadians: fieldOfViewHalfAngle))
         try require(boresightAngleSigma.isFinite && boresightAngleSigma >= 0 && boresightAngleSigma <= .pi / 2,

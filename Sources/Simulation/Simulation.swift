@@ -159,7 +159,7 @@ public final class Simulation {
             // The Float's decimal value, not its binary one (0.08, not 0.0799999982).
             loss: settings.loss, bumpDistance: Double(String(settings.bump.distance)) ?? Double(settings.bump.distance),
             lineOfSightSigma: settings.radio.lineOfSightSigma, antennaDelaySigma: settings.radio.antennaDelaySigma,
-            link: settings.radio.linkModel.rawValue, planner: settings.rangingPolicy.label,
+            levelBias: settings.radio.levelBiasShare, link: settings.radio.linkModel.rawValue, planner: settings.rangingPolicy.label,
             detector: settings.bump.method.rawValue,
             sensors: settings.sensors.rawValue, imuRate: settings.sensors == .samples ? settings.imu.rate : nil,
             clockOffset: settings.sensors == .samples ? settings.clockOffset : nil,

@@ -22,6 +22,8 @@ public struct SimulationSummary: Sendable, Codable, Equatable {
         public var bumpDistance: Double
         public var lineOfSightSigma: Double
         public var antennaDelaySigma: Double
+        /// The share of the leading edge's bias with the received level the pairs show (docs/radio-model.md).
+        public var levelBias: Double
         public var link: String
         /// Who ranges when: `ideal`, `uncoordinated`, `round-robin` or `proximity` (docs/airtime.md).
         public var planner: String

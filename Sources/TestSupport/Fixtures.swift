@@ -24,6 +24,7 @@ public enum Fixtures {
         c.boresightAngleSigma = 0
         c.weakSignalSigma = 0
         c.weakSignalAngleSigma = 0
+        c.levelBiasShare = 0
         c.fadeSNR = -200
         c.fadeWidth = 0
         c.lineOfSightDropout = 0

@@ -161,7 +161,7 @@ import Testing
         let json = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
         let expected: [String: Set<String>] = [
             "run": ["peers", "scenario", "transport", "clock", "workers", "seed", "duration", "rate", "interruptedAt",
-                    "groupKey", "version", "loss", "bumpDistance", "lineOfSightSigma", "antennaDelaySigma", "link",
+                    "groupKey", "version", "loss", "bumpDistance", "lineOfSightSigma", "antennaDelaySigma", "levelBias", "link",
                     "planner", "detector", "sensors", "imuRate", "clockOffset", "traceUpdateInterval",
                     "tracePoseInterval"],
             "discovery": ["convergenceSeconds", "pairs", "sessions", "expectedSessions"],
