@@ -68,9 +68,8 @@ public final class World {
     public private(set) var scriptedEncounters: [(script: EncounterScript, gesture: EncounterScript.Gesture, startGap: Double)] = []
     /// For each peer, the indices of its scripted encounters.
     private var encountersOf: [[Int]] = []
-    /// With ``startSensing(clocks:seed:imu:motion:)``: each phone's accelerometer, what moves it, and the samples
-    /// it has taken.
-    /// What moves the phones the chips sample: a scripted scenario's motion, or the world's steps (one of the two).
+    /// With ``startSensing(clocks:seed:imu:motion:)``, what moves the phones the chips sample: a scripted
+    /// scenario's motion, or the world's steps (one of the two).
     /// Two stored optionals rather than one enum, so that a step mutates the motion in place: taken out of an
     /// enum's payload and put back, its arrays were copied whole at every world step.
     private var scriptedMotion: ScriptedMotion?
