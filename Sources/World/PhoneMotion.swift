@@ -246,9 +246,11 @@ struct StepMotion {
     let interval: Double
     let paceTurn: (cos: Double, sin: Double)
     let stepTurn: (cos: Double, sin: Double)
-    /// The last sample's phases: the raised cosines' (cosine and sine) and the steps' (sine and cosine).
-    private var pace: (t: Double, cos: Double, sin: Double)?
-    private var step: (t: Double, sin: Double, cos: Double)?
+    /// A phase at a sample: its time, cosine and sine.
+    private typealias Phase = (t: Double, cos: Double, sin: Double)
+    /// The last sample's phases: the raised cosines' and the steps'.
+    private var pace: Phase?
+    private var step: Phase?
 
     init(changes: [(time: Double, dv: Vector3, cos: Double, sin: Double)], paceChange: Double,
          stepping: (from: Double, to: Double, start: Double, length: Double), stepAmplitude: Double, omega: Double,
@@ -265,8 +267,15 @@ struct StepMotion {
         self.stepTurn = stepTurn
     }
 
-    /// Whether `t` is the sample right after the one at `last`.
-    private func follows(_ last: Double, _ t: Double) -> Bool { abs(t - last - interval) < 1e-9 }
+    /// The phase at `t`: the last one turned by `turn` when `t` is the sample right after it, else computed.
+    private func phase(at t: Double, after last: Phase?, turn: (cos: Double, sin: Double),
+                       angle: () -> Double) -> Phase {
+        if let p = last, abs(t - p.t - interval) < 1e-9 {
+            return (t, p.cos * turn.cos - p.sin * turn.sin, p.sin * turn.cos + p.cos * turn.sin)
+        }
+        let a = angle()
+        return (t, cos(a), sin(a))
+    }
 
     mutating func acceleration(at t: Double) -> Vector3 {
         // Each change's 1 - cos(2π(t - tₖ)/P), with cos(a - b) = cos a cos b + sin a sin b.
@@ -275,13 +284,9 @@ struct StepMotion {
         var (c, s) = (0.0, 0.0)
         for change in changes where t > change.time && t < change.time + paceChange {
             if !active {
-                if let p = pace, follows(p.t, t) {
-                    (c, s) = (p.cos * paceTurn.cos - p.sin * paceTurn.sin, p.sin * paceTurn.cos + p.cos * paceTurn.sin)
-                } else {
-                    let phase = 2 * Double.pi * t / paceChange
-                    (c, s) = (cos(phase), sin(phase))
-                }
-                pace = (t, c, s)
+                let p = phase(at: t, after: pace, turn: paceTurn) { 2 * Double.pi * t / paceChange }
+                (c, s) = (p.cos, p.sin)
+                pace = p
                 active = true
             }
             total += change.dv / paceChange * (1 - (c * change.cos + s * change.sin))
@@ -289,15 +294,9 @@ struct StepMotion {
         let share = min(max((t - stepping.start) / stepping.length, 0), 1)
         let level = stepping.from + (stepping.to - stepping.from) * share
         if level > 0 {
-            let (sine, cosine): (Double, Double)
-            if let p = step, follows(p.t, t) {
-                (sine, cosine) = (p.sin * stepTurn.cos + p.cos * stepTurn.sin, p.cos * stepTurn.cos - p.sin * stepTurn.sin)
-            } else {
-                let angle = omega * t + stepPhase
-                (sine, cosine) = (sin(angle), cos(angle))
-            }
-            step = (t, sine, cosine)
-            total.z += level * stepAmplitude * omega * omega * sine
+            let p = phase(at: t, after: step, turn: stepTurn) { omega * t + stepPhase }
+            step = p
+            total.z += level * stepAmplitude * omega * omega * p.sin
         }
         return total
     }
