@@ -69,7 +69,10 @@ let package = Package(
         ),
         .target(
             name: "NearbySimulator",
-            dependencies: ["Bump", "DiscoveryRun", "GSL", "Planning", "Ranging", "Sessions", "Simulation", "Transport", "World"]
+            dependencies: [
+                "Bump", "Discovery", "DiscoveryRun", "GSL", "Planning", "Ranging", "Sessions", "Simulation", "Transport", "World",
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]
         ),
         .target(
             name: "Transport",

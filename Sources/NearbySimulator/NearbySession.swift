@@ -70,15 +70,20 @@ public final class NearbySession {
     public internal(set) var state: State = .idle
     /// The token the session was last run with.
     public internal(set) var peerToken: NearbyToken?
+    /// Why the session ended, once it is ``State/invalidated``.
+    public internal(set) var invalidationError: SessionError?
 
     let index: Int
+    /// The device life that made the session: once it has stopped, the session's delegate hears nothing.
+    weak var owner: SimulatedDevice?
     let continuation: AsyncStream<NearbySessionEvent>.Continuation
     weak var room: SimulatedRoom?
 
-    init(token: NearbyToken, device: PeerID, index: Int, room: SimulatedRoom) {
+    init(token: NearbyToken, owner: SimulatedDevice, room: SimulatedRoom) {
         discoveryToken = token
-        self.device = device
-        self.index = index
+        device = owner.peerID
+        index = owner.index
+        self.owner = owner
         self.room = room
         (events, continuation) = AsyncStream.makeStream(of: NearbySessionEvent.self)
     }
@@ -99,14 +104,18 @@ public final class NearbySession {
         room?.invalidate(self, error: nil)
     }
 
+    /// Yields `event` to ``events`` and, while the device's life lasts, tells the delegate as the device's app.
     func tell(_ event: NearbySessionEvent) {
         continuation.yield(event)
-        switch event {
-        case .update(let update): delegate?.session(self, didUpdate: update)
-        case .removed(let reason): if let peer { delegate?.session(self, didRemove: peer, reason: reason) }
-        case .suspended: delegate?.sessionWasSuspended(self)
-        case .suspensionEnded: delegate?.sessionSuspensionEnded(self)
-        case .invalidated(let error): delegate?.session(self, didInvalidateWith: error)
+        guard let owner, !owner.isStopped, let delegate else { return }
+        owner.perform {
+            switch event {
+            case .update(let update): delegate.session(self, didUpdate: update)
+            case .removed(let reason): if let peer { delegate.session(self, didRemove: peer, reason: reason) }
+            case .suspended: delegate.sessionWasSuspended(self)
+            case .suspensionEnded: delegate.sessionSuspensionEnded(self)
+            case .invalidated(let error): delegate.session(self, didInvalidateWith: error)
+            }
         }
     }
 }

@@ -23,9 +23,14 @@ extension SimulatedDeviceDelegate {
     public func device(_ device: SimulatedDevice, invitedBy peer: PeerID) {}
 }
 
-/// One simulated phone: its discovery (it advertises its discovery info and browses from the start; it connects to
-/// every peer it finds, or, with ``RoomConfiguration/Connections/byConsent``, to those its app invites or
+/// One simulated phone's life: its discovery (it advertises its discovery info and browses from the start; it
+/// connects to every peer it finds, or, with ``RoomConfiguration/Connections/byConsent``, to those its app invites or
 /// accepts), its data channel to connected peers, and the ranging sessions its app makes.
+///
+/// A device object is one life of the phone: ``SimulatedRoom/stop(_:goodbye:)`` ends it and
+/// ``SimulatedRoom/restart(_:)`` returns the next one (same index, same peer id). An ended life is cut off, as a
+/// killed app is: its delegate, its timers and its accelerometer handler hear nothing more, its sends throw, and its
+/// sessions are invalidated (`sessionFailed`, "the device stopped") without a word to their delegates.
 ///
 /// Used on the thread that advances the room.
 public final class SimulatedDevice {
@@ -39,8 +44,11 @@ public final class SimulatedDevice {
     public weak var delegate: SimulatedDeviceDelegate?
     /// The peers it is connected to now.
     public internal(set) var connectedPeers: Set<PeerID> = []
-    /// Times the device was restarted (a new incarnation with new tokens).
-    public internal(set) var restarts = 0
+    /// Times the phone was restarted before this life (0 for the first).
+    public let restarts: Int
+    /// Whether this life has ended (``SimulatedRoom/stop(_:goodbye:)`` or ``SimulatedRoom/restart(_:)``): nothing
+    /// it asks for is done any more.
+    public internal(set) var isStopped = false
 
     weak var room: SimulatedRoom?
 
@@ -52,10 +60,11 @@ public final class SimulatedDevice {
         return room.uptime(of: index, at: room.now)
     }
 
-    init(index: Int, peerID: PeerID, discoveryInfo: [String: String], room: SimulatedRoom) {
+    init(index: Int, peerID: PeerID, discoveryInfo: [String: String], restarts: Int, room: SimulatedRoom) {
         self.index = index
         self.peerID = peerID
         self.discoveryInfo = discoveryInfo
+        self.restarts = restarts
         self.room = room
     }
 
@@ -68,6 +77,7 @@ public final class SimulatedDevice {
     /// the specific force in m/s² in the phone's frame (a phone lying screen-up reads +9.8 on z; Core Motion reads
     /// the opposite sign, in g). A second call replaces the handler.
     public func startAccelerometerUpdates(_ handler: @escaping (AccelerometerSample) -> Void) {
+        guard !isStopped else { return }
         accelerometerHandler = handler
     }
 
@@ -76,41 +86,78 @@ public final class SimulatedDevice {
         accelerometerHandler = nil
     }
 
-    /// Runs `action` on the thread that advances the room after `seconds` of the room's clock (a timer, as an app
-    /// sets one on its run loop).
-    public func schedule(after seconds: Double, _ action: @escaping () -> Void) {
-        guard let room else { return }
-        room.schedule(at: room.now + max(seconds, 0), action)
+    /// Runs `action` as this device's app (``perform(_:)``) after `seconds` of the room's clock, and again every
+    /// `repeating` seconds if given (a timer on the app's run loop, as `Timer` or `asyncAfter` set one on a phone).
+    /// It never fires once the device's life has ended or the returned timer is cancelled.
+    @discardableResult
+    public func schedule(after seconds: Double, repeating interval: Double? = nil,
+                         _ action: @escaping () -> Void) -> RoomTimer {
+        let timer = RoomTimer()
+        guard let room, !isStopped else {
+            timer.cancel()
+            return timer
+        }
+        room.fire(timer, on: self, at: room.now + max(seconds, 0), repeating: interval.map { max($0, 0.001) }, action)
+        return timer
     }
 
-    /// Sends data to a connected peer; it arrives after the network's delay, or never if the network loses it.
+    /// Sends data to a connected peer. `.reliable` (the default) data arrives once, whole and in order, however the
+    /// network treats its datagrams: lost ones are sent again until the connection ends. `.unreliable` data
+    /// arrives after the network's delay, or never if the network loses it (at most 1,024 bytes a message).
     ///
-    /// - Throws: ``SimulatorError`` when the peer is not in the room or not connected.
-    public func send(_ data: [UInt8], to peer: PeerID) throws(SimulatorError) {
+    /// - Throws: ``SimulatorError`` when the device has stopped, the peer is not in the room or not connected, or
+    ///   an unreliable message is too long.
+    public func send(_ data: [UInt8], to peer: PeerID, mode: DataMode = .reliable) throws(SimulatorError) {
         guard let room else { throw SimulatorError("the room is gone") }
-        try room.send(data, from: self, to: peer)
+        guard !isStopped else { throw SimulatorError("device \(peerID) has stopped: its app is cut off") }
+        try room.send(data, from: self, to: peer, mode: mode)
     }
 
     /// With ``RoomConfiguration/discoveryStartsWithApp``: starts advertising the device's discovery info and browsing
     /// for peers (both at once, as the nodes do), on the room's clock; again does nothing.
     public func startDiscovery() {
+        guard !isStopped else { return }
         room?.startDiscovery(self)
     }
 
     /// With ``RoomConfiguration/Connections/byConsent``: invites a found peer to connect (or, found later, when it
     /// is found). The peer's app is asked (``SimulatedDeviceDelegate/device(_:invitedBy:)``).
     public func invite(_ peer: PeerID) {
+        guard !isStopped else { return }
         room?.consent(self, to: peer)
     }
 
     /// With ``RoomConfiguration/Connections/byConsent``: accepts a peer's invitation; both are then connected.
     public func accept(_ peer: PeerID) {
+        guard !isStopped else { return }
         room?.consent(self, to: peer)
     }
 
-    /// A new ranging session with a token of its own; run it with the peer session's token.
+    /// A new ranging session with a token of its own; run it with the peer session's token. On a stopped device
+    /// the session is born invalidated (`sessionFailed`).
     public func makeSession() -> NearbySession {
         guard let room else { preconditionFailure("device \(peerID) outlived its room") }
         return room.makeSession(on: self)
+    }
+}
+
+/// How ``SimulatedDevice/send(_:to:mode:)`` treats a message, as a peer-to-peer framework's send modes do.
+public enum DataMode: Sendable, Equatable {
+    /// Arrives once, whole and in order, while the two stay connected: sent again until acknowledged.
+    case reliable
+    /// One datagram: arrives after the network's delay, or never.
+    case unreliable
+}
+
+/// A timer on the room's clock (``SimulatedDevice/schedule(after:repeating:_:)``).
+public final class RoomTimer {
+    /// Whether the timer was cancelled (or never could fire).
+    public private(set) var isCancelled = false
+
+    init() {}
+
+    /// The timer fires no more.
+    public func cancel() {
+        isCancelled = true
     }
 }

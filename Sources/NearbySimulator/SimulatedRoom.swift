@@ -102,10 +102,10 @@ public struct RoomConfiguration: Sendable {
 public final class SimulatedRoom {
     /// What the room was made with.
     public let configuration: RoomConfiguration
-    /// Every device, by index.
+    /// Every device's present life, by index (a restart puts a new one in its place).
     public private(set) var devices: [SimulatedDevice] = []
     private let simulation: Simulation
-    private let cluster: InMemoryCluster
+    let cluster: InMemoryCluster
     private let router = Router()
     private var tokenCount: UInt64 = 0
     /// Every live session, by token, and every session made, in the order made (walked in that order, so that the
@@ -114,7 +114,9 @@ public final class SimulatedRoom {
     private var sessionsMade: [NearbySession] = []
     /// The two sessions each ranging pair runs under, by pair index.
     private var pairSessions: [Int: (NearbySession, NearbySession)] = [:]
-    private var index: [PeerID: Int] = [:]
+    var index: [PeerID: Int] = [:]
+    /// The `.reliable` data between connected devices.
+    var links = ReliableLinks()
 
     /// Builds the room; nothing happens before the first ``advance(by:)``.
     ///
@@ -170,8 +172,8 @@ public final class SimulatedRoom {
         router.room = self
         cluster.monitor.observe { entry in
             switch entry.event {
-            case .data(let from, let kind, let payload) where kind == Self.dataKind:
-                router.room?.received(payload, by: entry.node, from: from)
+            case .data(let from, let kind, let payload):
+                router.room?.received(kind: kind, payload: payload, by: entry.node, from: from)
             case .invited(let peer):
                 router.room?.invited(entry.node, by: peer)
             default:
@@ -182,7 +184,7 @@ public final class SimulatedRoom {
         for (i, id) in cluster.peerIDs.enumerated() {
             index[id] = i
             devices.append(SimulatedDevice(index: i, peerID: id, discoveryInfo: ["interests": interests[i].joined(separator: ",")],
-                                           room: self))
+                                           restarts: 0, room: self))
         }
     }
 
@@ -192,13 +194,22 @@ public final class SimulatedRoom {
 
     /// Hands a device's new accelerometer samples to its app, if it asked for them.
     private func sampled(_ samples: ArraySlice<AccelerometerSample>, by device: Int) {
-        guard let handler = devices[device].accelerometerHandler else { return }
-        for sample in samples { handler(sample) }
+        let device = devices[device]
+        guard let handler = device.accelerometerHandler else { return }
+        device.perform {
+            for sample in samples { handler(sample) }
+        }
     }
 
-    /// Runs `action` on the room's thread when the room's clock reaches `time`.
-    func schedule(at time: Double, _ action: @escaping () -> Void) {
-        cluster.clock.schedule(at: time, action)
+    /// Runs `action` as `device`'s app when the room's clock reaches `time`, and every `interval` after, until
+    /// the timer is cancelled or the device's life ends.
+    func fire(_ timer: RoomTimer, on device: SimulatedDevice, at time: Double, repeating interval: Double?,
+              _ action: @escaping () -> Void) {
+        cluster.clock.schedule(at: time) { [weak self, weak device] in
+            guard let self, let device, !device.isStopped, !timer.isCancelled else { return }
+            device.perform(action)
+            if let interval { self.fire(timer, on: device, at: time + interval, repeating: interval, action) }
+        }
     }
 
     /// Device `index`'s clock reading at the room's time `time`.
@@ -256,39 +267,54 @@ public final class SimulatedRoom {
     // MARK: - Faults
 
     /// Stops a device now, with a goodbye its peers hear (`peerEnded`) or silently, as a crash or a dead battery
-    /// would (`timeout`, once its peers miss its announcements). Its sessions end.
+    /// would (`timeout`, once its peers stop hearing its announcements: 5 to 6 s with the default timing). Its life
+    /// ends (``SimulatedDevice/isStopped``): its app is cut off and its sessions are invalidated. Stopping a life
+    /// that has ended does nothing.
     public func stop(_ device: SimulatedDevice, goodbye: Bool) {
-        endSessions(of: device)
-        device.connectedPeers = []
+        guard !device.isStopped, devices[device.index] === device else { return }
+        end(device)
         cluster.stop(device.index, goodbye: goodbye)
     }
 
-    /// Restarts a device as a new incarnation (its app starting afresh): same peer id, new discovery, no session
-    /// of the old app left. Its peers find it again and must replace their sessions with it.
-    public func restart(_ device: SimulatedDevice) throws(SimulatorError) {
-        endSessions(of: device)
-        device.connectedPeers = []
-        device.restarts += 1
+    /// Restarts a phone (running or stopped) as a new life, its app starting afresh: same index and peer id, new
+    /// discovery, nothing of the old app left (the old life is cut off as ``stop(_:goodbye:)`` cuts it off, without
+    /// a goodbye). Its peers find it again and must replace their sessions with it.
+    ///
+    /// - Returns: the new life, also in ``devices``: put the new app on it.
+    /// - Throws: ``SimulatorError`` when the discovery node cannot be built again.
+    @discardableResult
+    public func restart(_ device: SimulatedDevice) throws(SimulatorError) -> SimulatedDevice {
+        let old = devices[device.index]
+        if !old.isStopped { end(old) }
         do { try cluster.restart(device.index) } catch { throw SimulatorError(String(describing: error)) }
+        let life = SimulatedDevice(index: old.index, peerID: old.peerID, discoveryInfo: old.discoveryInfo,
+                                   restarts: old.restarts + 1, room: self)
+        devices[device.index] = life
+        return life
+    }
+
+    /// Ends a life: its app hears nothing more, its sessions are invalidated without a word to it, its data links
+    /// are dropped.
+    private func end(_ device: SimulatedDevice) {
+        device.isStopped = true
+        device.delegate = nil
+        device.accelerometerHandler = nil
+        for session in sessionsMade where session.owner === device {
+            invalidate(session, error: SessionError(.sessionFailed, peer: session.peer ?? PeerID(0),
+                                                    detail: "the device stopped"))
+        }
+        device.connectedPeers = []
+        links.drop(device: device.index)
     }
 
     /// Hands `device`'s app data as if `peer` had sent it, whatever the network and the connections: a token
-    /// from an unexpected peer, a message the app never asked for.
+    /// from an unexpected peer, a message the app never asked for. A stopped life hears nothing.
     public func inject(_ data: [UInt8], to device: SimulatedDevice, from peer: PeerID) {
-        device.delegate?.device(device, received: data, from: peer)
+        guard !device.isStopped else { return }
+        device.perform { device.delegate?.device(device, received: data, from: peer) }
     }
 
     // MARK: - For the devices and sessions
-
-    static let dataKind: UInt8 = 2
-
-    func send(_ data: [UInt8], from device: SimulatedDevice, to peer: PeerID) throws(SimulatorError) {
-        guard let j = index[peer] else { throw SimulatorError("no device \(peer) in the room") }
-        guard device.connectedPeers.contains(peer) else {
-            throw SimulatorError("device \(device.peerID) is not connected to \(peer)")
-        }
-        cluster.send(from: device.index, to: j, kind: Self.dataKind, payload: data)
-    }
 
     func makeSession(on device: SimulatedDevice) -> NearbySession {
         tokenCount += 1
@@ -297,9 +323,13 @@ public final class SimulatedRoom {
             let word = StreamIdentity(kind: .session, first: tokenCount, second: part).derivedSeed(from: configuration.seed)
             bytes += (0..<8).map { UInt8(truncatingIfNeeded: word >> (8 * $0)) }
         }
-        let session = NearbySession(token: NearbyToken(data: bytes), device: device.peerID, index: device.index, room: self)
-        sessionsByToken[session.discoveryToken] = session
+        let session = NearbySession(token: NearbyToken(data: bytes), owner: device, room: self)
         sessionsMade.append(session)
+        if device.isStopped {
+            invalidate(session, error: SessionError(.sessionFailed, peer: PeerID(0), detail: "the device stopped"))
+        } else {
+            sessionsByToken[session.discoveryToken] = session
+        }
         return session
     }
 
@@ -329,8 +359,10 @@ public final class SimulatedRoom {
         stopRanging(session)
         session.state = .invalidated
         sessionsByToken[session.discoveryToken] = nil
-        session.tell(.invalidated(error ?? SessionError(.sessionFailed, peer: session.peer ?? PeerID(0),
-                                                        detail: "the app invalidated the session")))
+        let error = error ?? SessionError(.sessionFailed, peer: session.peer ?? PeerID(0),
+                                          detail: "the app invalidated the session")
+        session.invalidationError = error
+        session.tell(.invalidated(error))
         session.continuation.finish()
     }
 
@@ -354,13 +386,6 @@ public final class SimulatedRoom {
         simulation.runningSessions.set(j, session.index, running: false)
     }
 
-    private func endSessions(of device: SimulatedDevice) {
-        for session in sessionsMade where session.index == device.index {
-            invalidate(session, error: SessionError(.sessionFailed, peer: session.peer ?? PeerID(0),
-                                                    detail: "the device stopped"))
-        }
-    }
-
     /// Tells `device`'s running or paused sessions with `peer` that the peer is gone; they range no more.
     private func removeSessions(of device: Int, with peer: PeerID, reason: SessionRemovalReason) {
         for session in sessionsMade where session.index == device && session.peer == peer
@@ -380,18 +405,23 @@ public final class SimulatedRoom {
     fileprivate func handle(_ event: RunEvent) {
         switch event.kind {
         case .found(let d, let p):
-            devices[d].delegate?.device(devices[d], found: devices[p].peerID, discoveryInfo: devices[p].discoveryInfo)
+            let device = devices[d], peer = devices[p]
+            guard !device.isStopped else { return }
+            device.perform { device.delegate?.device(device, found: peer.peerID, discoveryInfo: peer.discoveryInfo) }
         case .lost(let d, let p, let reason):
             let device = devices[d], peer = devices[p].peerID
-            device.connectedPeers.remove(peer)
+            guard !device.isStopped else { return }
+            disconnect(d, from: p)
             removeSessions(of: d, with: peer, reason: reason)
-            device.delegate?.device(device, lost: peer)
+            device.perform { device.delegate?.device(device, lost: peer) }
         case .session(let d, let p, let sessionEvent, _):
             switch sessionEvent {
             case .began:
                 let device = devices[d]
+                guard !device.isStopped else { return }
                 if device.connectedPeers.insert(devices[p].peerID).inserted {
-                    device.delegate?.device(device, connected: devices[p].peerID)
+                    links.connect(d, to: p, wait: firstWait)
+                    device.perform { device.delegate?.device(device, connected: devices[p].peerID) }
                 }
             case .didUpdate(let update): session(of: d, with: p)?.tell(.update(update))
             case .suspended: session(of: d, with: p)?.tell(.suspended)
@@ -399,9 +429,9 @@ public final class SimulatedRoom {
             case .invalidated(let error) where error.code == .peerReplaced:
                 // The peer came back as a new life: its app's sessions died with the old one, as a killed app's
                 // do, and ours with it are removed as timed out.
-                devices[d].connectedPeers.remove(devices[p].peerID)
+                disconnect(d, from: p)
                 removeSessions(of: d, with: devices[p].peerID, reason: .timeout)
-            case .didRemove, .invalidated: devices[d].connectedPeers.remove(devices[p].peerID)
+            case .didRemove, .invalidated: disconnect(d, from: p)
             }
         case .bump(let d, let p, _, _):
             referenceBumps.append(ReferenceBump(initiator: devices[d].peerID, responder: devices[p].peerID,
@@ -426,12 +456,14 @@ public final class SimulatedRoom {
 
     fileprivate func invited(_ node: Int, by peer: PeerID) {
         let device = devices[node]
-        device.delegate?.device(device, invitedBy: peer)
+        guard !device.isStopped else { return }
+        device.perform { device.delegate?.device(device, invitedBy: peer) }
     }
 
-    fileprivate func received(_ payload: [UInt8], by node: Int, from peer: PeerID) {
-        let device = devices[node]
-        device.delegate?.device(device, received: payload, from: peer)
+    /// The connection of `device` with `peer` ended: its data links go with it.
+    private func disconnect(_ device: Int, from peer: Int) {
+        devices[device].connectedPeers.remove(devices[peer].peerID)
+        links.disconnect(device, from: peer)
     }
 }
 

@@ -1,5 +1,6 @@
 import Bump
 import Sessions
+import Transport
 
 /// A device's identity in the room: stable across restarts, as a phone's is.
 public typealias PeerID = Sessions.PeerID
@@ -14,6 +15,9 @@ public typealias SessionRemovalReason = Sessions.SessionRemovalReason
 public typealias SessionError = Sessions.SessionError
 /// The stable codes of ``SessionError``.
 public typealias SessionErrorCode = Sessions.SessionErrorCode
+/// What the network does to each datagram of discovery and data (``RoomConfiguration/network``): loss, delay,
+/// jitter, duplication, reordering.
+public typealias NetworkConditions = Transport.NetworkConditions
 /// One accelerometer reading: the specific force in m/s² in the phone's frame, stamped on the phone's own clock.
 public typealias AccelerometerSample = Bump.AccelerometerSample
 

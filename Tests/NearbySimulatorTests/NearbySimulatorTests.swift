@@ -5,7 +5,7 @@ import Testing
 
 /// A small app in NearCatch's pattern: one session per peer (a peer-to-session dictionary), its token sent to the
 /// peer when they connect, the peer's token run when it arrives (a token-to-peer check), updates kept per peer.
-private final class App: SimulatedDeviceDelegate, NearbySessionDelegate {
+final class App: SimulatedDeviceDelegate, NearbySessionDelegate {
     let device: SimulatedDevice
     var sessions: [PeerID: NearbySession] = [:]
     var latest: [PeerID: NearbyUpdate] = [:]
@@ -132,8 +132,7 @@ private final class App: SimulatedDeviceDelegate, NearbySessionDelegate {
         let restarted = room.devices[3]
         let before = try #require(apps[0].sessions[restarted.peerID])
         #expect(before.state == .running)
-        try room.restart(restarted)
-        let fresh = App(restarted)
+        let fresh = App(try room.restart(restarted))
         room.advance(by: 15)
         let after = try #require(apps[0].sessions[restarted.peerID])
         #expect(after !== before && after.discoveryToken != before.discoveryToken)

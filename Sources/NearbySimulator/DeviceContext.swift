@@ -1,0 +1,21 @@
+/// Which device's app is running now: set while the room calls an app (its delegates, sessions, timers, samples)
+/// and while a test runs code as one (``SimulatedDevice/perform(_:)``), so that code written for one phone, which
+/// makes its sessions and peers without naming a device (`NISession()`, `MCPeerID(displayName:)`), finds its own.
+struct DeviceContext: @unchecked Sendable {
+    // Read and written only on the thread that advances the room; the task-local merely carries it there.
+    weak var device: SimulatedDevice?
+
+    @TaskLocal static var value: DeviceContext?
+}
+
+extension SimulatedDevice {
+    /// The device whose app is running now: inside ``perform(_:)``, and inside every call the room makes to this
+    /// device's app. `nil` elsewhere.
+    public static var current: SimulatedDevice? { DeviceContext.value?.device }
+
+    /// Runs `body` as this device's app: an app object made here, and everything it makes later when the room calls
+    /// it, belongs to this device (the Apple-shaped faces, docs/app-testing.md, find their device this way).
+    public func perform<T>(_ body: () throws -> T) rethrows -> T {
+        try DeviceContext.$value.withValue(DeviceContext(device: self)) { try body() }
+    }
+}
