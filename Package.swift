@@ -162,3 +162,17 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Apple's frameworks' shapes over the simulated room (docs/app-testing.md), so that an iOS app's own session code
+// compiles unchanged. Linux only: on Apple's systems the real frameworks answer to these names.
+#if os(Linux)
+package.products += [
+    .library(name: "NearbyInteraction", targets: ["NearbyInteraction"]),
+    .library(name: "MultipeerConnectivity", targets: ["MultipeerConnectivity"]),
+]
+package.targets += [
+    .target(name: "NearbyInteraction", dependencies: ["NearbySimulator"]),
+    .target(name: "MultipeerConnectivity", dependencies: ["NearbySimulator"]),
+    .testTarget(name: "AppleFacesTests", dependencies: ["NearbyInteraction", "MultipeerConnectivity", "NearbySimulator"]),
+]
+#endif

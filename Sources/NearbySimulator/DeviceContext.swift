@@ -19,3 +19,20 @@ extension SimulatedDevice {
         try DeviceContext.$value.withValue(DeviceContext(device: self)) { try body() }
     }
 }
+
+import Dispatch
+
+extension SimulatedDevice {
+    /// Runs `body` as this device's app on `queue`, as a framework calls its delegate on the queue an app gave it:
+    /// on the room's thread when `queue` is `nil` or the main queue (the room's thread stands for the app's main
+    /// thread; waiting on the real main queue could block forever), else synchronously on `queue`, so that the
+    /// call still happens at its time on the room's clock.
+    @_spi(Faces)
+    public func call(on queue: DispatchQueue?, _ body: () -> Void) {
+        guard let queue, queue.label != DispatchQueue.main.label else {
+            perform(body)
+            return
+        }
+        queue.sync { perform(body) }
+    }
+}

@@ -7,6 +7,9 @@ public protocol SimulatedDeviceDelegate: AnyObject {
     func device(_ device: SimulatedDevice, lost peer: PeerID)
     /// The two devices are connected and may send each other data.
     func device(_ device: SimulatedDevice, connected peer: PeerID)
+    /// The connection with a peer ended (the peer was lost, or came back as a new life): data sent to it before
+    /// and not yet delivered is lost.
+    func device(_ device: SimulatedDevice, disconnected peer: PeerID)
     /// A connected peer sent data (or a test injected it: ``SimulatedRoom/inject(_:to:from:)``).
     func device(_ device: SimulatedDevice, received data: [UInt8], from peer: PeerID)
     /// With ``RoomConfiguration/Connections/byConsent``: `peer` invited this device (or asked to be invited); call
@@ -19,6 +22,7 @@ extension SimulatedDeviceDelegate {
     public func device(_ device: SimulatedDevice, found peer: PeerID, discoveryInfo: [String: String]) {}
     public func device(_ device: SimulatedDevice, lost peer: PeerID) {}
     public func device(_ device: SimulatedDevice, connected peer: PeerID) {}
+    public func device(_ device: SimulatedDevice, disconnected peer: PeerID) {}
     public func device(_ device: SimulatedDevice, received data: [UInt8], from peer: PeerID) {}
     public func device(_ device: SimulatedDevice, invitedBy peer: PeerID) {}
 }
@@ -46,6 +50,8 @@ public final class SimulatedDevice {
     public internal(set) var connectedPeers: Set<PeerID> = []
     /// Times the phone was restarted before this life (0 for the first).
     public let restarts: Int
+    /// What the Apple-shaped faces keep for this device, by face.
+    @_spi(Faces) public var faceState: [String: AnyObject] = [:]
     /// Whether this life has ended (``SimulatedRoom/stop(_:goodbye:)`` or ``SimulatedRoom/restart(_:)``): nothing
     /// it asks for is done any more.
     public internal(set) var isStopped = false

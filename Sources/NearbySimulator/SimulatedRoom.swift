@@ -462,8 +462,10 @@ public final class SimulatedRoom {
 
     /// The connection of `device` with `peer` ended: its data links go with it.
     private func disconnect(_ device: Int, from peer: Int) {
-        devices[device].connectedPeers.remove(devices[peer].peerID)
+        let life = devices[device], id = devices[peer].peerID
         links.disconnect(device, from: peer)
+        guard !life.isStopped, life.connectedPeers.remove(id) != nil else { return }
+        life.perform { life.delegate?.device(life, disconnected: id) }
     }
 }
 

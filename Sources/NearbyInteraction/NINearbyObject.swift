@@ -1,0 +1,70 @@
+import Foundation
+import NearbySimulator
+
+/// Apple's name for a three-component vector of floats.
+public typealias simd_float3 = SIMD3<Float>
+
+/// The length of `v`.
+public func simd_length(_ v: simd_float3) -> Float { (v * v).sum().squareRoot() }
+/// `v` scaled to length 1.
+public func simd_normalize(_ v: simd_float3) -> simd_float3 { v / simd_length(v) }
+/// The distance between `a` and `b`.
+public func simd_distance(_ a: simd_float3, _ b: simd_float3) -> Float { simd_length(a - b) }
+/// The dot product of `a` and `b`.
+public func simd_dot(_ a: simd_float3, _ b: simd_float3) -> Float { (a * b).sum() }
+/// A vector of three floats.
+public func simd_make_float3(_ x: Float, _ y: Float, _ z: Float) -> simd_float3 { simd_float3(x, y, z) }
+
+/// What a session knows of its peer after one measurement, shaped like Apple's nearby object.
+public final class NINearbyObject: NSObject, @unchecked Sendable {
+    /// Why a peer was removed.
+    public enum RemovalReason: Int, Sendable {
+        /// The peer fell silent.
+        case timeout = 0
+        /// The peer's session ended.
+        case peerEnded = 1
+    }
+
+    /// Where the peer is in height.
+    public enum VerticalDirectionEstimate: Int, Sendable {
+        case unknown = 0
+        case same = 1
+        case above = 2
+        case below = 3
+        case aboveOrBelow = 4
+    }
+
+    /// The peer session's token (equal to the one the session was run with).
+    public let discoveryToken: NIDiscoveryToken
+    /// Metres; `nil` when not measured.
+    public let distance: Float?
+    /// Unit vector toward the peer in this phone's frame (x right, y up, z out of the screen); `nil` when not
+    /// measured (outside the antennas' field, out of line of sight).
+    public let direction: simd_float3?
+    /// Radians right of the phone's back; `nil` when not measured.
+    public let horizontalAngle: Float?
+    /// Where the peer is in height.
+    public let verticalDirectionEstimate: VerticalDirectionEstimate
+
+    /// Apple's markers for a missing value, for code that compares with them.
+    public static let directionNotAvailable = simd_float3(0, 0, 0)
+    public static let distanceNotAvailable: Float = -1
+
+    init(token: NIDiscoveryToken, update: NearbyUpdate?) {
+        discoveryToken = token
+        distance = update?.distance
+        direction = update?.direction
+        horizontalAngle = update?.horizontalAngle
+        switch update?.verticalEstimate {
+        case .same: verticalDirectionEstimate = .same
+        case .above: verticalDirectionEstimate = .above
+        case .below: verticalDirectionEstimate = .below
+        case .aboveOrBelow: verticalDirectionEstimate = .aboveOrBelow
+        case .unknown, nil: verticalDirectionEstimate = .unknown
+        }
+    }
+
+    public override var description: String {
+        "NINearbyObject(\(discoveryToken), distance: \(distance.map { "\($0)" } ?? "nil"))"
+    }
+}
