@@ -8,6 +8,7 @@ let package = Package(
     dependencies: [
         .package(name: "nearcatch-sim", path: ".."),
         .package(name: "session-manager", path: "../examples/session-manager"),
+        .package(name: "nearcatch-app", path: "../examples/nearcatch-app"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
@@ -26,6 +27,7 @@ let package = Package(
                 .product(name: "GSL", package: "nearcatch-sim"),
                 .product(name: "NearbySimulator", package: "nearcatch-sim"),
                 .product(name: "SessionManager", package: "session-manager"),
+                .product(name: "NearCatchApp", package: "nearcatch-app"),
             ],
             path: "Benchmarks/NearcatchBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

@@ -18,6 +18,8 @@ public struct RoomConfiguration: Sendable {
         case randomWaypoint
         /// A scenario file (docs/scenario-format.md): its peers, waypoints and interests.
         case file(String)
+        /// A crowd written in the test: devices placed and moved, walls, encounters (``RoomScript``).
+        case script(RoomScript)
     }
 
     /// Who ranges when: docs/airtime.md.
@@ -115,6 +117,7 @@ public final class SimulatedRoom {
     /// The two sessions each ranging pair runs under, by pair index.
     private var pairSessions: [Int: (NearbySession, NearbySession)] = [:]
     var index: [PeerID: Int] = [:]
+    private var eventObservers: [(Event) -> Void] = []
     /// The `.reliable` data between connected devices.
     var links = ReliableLinks()
 
@@ -155,6 +158,7 @@ public final class SimulatedRoom {
             case .mingle: s.scenario = .mingle
             case .randomWaypoint: s.scenario = .randomWaypoint
             case .file(let path): s.scenario = .scripted(try ScenarioFile.load(path: path))
+            case .script(let script): s.scenario = .scripted(try script.scenario())
             }
             try configuration.network.validate()
             simulation = try Simulation(settings: s)
@@ -402,7 +406,28 @@ public final class SimulatedRoom {
         return a.index == device ? a : b
     }
 
+    /// One event of the run, as the command line's trace writes it: what a test reads to follow a run (or logs to
+    /// find what went wrong).
+    public struct Event: Sendable, Equatable {
+        /// Seconds on the room's clock.
+        public let time: Double
+        /// The event as a line of the trace: a JSON object with `t`, `type` (`found`, `lost`, `session`, `update`,
+        /// `bump`, `contactStart`, `contactEnd`, `nearMiss`, `profile`, `haptic`, `air`) and the devices by index
+        /// (docs/simulation.md, "The trace").
+        public let line: String
+    }
+
+    /// Hands `handler` every event of the run from now on, in order, on the thread that advances the room (the
+    /// updates of every ranging pair included; the poses left out).
+    public func observe(_ handler: @escaping (Event) -> Void) {
+        eventObservers.append(handler)
+    }
+
     fileprivate func handle(_ event: RunEvent) {
+        if !eventObservers.isEmpty, let line = event.traceLine {
+            let e = Event(time: event.time, line: line)
+            for observer in eventObservers { observer(e) }
+        }
         switch event.kind {
         case .found(let d, let p):
             let device = devices[d], peer = devices[p]

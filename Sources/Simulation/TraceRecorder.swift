@@ -275,3 +275,8 @@ final class TraceRecorder: Sendable {
         return j.line
     }
 }
+
+extension RunEvent {
+    /// The event as a line of the trace (docs/simulation.md, "The trace"); `nil` for what the trace leaves out.
+    public var traceLine: String? { TraceRecorder.line(self) }
+}

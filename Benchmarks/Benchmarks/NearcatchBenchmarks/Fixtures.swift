@@ -3,6 +3,7 @@ import Estimation
 import Foundation
 import GSL
 import NearbySimulator
+import NearCatchApp
 import SessionManager
 import Geometry
 import Radio
@@ -95,3 +96,21 @@ func appRoom(devices: Int, seconds: Double) throws -> Int {
     return apps.map(\.latest.count).reduce(0, +)
 }
 
+/// The same through Apple's frameworks' faces (docs/app-testing.md): `devices` devices mingling for `seconds`, each
+/// running examples/nearcatch-app's session manager, written against MultipeerConnectivity and NearbyInteraction.
+///
+/// - Returns: the peers with a distance, summed over the apps.
+func appleFacesRoom(devices: Int, seconds: Double) throws -> Int {
+    var configuration = RoomConfiguration()
+    configuration.peers = devices
+    let room = try SimulatedRoom(configuration)
+    let apps = room.devices.map { device in
+        device.perform {
+            NearCatchSessionManager(displayName: "phone-\(device.index)",
+                                    interests: Set((device.discoveryInfo["interests"] ?? "").split(separator: ",").map(String.init)),
+                                    profile: Data("user \(device.index)".utf8))
+        }
+    }
+    room.advance(by: seconds)
+    return apps.map(\.distances.count).reduce(0, +)
+}

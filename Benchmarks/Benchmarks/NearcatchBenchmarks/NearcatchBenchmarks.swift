@@ -105,5 +105,15 @@ let benchmarks: @Sendable () -> Void = {
     ) { benchmark in
         for _ in benchmark.scaledIterations { blackHole(try appRoom(devices: 20, seconds: 60)) }
     }
+
+    // (g) an iOS app's own file through Apple's frameworks' faces: 30 devices mingling for 60 simulated seconds, each
+    // running examples/nearcatch-app's session manager (issue 24's aim: under 2 s of wall clock).
+    Benchmark(
+        "apple-faces-30-devices-60s",
+        configuration: .init(metrics: [.wallClock, .mallocCountTotal, .peakMemoryResident], maxIterations: 10,
+                             thresholds: [:])
+    ) { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try appleFacesRoom(devices: 30, seconds: 60)) }
+    }
 }
 
