@@ -171,8 +171,13 @@ package.products += [
     .library(name: "MultipeerConnectivity", targets: ["MultipeerConnectivity"]),
 ]
 package.targets += [
-    .target(name: "NearbyInteraction", dependencies: ["NearbySimulator"]),
-    .target(name: "MultipeerConnectivity", dependencies: ["NearbySimulator"]),
+    // The names an iOS file imports beside the two frameworks: `simd` for the directions' vectors, `os` and `OSLog`
+    // for `Logger`. The faces depend on them so that an app target that depends on a face can import them.
+    .target(name: "simd"),
+    .target(name: "os"),
+    .target(name: "OSLog", dependencies: ["os"]),
+    .target(name: "NearbyInteraction", dependencies: ["NearbySimulator", "simd", "os", "OSLog"]),
+    .target(name: "MultipeerConnectivity", dependencies: ["NearbySimulator", "os", "OSLog"]),
     .testTarget(name: "AppleFacesTests", dependencies: ["NearbyInteraction", "MultipeerConnectivity", "NearbySimulator"]),
 ]
 #endif

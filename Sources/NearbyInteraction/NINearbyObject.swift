@@ -1,19 +1,6 @@
 import Foundation
 import NearbySimulator
-
-/// Apple's name for a three-component vector of floats.
-public typealias simd_float3 = SIMD3<Float>
-
-/// The length of `v`.
-public func simd_length(_ v: simd_float3) -> Float { (v * v).sum().squareRoot() }
-/// `v` scaled to length 1.
-public func simd_normalize(_ v: simd_float3) -> simd_float3 { v / simd_length(v) }
-/// The distance between `a` and `b`.
-public func simd_distance(_ a: simd_float3, _ b: simd_float3) -> Float { simd_length(a - b) }
-/// The dot product of `a` and `b`.
-public func simd_dot(_ a: simd_float3, _ b: simd_float3) -> Float { (a * b).sum() }
-/// A vector of three floats.
-public func simd_make_float3(_ x: Float, _ y: Float, _ z: Float) -> simd_float3 { simd_float3(x, y, z) }
+@_exported import simd
 
 /// What a session knows of its peer after one measurement, shaped like Apple's nearby object.
 public final class NINearbyObject: NSObject, @unchecked Sendable {

@@ -115,6 +115,12 @@ open class NISession: NSObject, @unchecked Sendable {
         core?.delegate = bridge
     }
 
+    /// A session let go of ends, as Apple's does, without a word to its delegate.
+    deinit {
+        invalidatedByApp = true
+        core?.invalidate()
+    }
+
     /// Runs the session with `configuration` (an ``NINearbyPeerConfiguration``), or again after a pause or a
     /// removal. Anything else, or a token no live session of another device holds, invalidates the session
     /// (`invalidConfiguration`), told to the delegate shortly after, as the framework does.

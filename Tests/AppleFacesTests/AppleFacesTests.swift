@@ -288,8 +288,50 @@ private final class RangingLog: NSObject, NISessionDelegate {
         for app in apps {
             #expect(app.supported)
             #expect(app.mcSession.connectedPeers.count == 4, "\(app.localPeer.displayName): \(app.states)")
-            #expect(app.nearby.count == 4 && app.errors.isEmpty && app.updatesOffQueue == 0)
+            #expect(app.nearby.count == 4 && app.errors.isEmpty && app.updatesOffQueue == 0 && app.nonUnitDirections == 0)
         }
         #expect(apps.map(\.contexts.count).reduce(0, +) == 10)
+    }
+}
+
+@Suite struct FaceLifetimeTests {
+    /// A ranging session the app lets go of stops ranging: its peer's session hears no more updates.
+    @Test func aSessionLetGoOfStopsRanging() throws {
+        let room = try room(peers: 2)
+        let (a, b) = (room.devices[0], room.devices[1])
+        var sa: NISession? = a.perform { NISession() }
+        let sb = b.perform { NISession() }
+        let log = RangingLog()
+        sb.delegate = log
+        sa?.run(NINearbyPeerConfiguration(peerToken: try #require(sb.discoveryToken)))
+        sb.run(NINearbyPeerConfiguration(peerToken: try #require(sa?.discoveryToken)))
+        room.advance(by: 2)
+        #expect(log.updates.count > 10)
+        sa = nil
+        let heard = log.updates.count
+        room.advance(by: 2)
+        #expect(log.updates.count == heard)
+    }
+
+    /// A stopped device's faces are cut off: its ranging session's delegate hears nothing, its peer-to-peer session
+    /// cannot send, and its peers see it go `.notConnected`.
+    @Test func aStoppedDevicesFacesAreCutOff() throws {
+        let room = try room(peers: 4)
+        let apps = room.devices.map { device in device.perform { GroupRangingManager(name: "g\(device.index)", group: "a") } }
+        room.advance(by: 8)
+        let gone = apps[3]
+        #expect(gone.mcSession.connectedPeers.count == 3)
+        let heard = gone.nearby.count
+        let states = gone.states.count
+        room.stop(room.devices[3], goodbye: false)
+        room.advance(by: 10)
+        #expect(gone.states.count == states && gone.nearby.count == heard && gone.errors.isEmpty)
+        #expect(throws: (any Error).self) {
+            try gone.mcSession.send(Data([1]), toPeers: gone.mcSession.connectedPeers, with: .reliable)
+        }
+        for app in apps.prefix(3) {
+            #expect(app.mcSession.connectedPeers.count == 2, "\(app.localPeer.displayName): \(app.states)")
+            #expect(app.states.last == "g3:0")
+        }
     }
 }

@@ -4,6 +4,8 @@
 import Foundation
 import MultipeerConnectivity
 import NearbyInteraction
+import OSLog
+import simd
 
 final class GroupRangingManager: NSObject, MCSessionDelegate, MCNearbyServiceAdvertiserDelegate,
     MCNearbyServiceBrowserDelegate, NISessionDelegate {
@@ -19,8 +21,11 @@ final class GroupRangingManager: NSObject, MCSessionDelegate, MCNearbyServiceAdv
     private(set) var errors: [NIError.Code] = []
     private(set) var contexts: [String] = []
     private(set) var updatesOffQueue = 0
+    private(set) var nonUnitDirections = 0
+    private static let queueKey = DispatchSpecificKey<String>()
     private(set) var nearby: [MCPeerID: Float] = [:]
     let supported = NISession.isSupported
+    private let logger = Logger(subsystem: "group.ranging", category: "manager")
 
     init(name: String, group: String) {
         localPeer = MCPeerID(displayName: name)
@@ -28,6 +33,7 @@ final class GroupRangingManager: NSObject, MCSessionDelegate, MCNearbyServiceAdv
         advertiser = MCNearbyServiceAdvertiser(peer: localPeer, discoveryInfo: ["group": group], serviceType: "group-range")
         browser = MCNearbyServiceBrowser(peer: localPeer, serviceType: "group-range")
         super.init()
+        rangingQueue.setSpecific(key: Self.queueKey, value: "ranging")
         mcSession.delegate = self
         advertiser.delegate = self
         browser.delegate = self
@@ -50,6 +56,7 @@ final class GroupRangingManager: NSObject, MCSessionDelegate, MCNearbyServiceAdv
 
     func session(_ session: MCSession, peer peerID: MCPeerID, didChange state: MCSessionState) {
         states.append("\(peerID.displayName):\(state.rawValue)")
+        logger.info("\(peerID.displayName, privacy: .private) is now \(state.rawValue)")
         switch state {
         case .connected:
             let ni = NISession()
@@ -66,8 +73,10 @@ final class GroupRangingManager: NSObject, MCSessionDelegate, MCNearbyServiceAdv
         case .notConnected:
             niSessions[peerID]?.invalidate()
             niSessions[peerID] = nil
-        default:
+        case .connecting:
             break
+        @unknown default:
+            os_log("unknown state %d", log: .default, type: .error, state.rawValue)
         }
     }
 
@@ -84,11 +93,13 @@ final class GroupRangingManager: NSObject, MCSessionDelegate, MCNearbyServiceAdv
                  at localURL: URL?, withError error: Error?) {}
 
     func session(_ session: NISession, didUpdate nearbyObjects: [NINearbyObject]) {
-        dispatchPrecondition(condition: .onQueue(rangingQueue))
+        if DispatchQueue.getSpecific(key: Self.queueKey) != "ranging" { updatesOffQueue += 1 }
         for object in nearbyObjects {
             guard let peer = peerForToken[object.discoveryToken], let distance = object.distance else { continue }
             nearby[peer] = distance
-            if let direction = object.direction, simd_length(direction) > 1.01 { updatesOffQueue += 1 }
+            if let direction = object.direction, simd_length(simd_normalize(direction) - direction) > 0.01 {
+                nonUnitDirections += 1
+            }
             if closest == nil || distance < closest!.distance || closest!.peer == peer { closest = (peer, distance) }
         }
     }

@@ -5,7 +5,6 @@ import NearbySimulator
 import Testing
 
 /// Puts the app on every device, each made as that device's app.
-@MainActor
 private func apps(in room: SimulatedRoom) -> [NearCatchSessionManager] {
     room.devices.map(install)
 }
@@ -38,7 +37,7 @@ private func names(_ peers: some Sequence<MCPeerID>) -> Set<String> { Set(peers.
 @Suite struct NearCatchAppTests {
     /// 30 devices: after 15 s every app holds one peer-to-peer session and one ranging session per peer (29 of each),
     /// its token map names each peer once, and every ranging session has had updates.
-    @MainActor @Test func oneSessionPerPeerAtThirtyDevices() throws {
+    @Test func oneSessionPerPeerAtThirtyDevices() throws {
         let room = try room(peers: 30)
         let apps = apps(in: room)
         room.advance(by: 15)
@@ -54,7 +53,7 @@ private func names(_ peers: some Sequence<MCPeerID>) -> Set<String> { Set(peers.
 
     /// At 20% loss, with delay, jitter, reordering and duplication, every `.reliable` token arrives: all 380 ranging
     /// sessions of 20 devices run.
-    @MainActor @Test(arguments: [1, 2] as [UInt64])
+    @Test(arguments: [1, 2] as [UInt64])
     func everyTokenArrivesAtTwentyPercentLoss(seed: UInt64) throws {
         var network = NetworkConditions(loss: 0.2, duplication: 0.05, reordering: 0.1)
         network.delay = 0.005
@@ -71,7 +70,7 @@ private func names(_ peers: some Sequence<MCPeerID>) -> Set<String> { Set(peers.
 
     /// Three devices restart, each with a new app: every app again holds exactly one session per peer (29), none
     /// with a peer's old life, and the old apps heard nothing after their stop.
-    @MainActor @Test func restartsLeaveNoDuplicates() throws {
+    @Test func restartsLeaveNoDuplicates() throws {
         let room = try room(peers: 30)
         var apps = apps(in: room)
         room.advance(by: 12)
@@ -90,7 +89,7 @@ private func names(_ peers: some Sequence<MCPeerID>) -> Set<String> { Set(peers.
 
     /// examples/three-bumps.json: three pairs touch and three stop short. Each app that bumps sends its profile to
     /// the peer it touched and to no one else; every profile received comes from a true touch's partner.
-    @MainActor @Test func profilesGoToTheBumpedPeerOnly() throws {
+    @Test func profilesGoToTheBumpedPeerOnly() throws {
         let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("three-bumps.json").path
         var configuration = RoomConfiguration()
@@ -120,7 +119,7 @@ private func names(_ peers: some Sequence<MCPeerID>) -> Set<String> { Set(peers.
 
     /// With 3 active ranging sessions a device among 6, the apps hear suspensions; when two peers leave, suspended
     /// sessions resume.
-    @MainActor @Test func suspensionAndResumption() throws {
+    @Test func suspensionAndResumption() throws {
         let room = try room(peers: 6, policy: .roundRobin, sessionsPerDevice: 3)
         let apps = apps(in: room)
         room.advance(by: 10)
@@ -134,7 +133,7 @@ private func names(_ peers: some Sequence<MCPeerID>) -> Set<String> { Set(peers.
     }
 
     /// The same seed gives the same run: every app's distances, bumps and haptics alike.
-    @MainActor @Test func sameSeedSameRun() throws {
+    @Test func sameSeedSameRun() throws {
         func run() throws -> [String] {
             let room = try room(peers: 12, seed: 7, policy: .proximity)
             let apps = apps(in: room)
