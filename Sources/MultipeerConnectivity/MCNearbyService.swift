@@ -96,11 +96,11 @@ open class MCNearbyServiceAdvertiser: NSObject, @unchecked Sendable {
         let handler: (Bool, MCSession?) -> Void = { [weak hub] accept, session in
             guard !answered, let hub else { return }
             answered = true
-            guard accept, let session, session.hub === hub, session.canAdd(inviter) else {
+            guard accept, let session, session.hub === hub,
+                  session.admit(inviter, on: device, invitation: invitation, remoteSession: remoteSession) else {
                 try? hub.send(.answer(id: invitation, accepted: false, session: 0, uid: 0, name: ""), to: device)
                 return
             }
-            session.accepting(inviter, on: device, invitation: invitation, remoteSession: remoteSession)
             try? hub.send(.answer(id: invitation, accepted: true, session: session.id, uid: session.myPeerID.uid,
                                   name: session.myPeerID.displayName), to: device)
         }

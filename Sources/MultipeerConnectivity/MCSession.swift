@@ -155,7 +155,7 @@ open class MCSession: NSObject, @unchecked Sendable {
         delegate.session(self, peer: peer, didChange: state)
     }
 
-    /// Whether the session has room for one more peer and is not already with `peer`.
+    /// Whether the session has room for one more peer and is not already with `peer` (the inviting side).
     func canAdd(_ peer: MCPeerID) -> Bool {
         remotes.count < kMCSessionMaximumNumberOfPeers - 1 && !remotes.contains { $0.peer == peer }
     }
@@ -173,10 +173,20 @@ open class MCSession: NSObject, @unchecked Sendable {
         }
     }
 
-    /// The invited side: the app accepted `peer`'s invitation into this session.
-    func accepting(_ peer: MCPeerID, on device: PeerID, invitation: UInt64, remoteSession: UInt64) {
-        remotes.append(Remote(peer: peer, device: device, session: remoteSession, state: .connecting, invitation: invitation))
+    /// The invited side: the app accepted `peer`'s invitation into this session. `false` when the session is full
+    /// or already with the peer. When the two invited each other at once, the invitation of the peer with the lower
+    /// identity wins on both sides, so that the pair connects once.
+    func admit(_ peer: MCPeerID, on device: PeerID, invitation: UInt64, remoteSession: UInt64) -> Bool {
+        let remote = Remote(peer: peer, device: device, session: remoteSession, state: .connecting, invitation: invitation)
+        if let k = remotes.firstIndex(where: { $0.peer == peer }) {
+            guard remotes[k].state == .connecting, remotes[k].session == 0, peer.uid < myPeerID.uid else { return false }
+            remotes[k] = remote
+            return true
+        }
+        guard remotes.count < kMCSessionMaximumNumberOfPeers - 1 else { return false }
+        remotes.append(remote)
         hub?.later { [weak self] in self?.tell(peer, .connecting) }
+        return true
     }
 
     /// Whether a peer on `device` is connecting under `invitation` (numbered by whichever side sent it).

@@ -335,3 +335,57 @@ private final class RangingLog: NSObject, NISessionDelegate {
         }
     }
 }
+
+/// Apple's sample pattern: one session each, every found peer invited, every invitation accepted into it.
+private final class EveryoneInvites: NSObject, MCSessionDelegate, MCNearbyServiceAdvertiserDelegate, MCNearbyServiceBrowserDelegate {
+    let me: MCPeerID
+    let session: MCSession
+    let advertiser: MCNearbyServiceAdvertiser
+    let browser: MCNearbyServiceBrowser
+    var states: [String] = []
+
+    init(_ name: String) {
+        me = MCPeerID(displayName: name)
+        session = MCSession(peer: me, securityIdentity: nil, encryptionPreference: .required)
+        advertiser = MCNearbyServiceAdvertiser(peer: me, discoveryInfo: nil, serviceType: "everyone")
+        browser = MCNearbyServiceBrowser(peer: me, serviceType: "everyone")
+        super.init()
+        session.delegate = self
+        advertiser.delegate = self
+        browser.delegate = self
+        advertiser.startAdvertisingPeer()
+        browser.startBrowsingForPeers()
+    }
+
+    func browser(_ browser: MCNearbyServiceBrowser, foundPeer peerID: MCPeerID, withDiscoveryInfo info: [String: String]?) {
+        browser.invitePeer(peerID, to: session, withContext: nil, timeout: 10)
+    }
+    func browser(_ browser: MCNearbyServiceBrowser, lostPeer peerID: MCPeerID) {}
+    func advertiser(_ advertiser: MCNearbyServiceAdvertiser, didReceiveInvitationFromPeer peerID: MCPeerID,
+                    withContext context: Data?, invitationHandler: @escaping (Bool, MCSession?) -> Void) {
+        invitationHandler(true, session)
+    }
+    func session(_ session: MCSession, peer peerID: MCPeerID, didChange state: MCSessionState) {
+        states.append("\(peerID.displayName):\(state)")
+    }
+    func session(_ session: MCSession, didReceive data: Data, fromPeer peerID: MCPeerID) {}
+    func session(_ session: MCSession, didReceive stream: InputStream, withName streamName: String, fromPeer peerID: MCPeerID) {}
+    func session(_ session: MCSession, didStartReceivingResourceWithName resourceName: String, fromPeer peerID: MCPeerID,
+                 with progress: Progress) {}
+    func session(_ session: MCSession, didFinishReceivingResourceWithName resourceName: String, fromPeer peerID: MCPeerID,
+                 at localURL: URL?, withError error: Error?) {}
+}
+
+@Suite struct CrossedInvitationTests {
+    /// When both sides invite each other at once, the pair connects once: 6 devices, every one connected to the
+    /// 5 others in its one session, each peer told connecting then connected, never not connected.
+    @Test func crossedInvitationsConnectEachPairOnce() throws {
+        let room = try room(peers: 6)
+        let apps = room.devices.map { device in device.perform { EveryoneInvites("e\(device.index)") } }
+        room.advance(by: 8)
+        for app in apps {
+            #expect(app.session.connectedPeers.count == 5, "\(app.me.displayName): \(app.states)")
+            #expect(app.states.count == 10 && !app.states.contains { $0.hasSuffix("notConnected") }, "\(app.states)")
+        }
+    }
+}
