@@ -171,13 +171,11 @@ package.products += [
     .library(name: "MultipeerConnectivity", targets: ["MultipeerConnectivity"]),
 ]
 package.targets += [
-    // The names an iOS file imports beside the two frameworks: `simd` for the directions' vectors, `os` and `OSLog`
-    // for `Logger`. The faces depend on them so that an app target that depends on a face can import them.
+    // `simd`, which an iOS file may import for the directions' vectors; the face re-exports it. (Not `os` or
+    // `OSLog`: packages probe `#if canImport(os)` and expect Apple's, as swift-argument-parser's locks do.)
     .target(name: "simd"),
-    .target(name: "os"),
-    .target(name: "OSLog", dependencies: ["os"]),
-    .target(name: "NearbyInteraction", dependencies: ["NearbySimulator", "simd", "os", "OSLog"]),
-    .target(name: "MultipeerConnectivity", dependencies: ["NearbySimulator", "os", "OSLog"]),
+    .target(name: "NearbyInteraction", dependencies: ["NearbySimulator", "simd"]),
+    .target(name: "MultipeerConnectivity", dependencies: ["NearbySimulator"]),
     .testTarget(name: "AppleFacesTests", dependencies: ["NearbyInteraction", "MultipeerConnectivity", "NearbySimulator"]),
 ]
 #endif

@@ -181,6 +181,16 @@ private final class RangingLog: NSObject, NISessionDelegate {
         room.devices.map { device in device.perform { Peer("p\(device.index)") } }
     }
 
+    /// A peer on every device, each advertising and browsing.
+    private static func advertisingAndBrowsing(_ room: SimulatedRoom) -> [Peer] {
+        let peers = peers(room)
+        for peer in peers {
+            peer.advertiser.startAdvertisingPeer()
+            peer.browser.startBrowsingForPeers()
+        }
+        return peers
+    }
+
     /// Browsers find the advertisers of their service type with their discovery info, once each; an invitation
     /// carries its context; accepted, both sessions go connecting then connected, and data flows both ways in order.
     @Test func findInviteConnectAndSend() throws {
@@ -213,11 +223,7 @@ private final class RangingLog: NSObject, NISessionDelegate {
     /// found, and sending to a peer not connected: each ends `.notConnected` or throws `notConnected`.
     @Test func declinedTimedOutAndUnknownInvitations() throws {
         let room = try room(peers: 3)
-        let p = Self.peers(room)
-        for peer in p {
-            peer.advertiser.startAdvertisingPeer()
-            peer.browser.startBrowsingForPeers()
-        }
+        let p = Self.advertisingAndBrowsing(room)
         room.advance(by: 5)
         p[1].accepts = false
         p[2].answers = false
@@ -241,11 +247,7 @@ private final class RangingLog: NSObject, NISessionDelegate {
     /// A session holds at most 8 peers, itself included: the eighth invitation ends `.notConnected`.
     @Test func aSessionHoldsEightPeers() throws {
         let room = try room(peers: 9)
-        let p = Self.peers(room)
-        for peer in p {
-            peer.advertiser.startAdvertisingPeer()
-            peer.browser.startBrowsingForPeers()
-        }
+        let p = Self.advertisingAndBrowsing(room)
         room.advance(by: 6)
         for k in 1...8 { p[0].browser.invitePeer(p[k].me, to: p[0].session, withContext: nil, timeout: 5) }
         room.advance(by: 3)
@@ -257,11 +259,7 @@ private final class RangingLog: NSObject, NISessionDelegate {
     /// session (`.notConnected`) and out of the browsers; a bad service type does not start.
     @Test func losingAdvertisersAndDevices() throws {
         let room = try room(peers: 3)
-        let p = Self.peers(room)
-        for peer in p {
-            peer.advertiser.startAdvertisingPeer()
-            peer.browser.startBrowsingForPeers()
-        }
+        let p = Self.advertisingAndBrowsing(room)
         room.advance(by: 5)
         p[0].browser.invitePeer(p[2].me, to: p[0].session, withContext: nil, timeout: 5)
         room.advance(by: 1)

@@ -1,10 +1,9 @@
 // An app file in another common style, written only against Apple's frameworks: one shared MCSession for a small
-// group, a serial delegate queue for ranging, an availability check, NIError handling and archived tokens decoded
+// group, a serial delegate queue for ranging, an availability check, `import simd`, NIError handling and archived tokens decoded
 // with the top-level unarchiver. Nothing here names the simulator.
 import Foundation
 import MultipeerConnectivity
 import NearbyInteraction
-import OSLog
 import simd
 
 final class GroupRangingManager: NSObject, MCSessionDelegate, MCNearbyServiceAdvertiserDelegate,
@@ -25,7 +24,6 @@ final class GroupRangingManager: NSObject, MCSessionDelegate, MCNearbyServiceAdv
     private static let queueKey = DispatchSpecificKey<String>()
     private(set) var nearby: [MCPeerID: Float] = [:]
     let supported = NISession.isSupported
-    private let logger = Logger(subsystem: "group.ranging", category: "manager")
 
     init(name: String, group: String) {
         localPeer = MCPeerID(displayName: name)
@@ -56,7 +54,6 @@ final class GroupRangingManager: NSObject, MCSessionDelegate, MCNearbyServiceAdv
 
     func session(_ session: MCSession, peer peerID: MCPeerID, didChange state: MCSessionState) {
         states.append("\(peerID.displayName):\(state.rawValue)")
-        logger.info("\(peerID.displayName, privacy: .private) is now \(state.rawValue)")
         switch state {
         case .connected:
             let ni = NISession()
@@ -76,7 +73,7 @@ final class GroupRangingManager: NSObject, MCSessionDelegate, MCNearbyServiceAdv
         case .connecting:
             break
         @unknown default:
-            os_log("unknown state %d", log: .default, type: .error, state.rawValue)
+            print("unknown state \(state.rawValue)")
         }
     }
 

@@ -1,7 +1,6 @@
 import Foundation
 import MultipeerConnectivity
 import NearbyInteraction
-import os
 
 /// NearCatch's session manager, written against Apple's frameworks as the iOS app is: it advertises its user's
 /// interests and browses for others, keeps one `MCSession` and one `NISession` per peer, swaps discovery tokens
@@ -9,7 +8,6 @@ import os
 /// user's profile to the peer it bumps (8 cm).
 public final class NearCatchSessionManager: NSObject {
     public static let serviceType = "nearcatch"
-    private static let log = Logger(subsystem: "app.nearcatch", category: "sessions")
 
     /// What one app sends another: a byte for the kind, then the body.
     enum Message: UInt8 {
@@ -228,7 +226,6 @@ extension NearCatchSessionManager: NISessionDelegate {
 
     public func session(_ session: NISession, didInvalidateWith error: Error) {
         guard let peer = niSessions.first(where: { $0.value === session })?.key else { return }
-        Self.log.error("ranging with \(peer.displayName, privacy: .public) ended: \(error.localizedDescription)")
         niSessions[peer] = nil
         peerByToken = peerByToken.filter { $0.value != peer }
         // Still connected: start again with a new session and a new token.
