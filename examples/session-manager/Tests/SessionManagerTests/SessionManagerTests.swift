@@ -38,8 +38,8 @@ import Testing
         room.advance(by: 5)
         let peer = room.devices[2]
         let old = try #require(apps[0].sessions[peer.peerID])
-        try room.restart(peer)
-        let restarted = SessionManager(device: peer, profile: Array("user 2 again".utf8))
+        // The restart returns the phone's new life; the old device object stays stopped, its app cut off.
+        let restarted = SessionManager(device: try room.restart(peer), profile: Array("user 2 again".utf8))
         room.advance(by: 15)
         let new = try #require(apps[0].sessions[peer.peerID])
         #expect(new !== old && old.state == .invalidated && new.state == .running)
