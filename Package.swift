@@ -105,6 +105,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // The FiRa UWB Command Interface's packets (issue 25's UCI face): headers, segmentation, reassembly.
+        .target(name: "UCI"),
         .target(name: "Calibration", dependencies: ["GSL", "Geometry", "Radio", "Estimation"]),
         .target(name: "Report"),
         .target(
@@ -156,6 +158,7 @@ let package = Package(
         .testTarget(name: "DiscoveryTests", dependencies: [
             "Discovery", "Sessions", "GSL", "Transport", "TestSupport", .product(name: "Crypto", package: "swift-crypto"),
         ]),
+        .testTarget(name: "UCITests", dependencies: ["UCI"]),
         .testTarget(name: "CalibrationTests", dependencies: ["Calibration", "Radio", "Geometry", "TestSupport"]),
         // The command tests run the built executable too (two processes discovering each other).
         .testTarget(name: "NearcatchCommandTests", dependencies: ["NearcatchCommand", "Calibration", "nearcatch-sim"]),
