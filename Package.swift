@@ -107,13 +107,25 @@ let package = Package(
         ),
         // The FiRa UWB Command Interface's packets (issue 25's UCI face): headers, segmentation, reassembly.
         .target(name: "UCI"),
+        // The simulated chips behind a UCI endpoint: their sessions, and the world's air and radio that range them.
+        .target(name: "UCIRoom", dependencies: ["GSL", "Geometry", "Radio", "UCI"]),
+        // The UCI endpoint: TCP for the hosts, pica's HTTP API, captures.
+        .target(
+            name: "UCIServer",
+            dependencies: [
+                "Geometry", "UCI", "UCIRoom",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         .target(name: "Calibration", dependencies: ["GSL", "Geometry", "Radio", "Estimation"]),
         .target(name: "Report"),
         .target(
             name: "NearcatchCommand",
             dependencies: [
                 "Calibration", "Radio", "Geometry", "Discovery", "DiscoveryRun", "MulticastTransport", "Transport",
-                "Planning", "Simulation", "UDPRun", "World", "Bump", "Report",
+                "Planning", "Simulation", "UDPRun", "World", "Bump", "Report", "UCIRoom", "UCIServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -158,7 +170,7 @@ let package = Package(
         .testTarget(name: "DiscoveryTests", dependencies: [
             "Discovery", "Sessions", "GSL", "Transport", "TestSupport", .product(name: "Crypto", package: "swift-crypto"),
         ]),
-        .testTarget(name: "UCITests", dependencies: ["UCI"]),
+        .testTarget(name: "UCITests", dependencies: ["UCI", "UCIRoom", "Geometry"]),
         .testTarget(name: "CalibrationTests", dependencies: ["Calibration", "Radio", "Geometry", "TestSupport"]),
         // The command tests run the built executable too (two processes discovering each other).
         .testTarget(name: "NearcatchCommandTests", dependencies: ["NearcatchCommand", "Calibration", "nearcatch-sim"]),

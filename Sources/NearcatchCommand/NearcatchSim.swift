@@ -8,10 +8,11 @@ public struct NearcatchSim: AsyncParsableCommand {
         discussion: """
             `nearcatch-sim --peers 100` runs the main job (the `run` subcommand): a room of peers that discover \
             each other, range every pair and bump, scored against the truth. `discover` runs discovery alone; \
-            `radio` samples the radio model of one pair; `report` makes an HTML report of a run from its trace.
+            `radio` samples the radio model of one pair; `report` makes an HTML report of a run from its trace; `uci` \
+            serves simulated UWB chips to UCI host stacks.
             """,
         version: NearcatchSim.version,
-        subcommands: [RunCommand.self, DiscoverCommand.self, RadioCommand.self, ReportCommand.self],
+        subcommands: [RunCommand.self, DiscoverCommand.self, RadioCommand.self, ReportCommand.self, UCICommand.self],
         defaultSubcommand: RunCommand.self
     )
 

@@ -17,6 +17,8 @@ public struct UCIMessage: Sendable, Equatable {
     /// For a control message, its opcode (6 bits); 0 for data.
     public var opcode: UInt8
     public var payload: [UInt8]
+    /// For a data packet read by a reassembler that leaves data unjoined, whether more segments of its message follow.
+    public var more = false
 
     public init(type: UCIMessageType, group: UInt8, opcode: UInt8, payload: [UInt8]) {
         self.type = type
@@ -28,6 +30,9 @@ public struct UCIMessage: Sendable, Equatable {
     /// The largest payload of one control packet and of one data packet.
     public static let controlSegment = 255
     public static let dataSegment = 1024
+    /// The largest data packet payload taken from a host: more than the 1,024 announced, as pica's hosts put a
+    /// 16-byte message header in front of every 1,024-byte segment.
+    public static let largestDataPacketTaken = 4096
 
     /// The message as packets on the transport: segments of at most ``controlSegment`` or ``dataSegment`` bytes,
     /// the packet boundary flag on all but the last. An empty payload is one packet.
@@ -67,7 +72,7 @@ public enum UCIFramingError: Error, Sendable, Equatable, CustomStringConvertible
     public var description: String {
         switch self {
         case .reservedMessageType(let t): "a packet of reserved message type \(t)"
-        case .oversizedDataPacket(let n): "a data packet of \(n) bytes, over the \(UCIMessage.dataSegment) taken"
+        case .oversizedDataPacket(let n): "a data packet of \(n) bytes, over the \(UCIMessage.largestDataPacketTaken) taken"
         case .segmentMismatch: "a segment whose type, group or opcode differs from its message's first"
         case .oversizedMessage(let n): "a segmented message of \(n) bytes, over the \(UCIReassembler.maximumMessage) taken"
         }
@@ -86,7 +91,13 @@ public struct UCIReassembler: Sendable {
     private var pending: UCIMessage?
     private var pendingTooLong = false
 
-    public init() {}
+    /// Whether data segments are joined here; when not, each data packet is a message of its own with ``UCIMessage/more``
+    /// set as its flag was, so that a device can answer each packet (its credit) and join them itself.
+    private let joinsData: Bool
+
+    public init(joiningData: Bool = true) {
+        joinsData = joiningData
+    }
 
     /// Bytes waiting for the rest of their packet.
     public var buffered: Int { buffer.count - start }
@@ -109,11 +120,17 @@ public struct UCIReassembler: Sendable {
                 out.append(.failure(.reservedMessageType(rawType)))
                 continue
             }
-            if isData, length > UCIMessage.dataSegment {
+            if isData, length > UCIMessage.largestDataPacketTaken {
                 out.append(.failure(.oversizedDataPacket(length)))
                 continue
             }
             let more = b0 & 0x10 != 0
+            if isData, !joinsData {
+                var message = UCIMessage(type: .data, group: b0 & 0x0F, opcode: 0, payload: Array(payload))
+                message.more = more
+                out.append(.success(message))
+                continue
+            }
             let segment = UCIMessage(type: type, group: b0 & 0x0F, opcode: b1 & 0x3F, payload: [])
             if var message = pending {
                 guard message.type == segment.type, message.group == segment.group, message.opcode == segment.opcode else {

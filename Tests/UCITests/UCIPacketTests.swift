@@ -37,8 +37,8 @@ import UCI
         let next = UCIMessage(type: .command, group: 1, opcode: 0, payload: [0, 0, 0, 0, 0])
         var r = UCIReassembler()
         #expect(r.take([0xE0, 0, 0, 2, 9, 9] + next.packets.joined()) == [.failure(.reservedMessageType(7)), .success(next)])
-        let oversized: [UInt8] = [0x01, 0, 0x01, 0x04] + Array(repeating: 0, count: 1025)
-        #expect(r.take(oversized + next.packets.joined()) == [.failure(.oversizedDataPacket(1025)), .success(next)])
+        let oversized: [UInt8] = [0x01, 0, 0x01, 0x10] + Array(repeating: 0, count: 4097)
+        #expect(r.take(oversized + next.packets.joined()) == [.failure(.oversizedDataPacket(4097)), .success(next)])
         // A first segment of one message, then a segment of another: the pair is dropped.
         let first: [UInt8] = [0x30, 0x03, 0, 1, 1]
         let other: [UInt8] = [0x21, 0x03, 0, 1, 1]

@@ -1,0 +1,355 @@
+import Foundation
+import Geometry
+import Radio
+import UCI
+
+/// The world's side of the UCI room: the rounds of the active sessions on the air, which frames collide, and what
+/// the radio measures of each exchange. Only here are the chips' true poses read.
+extension UCIRoom {
+    /// One frame on the air: who sends it, when, on which channel, and who listens.
+    struct AirFrame {
+        let sender: Int
+        let start: Double
+        let end: Double
+        let channel: UInt8
+        let receivers: [Int]
+    }
+
+    /// One round of a controller's session on the air.
+    struct AirRound {
+        let controller: Int
+        let session: UInt32
+        let start: Double
+        let end: Double
+        let frames: [AirFrame]
+    }
+
+    /// A controlee taking part in a round: its chip and its session.
+    struct Participant {
+        let chip: Chip
+        let session: UInt32
+    }
+
+    /// When the next report is due, room time; `nil` when nothing ranges.
+    public func nextDue() -> Double? {
+        earliest()?.due
+    }
+
+    private func earliest() -> (due: Double, chip: Int, session: UInt32, round: Bool)? {
+        var best: (due: Double, chip: Int, session: UInt32, round: Bool)?
+        for chip in chips.values {
+            for s in chip.sessions.values where s.state == .active {
+                let due = s.isController ? s.nextRound + s.roundDuration : s.watchdog
+                let candidate = (due, chip.id, s.id, s.isController)
+                if let b = best, (b.due, b.chip, b.session) <= (due, chip.id, s.id) { continue }
+                best = candidate
+            }
+        }
+        return best
+    }
+
+    /// Runs every round and timeout due by `time`, in time order; the messages carry the time each was due.
+    public func advance(to time: Double) -> [UCIOutgoing] {
+        var out: [UCIOutgoing] = []
+        while let next = earliest(), next.due <= time {
+            guard let chip = chips[next.chip], var session = chip.sessions[next.session] else { break }
+            if next.round {
+                round(chip, session, &out)
+                session = chip.sessions[next.session]!
+                session.nextRound += session.interval
+            } else {
+                report(chip, &session, [timeoutReport(session)], at: next.due, &out)
+                session.watchdog = next.due + session.interval
+            }
+            chip.sessions[next.session] = session
+        }
+        return out
+    }
+
+    /// The controlees of a controller's session that are ranging with it now, by destination (nil where absent).
+    private func participants(_ chip: Chip, _ session: UCISession) -> [Participant?] {
+        guard let own = session.deviceAddress, let dst = session.destinations else { return [] }
+        return dst.map { address in
+            for other in chips.values.sorted(by: { $0.id < $1.id }) where other.id != chip.id {
+                guard let peer = other.sessions[session.id], peer.state == .active, !peer.isController,
+                      peer.deviceAddress == address else { continue }
+                let peerDestinations = peer.destinations ?? []
+                guard peerDestinations.isEmpty || peerDestinations.contains(own) else { continue }
+                return Participant(chip: other, session: peer.id)
+            }
+            return nil
+        }
+    }
+
+    /// The frames of one round: the poll, each controlee's response in its slot, the final.
+    private func airRound(_ chip: Chip, _ session: UCISession, _ parts: [Participant?], start: Double) -> AirRound {
+        let slot = session.slot
+        let present = parts.compactMap { $0?.chip.id }
+        var frames = [AirFrame(sender: chip.id, start: start, end: start + slot, channel: session.channel, receivers: present)]
+        for (k, p) in parts.enumerated() {
+            guard let p else { continue }
+            let s = start + Double(k + 1) * slot
+            frames.append(AirFrame(sender: p.chip.id, start: s, end: s + slot, channel: session.channel, receivers: [chip.id]))
+        }
+        let f = start + Double(parts.count + 1) * slot
+        frames.append(AirFrame(sender: chip.id, start: f, end: f + slot, channel: session.channel, receivers: present))
+        return AirRound(controller: chip.id, session: session.id, start: start, end: start + session.roundDuration, frames: frames)
+    }
+
+    /// The rounds sharing the air with `round`: those already run, and the next of every other active controller.
+    private func neighbours(of round: AirRound) -> [AirRound] {
+        var result = airLog.filter { $0.start < round.end && $0.end > round.start }
+        for chip in chips.values {
+            for s in chip.sessions.values where s.state == .active && s.isController {
+                if chip.id == round.controller && s.id == round.session { continue }
+                let start = s.nextRound
+                guard start < round.end, start + s.roundDuration > round.start else { continue }
+                result.append(airRound(chip, s, participants(chip, s), start: start))
+            }
+        }
+        return result
+    }
+
+    /// Whether `receiver` hears `frame`: not when its own radio is busy in another round's frame at the time, nor
+    /// when another frame on the channel from a sender within the interference range of it overlaps.
+    private func hears(_ receiver: Int, _ frame: AirFrame, among others: [AirRound]) -> Bool {
+        guard let at = chips[receiver]?.pose.position else { return false }
+        let range2 = settings.interferenceRange * settings.interferenceRange
+        for round in others {
+            for g in round.frames where g.start < frame.end && g.end > frame.start {
+                if g.sender == receiver || g.receivers.contains(receiver) || g.sender == frame.sender { return false }
+                if g.channel == frame.channel, let p = chips[g.sender]?.pose.position, (p - at).lengthSquared <= range2 {
+                    return false
+                }
+            }
+        }
+        return true
+    }
+
+    /// One round of a controller's session: each controlee's exchange through the air and the radio, the reports
+    /// to both ends, the data carried.
+    private func round(_ chip: Chip, _ session: UCISession, _ out: inout [UCIOutgoing]) {
+        let start = session.nextRound
+        let parts = participants(chip, session)
+        let air = airRound(chip, session, parts, start: start)
+        let others = neighbours(of: air)
+        let end = air.end
+        counters.rounds += 1
+        var reports: [TwoWayReport] = []
+        let destinations = session.destinations ?? []
+        var slotOfResponse = 1
+        for (k, part) in parts.enumerated() {
+            defer { slotOfResponse += 1 }
+            guard let part, var peer = part.chip.sessions[part.session] else {
+                reports.append(.timeout(destinations[k]))
+                continue
+            }
+            counters.exchanges += 1
+            let poll = air.frames[0], final = air.frames[air.frames.count - 1]
+            let response = air.frames.first { $0.sender == part.chip.id }!
+            let clear = hears(part.chip.id, poll, among: others) && hears(chip.id, response, among: others)
+                && hears(part.chip.id, final, among: others)
+            var mine: TwoWayReport
+            var theirs: TwoWayReport
+            let own = session.deviceAddress!
+            if !clear {
+                counters.collidedExchanges += 1
+                mine = .failure(destinations[k], status: UCIStatus.rangingRxPhyDecodeFailed.rawValue)
+                theirs = .failure(own, status: UCIStatus.rangingRxPhyDecodeFailed.rawValue)
+            } else if let (a, b) = measure(chip, part.chip, at: start, slot: UInt8(truncatingIfNeeded: slotOfResponse),
+                                           controllerAddress: own, controleeAddress: destinations[k]) {
+                mine = a
+                theirs = b
+                carryData(from: chip, session.id, to: part.chip, part.session, at: end, &out)
+                carryData(from: part.chip, part.session, to: chip, session.id, at: end, &out)
+            } else {
+                counters.lostExchanges += 1
+                mine = .timeout(destinations[k])
+                theirs = .timeout(own)
+            }
+            mine.slot = UInt8(truncatingIfNeeded: slotOfResponse)
+            theirs.slot = mine.slot
+            reports.append(mine)
+            peer = part.chip.sessions[part.session]!
+            peer.lastController = own
+            peer.rangingCount &+= 1
+            report(part.chip, &peer, [theirs], at: end, &out)
+            peer.watchdog = end + 1.5 * peer.interval
+            part.chip.sessions[part.session] = peer
+        }
+        var mineSession = chip.sessions[session.id]!
+        mineSession.rangingCount &+= 1
+        expireData(chip, &mineSession, at: end, &out)
+        report(chip, &mineSession, reports, at: end, &out)
+        chip.sessions[session.id] = mineSession
+        airLog.append(air)
+        // Every later round starts at or after the earliest next round of an active controller.
+        let horizon = chips.values.flatMap { $0.sessions.values }.filter { $0.state == .active && $0.isController }
+            .map { $0.id == session.id ? start + $0.interval : $0.nextRound }.min() ?? end
+        airLog.removeAll { $0.end <= min(horizon, start) }
+    }
+
+    /// The radio's measurement of one exchange, as each end reports it; `nil` when the exchange was lost.
+    private func measure(_ a: Chip, _ b: Chip, at time: Double, slot: UInt8, controllerAddress: UCIAddress,
+                         controleeAddress: UCIAddress) -> (TwoWayReport, TwoWayReport)? {
+        let key = LinkKey(initiator: a.id, responder: b.id)
+        if links[key] == nil {
+            links[key] = try? PairRadio(initiator: a.radio, responder: b.radio, stream: (UInt64(a.id), UInt64(b.id)),
+                                        runSeed: settings.seed, configuration: settings.radio)
+        }
+        guard var link = links[key] else { return nil }
+        let geometry = PairGeometry(a.pose, b.pose)
+        let measured = link.exchange(geometry: geometry, at: time, path: .clear)
+        links[key] = link
+        guard let measured, let distance = measured.distance else { return nil }
+        let radio = settings.radio
+        let pathLoss = radio.pathLoss(distance: geometry.distance)
+        let gainA = radio.antennaGain(offBoresight: geometry.bearingFromA.offBoresight)
+        let gainB = radio.antennaGain(offBoresight: geometry.bearingFromB.offBoresight)
+        let extra = measured.lineOfSight ? 0 : radio.bodyLoss
+        let level = radio.referenceLevel - pathLoss + gainA + gainB - extra
+        let snr = radio.signalToNoise(pathLoss: pathLoss, gainA: gainA, gainB: gainB, extraLoss: extra)
+        // A figure of merit from the link's margin: 100 at the reference SNR or more, 0 at the fade's midpoint.
+        let fom = UInt8(min(max((snr - radio.fadeSNR) / (radio.referenceSNR - radio.fadeSNR), 0), 1) * 100)
+        let rssi = UInt8(min(max(-2 * level, 0), 255).rounded())
+        let cm = UInt16(min(max(distance * 100, 0), 65_535).rounded())
+        let nlos: UInt8 = measured.lineOfSight ? 0 : 1
+        let atA = Angles(measured.angleAtInitiator, fom: fom)
+        let atB = Angles(measured.angleAtResponder, fom: fom)
+        let mine = TwoWayReport(address: controleeAddress, status: 0, nlos: nlos, distance: cm, own: atA, peer: atB, slot: slot, rssi: rssi)
+        let theirs = TwoWayReport(address: controllerAddress, status: 0, nlos: nlos, distance: cm, own: atB, peer: atA, slot: slot, rssi: rssi)
+        return (mine, theirs)
+    }
+
+    private func timeoutReport(_ session: UCISession) -> TwoWayReport {
+        let address = session.lastController ?? session.destinations?.first
+            ?? UCIAddress([UInt8](repeating: 0, count: session.addressLength))!
+        return .timeout(address)
+    }
+
+    /// A SESSION_INFO_NTF of two-way measurements, unless the host turned them off.
+    private func report(_ chip: Chip, _ session: inout UCISession, _ reports: [TwoWayReport], at time: Double,
+                        _ out: inout [UCIOutgoing]) {
+        if let c = session.config[UCIAppConfigID.sessionInfoNotificationConfig], c == [0] { return }
+        var w = UCIByteWriter()
+        w.u32(session.sequence)
+        session.sequence &+= 1
+        w.u32(session.id)
+        w.u8(0)  // rcr indicator
+        w.u32(UInt32(min(session.interval * 1000, Double(UInt32.max)).rounded()))
+        w.u8(1)  // two-way
+        w.u8(0)
+        let extended = session.addressLength == 8
+        w.u8(extended ? 1 : 0)
+        w.zeros(8)
+        w.u8(UInt8(reports.count))
+        for r in reports { r.encode(&w, addressLength: session.addressLength) }
+        notify(chip.id, UCIGroup.sessionControl, UCIOpcode.sessionInfo, w.bytes, time, &out)
+    }
+
+    /// Delivers what `from`'s session holds for `to`'s address as DATA_MESSAGE_RCV packets.
+    private func carryData(from: Chip, _ fromSession: UInt32, to: Chip, _ toSession: UInt32, at time: Double,
+                           _ out: inout [UCIOutgoing]) {
+        guard var s = from.sessions[fromSession], !s.outbox.isEmpty,
+              let target = to.sessions[toSession]?.deviceAddress?.value,
+              let source = s.deviceAddress?.value else { return }
+        var kept: [UCISession.OutgoingData] = []
+        for item in s.outbox {
+            guard item.destination == target else { kept.append(item); continue }
+            var w = UCIByteWriter()
+            w.u32(toSession)
+            w.u8(0)
+            w.u64(source)
+            w.u16(item.sequence)
+            w.u16(UInt16(truncatingIfNeeded: item.data.count))
+            w.append(item.data)
+            out.append(UCIOutgoing(device: to.id, message: UCIMessage(type: .data, group: UCIDataFormat.receive, opcode: 0, payload: w.bytes), time: time))
+            counters.dataDelivered += 1
+            if s.reportsDataTransfer { transferStatus(fromSession, item.sequence, TransferStatus.ok, 1, from.id, time, &out) }
+        }
+        s.outbox = kept
+        from.sessions[fromSession] = s
+    }
+
+    /// Messages that waited more rounds than the session allows (MAX_RR_RETRY; 0, the default, waits forever) are
+    /// dropped and, when the host asked, reported.
+    private func expireData(_ chip: Chip, _ session: inout UCISession, at time: Double, _ out: inout [UCIOutgoing]) {
+        guard !session.outbox.isEmpty else { return }
+        let limit = session.maxRetry
+        var kept: [UCISession.OutgoingData] = []
+        for var item in session.outbox {
+            item.attempts += 1
+            if limit > 0, item.attempts > limit {
+                counters.dataDropped += 1
+                if session.reportsDataTransfer {
+                    transferStatus(session.id, item.sequence, TransferStatus.errorDataTransfer, UInt8(min(item.attempts, 255)), chip.id, time, &out)
+                }
+            } else {
+                kept.append(item)
+            }
+        }
+        session.outbox = kept
+    }
+}
+
+/// An angle pair as UCI carries it: degrees in Q9.7 and a figure of merit.
+struct Angles {
+    var azimuth: Int16 = 0
+    var azimuthFOM: UInt8 = 0
+    var elevation: Int16 = 0
+    var elevationFOM: UInt8 = 0
+
+    init() {}
+
+    init(_ m: AngleMeasurement?, fom: UInt8) {
+        guard let m else { return }
+        azimuth = Self.q97(m.horizontalAngle)
+        azimuthFOM = fom
+        if let v = m.verticalCosine {
+            elevation = Self.q97(asin(min(max(v, -1), 1)))
+            elevationFOM = fom
+        }
+    }
+
+    /// Radians to degrees in Q9.7 (a signed 16-bit number of 1/128 degrees).
+    static func q97(_ radians: Double) -> Int16 {
+        Int16(min(max((radians * 180 / Double.pi * 128).rounded(), -32_768), 32_767))
+    }
+}
+
+/// One two-way measurement of a SESSION_INFO_NTF.
+struct TwoWayReport {
+    var address: UCIAddress
+    var status: UInt8
+    var nlos: UInt8 = 0
+    var distance: UInt16 = 0
+    var own = Angles()
+    var peer = Angles()
+    var slot: UInt8 = 0
+    var rssi: UInt8 = 0
+
+    static func timeout(_ a: UCIAddress) -> TwoWayReport { failure(a, status: UCIStatus.rangingRxTimeout.rawValue) }
+
+    static func failure(_ a: UCIAddress, status: UInt8) -> TwoWayReport { TwoWayReport(address: a, status: status) }
+
+    /// The measurement's 31 bytes (short address) or 37 (extended), as UCI lays them out.
+    func encode(_ w: inout UCIByteWriter, addressLength: Int) {
+        var bytes = address.bytes
+        if bytes.count != addressLength { bytes = Array((bytes + [UInt8](repeating: 0, count: 8)).prefix(addressLength)) }
+        w.append(bytes)
+        w.u8(status)
+        w.u8(nlos)
+        w.u16(distance)
+        w.i16(own.azimuth)
+        w.u8(own.azimuthFOM)
+        w.i16(own.elevation)
+        w.u8(own.elevationFOM)
+        w.i16(peer.azimuth)
+        w.u8(peer.azimuthFOM)
+        w.i16(peer.elevation)
+        w.u8(peer.elevationFOM)
+        w.u8(slot)
+        w.u8(rssi)
+        w.zeros(addressLength == 2 ? 11 : 5)
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import Geometry
+import NIOCore
+import NIOPosix
+import UCI
+import UCIRoom
+
+/// A UCI endpoint on loopback: each TCP connection is one simulated chip, raw UCI packets both ways (docs/uci.md);
+/// optionally pica's HTTP API beside it (UCIWeb.swift). Everything runs on one event loop, which alone touches the
+/// room: no locks, and the rounds' reports leave at the loop's timers, set to the room's next due time.
+public final class UCIEndpoint: @unchecked Sendable {
+    private let group: MultiThreadedEventLoopGroup
+    let loop: EventLoop
+    let room: UCIRoom
+    private var channels: [Int: Channel] = [:]
+    private var timer: Scheduled<Void>?
+    private var timerDue: Double?
+    private let origin = NIODeadline.now()
+    private var servers: [Channel] = []
+    var webClients: [ObjectIdentifier: Channel] = [:]
+    /// Called on the loop with each message sent, for a capture file.
+    var onSend: ((Int, UCIMessage, Bool) -> Void)?
+    /// Called on the loop when a chip comes or goes, for the web API's events.
+    var onChipsChanged: ((String, Int) -> Void)?
+
+    public init(room: UCIRoom) {
+        self.room = room
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        loop = group.next()
+    }
+
+    /// Room time: seconds since the endpoint was made.
+    var now: Double { Double((NIODeadline.now() - origin).nanoseconds) / 1e9 }
+
+    /// Listens for hosts on `host`:`port` (0 picks a free port).
+    ///
+    /// - Returns: the port bound.
+    public func listen(host: String = "127.0.0.1", port: Int) throws -> Int {
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { [self] channel in
+                channel.pipeline.addHandler(ConnectionHandler(endpoint: self))
+            }
+        let server = try bootstrap.bind(host: host, port: port).wait()
+        loop.execute { self.servers.append(server) }
+        return server.localAddress?.port ?? port
+    }
+
+    /// Closes every connection and the listeners.
+    public func shutdown() {
+        try? loop.submit {
+            self.timer?.cancel()
+            for c in self.servers + Array(self.channels.values) + Array(self.webClients.values) { c.close(promise: nil) }
+        }.wait()
+        try? group.syncShutdownGracefully()
+    }
+
+    /// Runs `body` on the loop and waits for it.
+    public func onLoop<T: Sendable>(_ body: @escaping @Sendable (UCIRoom) -> T) throws -> T {
+        try loop.submit { body(self.room) }.wait()
+    }
+
+    /// The room's counters, read on the loop.
+    public var counters: UCICounters { (try? onLoop { $0.counters }) ?? UCICounters() }
+
+    // MARK: On the loop
+
+    func connected(_ channel: Channel) {
+        do {
+            let (device, out) = try room.connect(at: now)
+            channels[device] = channel
+            deliver(out)
+            onChipsChanged?("device-added", device)
+        } catch {
+            channel.close(promise: nil)
+        }
+        reschedule()
+    }
+
+    func disconnected(_ channel: Channel) {
+        guard let device = channels.first(where: { $0.value === channel })?.key else { return }
+        onChipsChanged?("device-removed", device)
+        channels[device] = nil
+        room.disconnect(device)
+        reschedule()
+    }
+
+    func received(_ bytes: [UInt8], on channel: Channel) {
+        guard let device = channels.first(where: { $0.value === channel })?.key else { return }
+        if let onSend {
+            var r = UCIReassembler(joiningData: false)
+            for case .success(let m) in r.take(bytes) { onSend(device, m, false) }
+        }
+        let t = now
+        // Rounds due before these bytes came are run first, so that replies and reports keep the room's order.
+        deliver(room.advance(to: t))
+        deliver(room.receive(bytes, from: device, at: t))
+        reschedule()
+    }
+
+    func deliver(_ out: [UCIOutgoing]) {
+        guard !out.isEmpty else { return }
+        var touched: Set<Int> = []
+        for o in out {
+            guard let channel = channels[o.device] else { continue }
+            onSend?(o.device, o.message, true)
+            for packet in o.message.packets {
+                var buffer = channel.allocator.buffer(capacity: packet.count)
+                buffer.writeBytes(packet)
+                channel.write(buffer, promise: nil)
+            }
+            touched.insert(o.device)
+        }
+        for d in touched { channels[d]?.flush() }
+    }
+
+    /// Sets the loop's timer to the room's next due time, if that moved.
+    func reschedule() {
+        guard let due = room.nextDue() else {
+            timer?.cancel()
+            timer = nil
+            timerDue = nil
+            return
+        }
+        if let timerDue, timer != nil, abs(timerDue - due) < 1e-6 { return }
+        timer?.cancel()
+        timerDue = due
+        let deadline = origin + .nanoseconds(Int64((due * 1e9).rounded(.up)))
+        timer = loop.scheduleTask(deadline: deadline) { [self] in
+            timer = nil
+            timerDue = nil
+            deliver(room.advance(to: max(now, due)))
+            reschedule()
+        }
+    }
+
+    final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
+        typealias InboundIn = ByteBuffer
+        let endpoint: UCIEndpoint
+
+        init(endpoint: UCIEndpoint) { self.endpoint = endpoint }
+
+        func channelActive(context: ChannelHandlerContext) {
+            endpoint.connected(context.channel)
+            context.fireChannelActive()
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            endpoint.disconnected(context.channel)
+            context.fireChannelInactive()
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            var buffer = unwrapInboundIn(data)
+            if let bytes = buffer.readBytes(length: buffer.readableBytes) { endpoint.received(bytes, on: context.channel) }
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: Error) {
+            context.close(promise: nil)
+        }
+    }
+}

@@ -1,0 +1,1 @@
+from ucihost.uci import *  # noqa: F401,F403

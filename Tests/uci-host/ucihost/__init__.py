@@ -1,0 +1,80 @@
+"""An independent UCI host for nearcatch-sim's tests, from the FiRa UCI specification's byte layouts.
+
+`Host` is one TCP connection, so one simulated chip. It reads packets, joins segments (the packet boundary flag),
+and queues control and data messages apart; `expect_control` waits for the next control message and checks it.
+Its names follow pica's Python host, so that hosts written against pica run against it unchanged (docs/uci.md).
+"""
+import asyncio
+from typing import Optional
+
+from . import uci
+
+
+class Host:
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, mac_address: bytes):
+        self.reader = reader
+        self.writer = writer
+        self.mac_address = mac_address
+        self.control_queue: asyncio.Queue = asyncio.Queue()
+        self.data_queue: asyncio.Queue = asyncio.Queue()
+        self.closed: Optional[BaseException] = None
+        self.reader_task = asyncio.get_event_loop().create_task(self._read_loop())
+
+    @staticmethod
+    async def connect(address: str, port: int, mac_address: bytes) -> "Host":
+        reader, writer = await asyncio.open_connection(address, port)
+        return Host(reader, writer, mac_address)
+
+    def disconnect(self):
+        self.writer.close()
+        self.reader_task.cancel()
+
+    async def _read_message(self) -> bytes:
+        """One whole message: its last segment's header and every segment's payload joined."""
+        payload = b""
+        while True:
+            header = await self.reader.readexactly(4)
+            is_data = header[0] >> 5 == uci.MessageType.DATA
+            length = header[2] | header[3] << 8 if is_data else header[3]
+            payload += await self.reader.readexactly(length)
+            if not header[0] >> 4 & 1:
+                if is_data:
+                    return header[:2] + len(payload).to_bytes(2, "little") + payload
+                return header[:3] + bytes([min(len(payload), 255)]) + payload
+
+    async def _read_loop(self):
+        try:
+            while True:
+                message = await self._read_message()
+                queue = self.data_queue if message[0] >> 5 == uci.MessageType.DATA else self.control_queue
+                await queue.put(message)
+        except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError) as e:
+            self.closed = e
+
+    def send_raw(self, data: bytes):
+        self.writer.write(data)
+
+    def send_control(self, packet: uci.ControlPacket):
+        self.writer.write(packet.serialize())
+
+    def send_data(self, packet: uci.DataPacket):
+        self.writer.write(packet.serialize())
+
+    async def expect_control(self, expected, timeout: float = 1.0) -> uci.ControlPacket:
+        """The next control message, which must be of the class `expected` or equal to it."""
+        received = uci.ControlPacket.parse_all(await asyncio.wait_for(self.control_queue.get(), timeout=timeout))
+        if isinstance(expected, type):
+            if not isinstance(received, expected):
+                raise ValueError(f"received {received!r}, expected a {expected.__name__}")
+        elif received != expected:
+            raise ValueError(f"received {received!r}, expected {expected!r}")
+        return received
+
+    async def expect_data(self, expected, timeout: float = 1.0) -> uci.DataPacket:
+        received = uci.DataPacket.parse_all(await asyncio.wait_for(self.data_queue.get(), timeout=timeout))
+        if isinstance(expected, type):
+            if not isinstance(received, expected):
+                raise ValueError(f"received {received!r}, expected a {expected.__name__}")
+        elif received != expected:
+            raise ValueError(f"received {received!r}, expected {expected!r}")
+        return received
