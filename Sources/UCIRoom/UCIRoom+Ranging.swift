@@ -69,16 +69,27 @@ extension UCIRoom {
     /// The controlees of a controller's session that are ranging with it now, by destination (nil where absent).
     private func participants(_ chip: Chip, _ session: UCISession) -> [Participant?] {
         guard let own = session.deviceAddress, let dst = session.destinations else { return [] }
+        if controleesDirty { indexControlees() }
         return dst.map { address in
-            for other in chips.values.sorted(by: { $0.id < $1.id }) where other.id != chip.id {
-                guard let peer = other.sessions[session.id], peer.state == .active, !peer.isController,
-                      peer.deviceAddress == address else { continue }
-                let peerDestinations = peer.destinations ?? []
-                guard peerDestinations.isEmpty || peerDestinations.contains(own) else { continue }
-                return Participant(chip: other, session: peer.id)
+            for p in controlees[ControleeKey(session: session.id, address: address)] ?? [] where p.chip.id != chip.id {
+                let peerDestinations = p.chip.sessions[p.session]?.destinations ?? []
+                if peerDestinations.isEmpty || peerDestinations.contains(own) { return p }
             }
             return nil
         }
+    }
+
+    /// The active controlee sessions by session id and address, lowest chip first: rebuilt when a session changes
+    /// state, not at every round (100 chips' rounds would scan every chip for every destination).
+    private func indexControlees() {
+        controlees = [:]
+        for chip in chips.values.sorted(by: { $0.id < $1.id }) {
+            for s in chip.sessions.values where s.state == .active && !s.isController {
+                guard let a = s.deviceAddress else { continue }
+                controlees[ControleeKey(session: s.id, address: a), default: []].append(Participant(chip: chip, session: s.id))
+            }
+        }
+        controleesDirty = false
     }
 
     /// The frames of one round: the poll, each controlee's response in its slot, the final.

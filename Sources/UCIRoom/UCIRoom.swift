@@ -65,6 +65,14 @@ public final class UCIRoom {
     var links: [LinkKey: PairRadio] = [:]
     /// Rounds already run, kept a second so that later rounds see what shared their air.
     var airLog: [AirRound] = []
+    var controlees: [ControleeKey: [Participant]] = [:]
+    /// Set by every command and disconnection, which may start, stop or change a session.
+    var controleesDirty = true
+
+    struct ControleeKey: Hashable {
+        let session: UInt32
+        let address: UCIAddress
+    }
 
     public init(settings: UCIRoomSettings = UCIRoomSettings()) throws {
         try settings.radio.validate()
@@ -133,6 +141,7 @@ public final class UCIRoom {
     /// A host went away: its chip and its sessions with it.
     public func disconnect(_ device: Int) {
         chips[device] = nil
+        controleesDirty = true
     }
 
     public var devices: [Int] { chips.keys.sorted() }
@@ -191,6 +200,7 @@ public final class UCIRoom {
     // MARK: Commands
 
     private func command(_ m: UCIMessage, _ chip: Chip, _ time: Double, _ out: inout [UCIOutgoing]) {
+        controleesDirty = true
         let d = chip.id
         var r = UCIByteReader(m.payload)
         func refuse(_ status: UCIStatus, _ extra: [UInt8] = []) {

@@ -96,23 +96,29 @@ extension UCIEndpoint {
 
     /// A position body: integers x, y, z (cm, within ±32,767), yaw (−180 to 180), pitch (−90 to 90), roll (−180 to 180).
     static func parsePosition(_ body: [UInt8]) -> Result<Pose, PositionError> {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else {
+        let p: PositionBody
+        do {
+            p = try JSONDecoder().decode(PositionBody.self, from: Data(body))
+        } catch DecodingError.keyNotFound(let key, _) {
+            return .failure(PositionError("\(key.stringValue) is missing"))
+        } catch DecodingError.typeMismatch(_, let context), DecodingError.dataCorrupted(let context) {
+            let key = context.codingPath.last?.stringValue ?? "the body"
+            return .failure(PositionError("\(key) is not an integer"))
+        } catch {
             return .failure(PositionError("the body is not a JSON object"))
         }
-        var values: [String: Int] = [:]
-        let limits: [(String, Int)] = [("x", 32_767), ("y", 32_767), ("z", 32_767), ("yaw", 180), ("pitch", 90), ("roll", 180)]
-        for (key, limit) in limits {
-            guard let raw = object[key], !(raw is Bool), let n = raw as? NSNumber, let v = Int(exactly: n.doubleValue) else {
-                return .failure(PositionError("\(key) is missing or not an integer"))
-            }
-            guard abs(v) <= limit else { return .failure(PositionError("\(key) = \(v) is outside ±\(limit)")) }
-            values[key] = v
+        for (key, value, limit) in [("x", p.x, 32_767), ("y", p.y, 32_767), ("z", p.z, 32_767), ("yaw", p.yaw, 180),
+                                    ("pitch", p.pitch, 90), ("roll", p.roll, 180)] where abs(value) > limit {
+            return .failure(PositionError("\(key) = \(value) is outside ±\(limit)"))
         }
         let rad = Double.pi / 180
-        let position = Vector3(Double(values["x"]!) / 100, Double(values["y"]!) / 100, Double(values["z"]!) / 100)
-        let orientation = Orientation(heading: Double(values["yaw"]!) * rad, pitch: Double(values["pitch"]!) * rad,
-                                      roll: Double(values["roll"]!) * rad)
+        let position = Vector3(Double(p.x) / 100, Double(p.y) / 100, Double(p.z) / 100)
+        let orientation = Orientation(heading: Double(p.yaw) * rad, pitch: Double(p.pitch) * rad, roll: Double(p.roll) * rad)
         return .success(Pose(position: position, orientation: orientation))
+    }
+
+    struct PositionBody: Decodable {
+        let x, y, z, yaw, pitch, roll: Int
     }
 
     struct PositionError: Error, CustomStringConvertible {

@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+
+/// The live endpoint (`nearcatch-sim uci`) driven by the independent Python host (Tests/uci-host/check.py), which
+/// checks each scenario's messages byte by byte and prints its figures; the figures the issue names are checked here.
+@Suite(.serialized) struct UCIHostTests {
+    private var executable: URL {
+        get throws {
+            let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+            return URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("nearcatch-sim")
+        }
+    }
+
+    private static let hostDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("uci-host")
+
+    /// Starts the endpoint on free ports, runs one scenario of the host against it, stops the endpoint.
+    ///
+    /// - Returns: the host's figures and the endpoint's closing summary.
+    private func run(_ scenario: String, _ extra: [String] = []) throws -> (figures: [String: Any], summary: String) {
+        let server = Process()
+        server.executableURL = try executable
+        server.arguments = ["uci", "--uci-port", "0", "--web-port", "0"]
+        let out = Pipe()
+        server.standardOutput = out
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer { if server.isRunning { server.terminate() } }
+        // The first two lines name the ports.
+        var text = ""
+        while text.components(separatedBy: "\n").count < 3 {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        let ports = text.components(separatedBy: "\n").compactMap { $0.split(separator: ":").last.flatMap { Int($0) } }
+        try #require(ports.count == 2, "the endpoint printed \(text)")
+        let host = Process()
+        host.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        host.arguments = ["python3", "check.py", scenario, "--port", "\(ports[0])", "--web-port", "\(ports[1])"] + extra
+        host.currentDirectoryURL = Self.hostDirectory
+        let hostOut = Pipe()
+        host.standardOutput = hostOut
+        host.standardError = hostOut
+        try host.run()
+        let report = String(decoding: hostOut.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        host.waitUntilExit()
+        kill(server.processIdentifier, SIGINT)
+        let summary = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        server.waitUntilExit()
+        try #require(host.terminationStatus == 0, "\(scenario): \(report)")
+        let line = try #require(report.split(separator: "\n").last)
+        let figures = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        return (figures, summary)
+    }
+
+    @Test func oneToOneOneToManyAndDataRunTheirWholeSequence() throws {
+        let (figures, summary) = try run("sequence")
+        #expect(figures["one_to_many_controlees"] as? Int == 4)
+        #expect(summary.contains("0 malformed, 0 commands refused") && summary.contains("data 1 delivered"))
+    }
+
+    @Test func measurementsFollowThePositionsTheWebAPISets() throws {
+        let (figures, _) = try run("truth")
+        #expect((figures["at_3m_ok"] as? Int ?? 0) >= 48)
+        #expect(abs(figures["at_3m_mean_error_m"] as? Double ?? 1) < 0.2)
+        #expect(figures["at_20m_timeouts"] as? Int == 20)
+    }
+
+    /// 100 chips in 50 sessions at 10 Hz: the spacing of each chip's reports against its interval.
+    @Test func aHundredChipsInFiftySessionsReportOnTime() throws {
+        let (figures, _) = try run("scale", ["--seconds", "10", "--interval-ms", "100"])
+        #expect((figures["intervals"] as? Int ?? 0) >= 9_700)
+        #expect((figures["p95_ms"] as? Double ?? 99) <= 5, "\(figures)")
+    }
+
+    /// 100,000 malformed packets while 10 chips range: each answered, ranging on schedule, each counted.
+    @Test func malformedPacketsAreAnsweredAndRangingGoesOn() throws {
+        let (figures, summary) = try run("fuzz")
+        #expect(figures["answered"] as? Int == 100_000)
+        #expect((figures["measured_during"] as? Int ?? 0) > 0)
+        // Every packet in, counted once: the 100,000 and the 30 commands of the ranging chips.
+        #expect(summary.contains("100030 packets in"), "\(summary)")
+    }
+}
