@@ -36,14 +36,13 @@ extension UCIRoom {
     }
 
     private func earliest() -> (due: Double, chip: Int, session: UInt32, round: Bool)? {
+        if controleesDirty { indexControlees() }
         var best: (due: Double, chip: Int, session: UInt32, round: Bool)?
-        for chip in chips.values {
-            for s in chip.sessions.values where s.state == .active {
-                let due = s.isController ? s.nextRound + s.roundDuration : s.watchdog
-                let candidate = (due, chip.id, s.id, s.isController)
-                if let b = best, (b.due, b.chip, b.session) <= (due, chip.id, s.id) { continue }
-                best = candidate
-            }
+        for (chip, id) in active {
+            guard let s = chip.sessions[id] else { continue }
+            let due = s.isController ? s.nextRound + s.roundDuration : s.watchdog
+            if let b = best, (b.due, b.chip, b.session) <= (due, chip.id, id) { continue }
+            best = (due, chip.id, id, s.isController)
         }
         return best
     }
@@ -83,13 +82,18 @@ extension UCIRoom {
     /// state, not at every round (100 chips' rounds would scan every chip for every destination).
     private func indexControlees() {
         controlees = [:]
+        active = []
         for chip in chips.values.sorted(by: { $0.id < $1.id }) {
+            for s in chip.sessions.values where s.state == .active {
+                active.append((chip, s.id))
+            }
             for s in chip.sessions.values where s.state == .active && !s.isController {
                 guard let a = s.deviceAddress else { continue }
                 controlees[ControleeKey(session: s.id, address: a), default: []].append(Participant(chip: chip, session: s.id))
             }
         }
         controleesDirty = false
+        controleesGeneration &+= 1
     }
 
     /// The frames of one round: the poll, each controlee's response in its slot, the final.
@@ -109,13 +113,21 @@ extension UCIRoom {
 
     /// The rounds sharing the air with `round`: those already run, and the next of every other active controller.
     private func neighbours(of round: AirRound) -> [AirRound] {
+        if controleesDirty { indexControlees() }
         var result = airLog.filter { $0.start < round.end && $0.end > round.start }
         for chip in chips.values {
             for s in chip.sessions.values where s.state == .active && s.isController {
                 if chip.id == round.controller && s.id == round.session { continue }
                 let start = s.nextRound
                 guard start < round.end, start + s.roundDuration > round.start else { continue }
-                result.append(airRound(chip, s, participants(chip, s), start: start))
+                let key = LinkKey(initiator: chip.id, responder: Int(s.id))
+                if let cached = planned[key], cached.round.start == start, cached.generation == controleesGeneration {
+                    result.append(cached.round)
+                    continue
+                }
+                let round = airRound(chip, s, participants(chip, s), start: start)
+                planned[key] = (round, controleesGeneration)
+                result.append(round)
             }
         }
         return result
@@ -241,7 +253,7 @@ extension UCIRoom {
     /// A SESSION_INFO_NTF of two-way measurements, unless the host turned them off.
     private func report(_ chip: Chip, _ session: inout UCISession, _ reports: [TwoWayReport], at time: Double,
                         _ out: inout [UCIOutgoing]) {
-        if let c = session.config[UCIAppConfigID.sessionInfoNotificationConfig], c == [0] { return }
+        guard session.parsed.reportsInfo else { return }
         var w = UCIByteWriter()
         w.u32(session.sequence)
         session.sequence &+= 1

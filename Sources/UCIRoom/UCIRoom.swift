@@ -66,8 +66,15 @@ public final class UCIRoom {
     /// Rounds already run, kept a second so that later rounds see what shared their air.
     var airLog: [AirRound] = []
     var controlees: [ControleeKey: [Participant]] = [:]
+    /// Every active session, by chip, indexed with the controlees.
+    var active: [(Chip, UInt32)] = []
     /// Set by every command and disconnection, which may start, stop or change a session.
     var controleesDirty = true
+    /// One more each time the controlees are indexed again: planned rounds made before then are stale.
+    var controleesGeneration = 0
+    /// The next round of each active controller as last planned, by chip and session, with the generation it was
+    /// planned in: a round overlaps many others, and is planned once rather than once for each of them.
+    var planned: [LinkKey: (round: AirRound, generation: Int)] = [:]
 
     struct ControleeKey: Hashable {
         let session: UInt32
@@ -142,6 +149,7 @@ public final class UCIRoom {
     public func disconnect(_ device: Int) {
         chips[device] = nil
         controleesDirty = true
+        planned = planned.filter { $0.key.initiator != device }
     }
 
     public var devices: [Int] { chips.keys.sorted() }

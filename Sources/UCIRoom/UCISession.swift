@@ -6,7 +6,12 @@ struct UCISession {
     let type: UInt8
     var state: UCISessionState = .initialized
     /// Every TLV the host set, by type, as given.
-    var config: [UInt8: [UInt8]] = [:]
+    var config: [UInt8: [UInt8]] = [:] {
+        didSet { parsed = Parsed(config) }
+    }
+    /// What the ranging reads of the configuration, parsed once per change: rounds read it hundreds of times a
+    /// second.
+    private(set) var parsed = Parsed([:])
     /// SESSION_INFO_NTF's sequence number: one more for each notification.
     var sequence: UInt32 = 0
     /// Rounds this session took part in since it was initialised.
@@ -33,47 +38,69 @@ struct UCISession {
         var attempts = 0
     }
 
-    var isController: Bool { byte(UCIAppConfigID.deviceType, default: 1) == 1 }
-    var macAddressMode: UInt8 { byte(UCIAppConfigID.macAddressMode, default: 0) }
+    var isController: Bool { parsed.isController }
+    var macAddressMode: UInt8 { parsed.macAddressMode }
     var addressLength: Int { macAddressMode == 0 ? 2 : 8 }
-    var deviceAddress: UCIAddress? { config[UCIAppConfigID.deviceMACAddress].flatMap(UCIAddress.init) }
-    var channel: UInt8 { byte(UCIAppConfigID.channelNumber, default: 9) }
-    var multiNode: UInt8 { byte(UCIAppConfigID.multiNodeMode, default: 0) }
-    var maxRetry: Int { Int(u16(UCIAppConfigID.maxRoundRetry, default: 0)) }
-    var reportsDataTransfer: Bool { byte(UCIAppConfigID.dataTransferStatusNotificationConfig, default: 0) == 1 }
-
+    var deviceAddress: UCIAddress? { parsed.deviceAddress }
+    var channel: UInt8 { parsed.channel }
+    var multiNode: UInt8 { parsed.multiNode }
+    var maxRetry: Int { parsed.maxRetry }
+    var reportsDataTransfer: Bool { parsed.reportsDataTransfer }
     /// The destinations, cut by the session's address length; `nil` when the list does not divide into them.
-    var destinations: [UCIAddress]? {
-        guard let raw = config[UCIAppConfigID.destinationMACAddress] else { return [] }
-        let n = addressLength
-        guard raw.count % n == 0 else { return nil }
-        return stride(from: 0, to: raw.count, by: n).compactMap { UCIAddress(Array(raw[$0..<($0 + n)])) }
-    }
-
-    /// The ranging interval, seconds (RANGING_DURATION, ms; 200 by default).
-    var interval: Double { Double(u32(UCIAppConfigID.rangingDuration, default: 200)) / 1000 }
-    /// One slot, seconds (SLOT_DURATION in RSTU of 416 / 499.2 MHz; 2,400 by default, 2 ms).
-    var slot: Double { Double(u16(UCIAppConfigID.slotDuration, default: 2400)) * UCISession.rstu }
-    var slotsPerRound: Int { Int(byte(UCIAppConfigID.slotsPerRound, default: 25)) }
+    var destinations: [UCIAddress]? { parsed.destinations }
+    var interval: Double { parsed.interval }
+    var slot: Double { parsed.slot }
+    var slotsPerRound: Int { parsed.slotsPerRound }
     var roundDuration: Double { Double(slotsPerRound) * slot }
+
+    struct Parsed {
+        let isController: Bool
+        let macAddressMode: UInt8
+        let deviceAddress: UCIAddress?
+        let channel: UInt8
+        let multiNode: UInt8
+        let maxRetry: Int
+        let reportsDataTransfer: Bool
+        let destinations: [UCIAddress]?
+        /// The ranging interval, seconds (RANGING_DURATION, ms; 200 by default).
+        let interval: Double
+        /// One slot, seconds (SLOT_DURATION in RSTU of 416 / 499.2 MHz; 2,400 by default, 2 ms).
+        let slot: Double
+        let slotsPerRound: Int
+        let reportsInfo: Bool
+
+        init(_ config: [UInt8: [UInt8]]) {
+            func byte(_ id: UInt8, _ d: UInt8) -> UInt8 {
+                guard let v = config[id], v.count == 1 else { return d }
+                return v[0]
+            }
+            func number(_ id: UInt8, _ size: Int, _ d: Int) -> Int {
+                guard let v = config[id], v.count == size else { return d }
+                return v.reversed().reduce(0) { $0 << 8 | Int($1) }
+            }
+            isController = byte(UCIAppConfigID.deviceType, 1) == 1
+            macAddressMode = byte(UCIAppConfigID.macAddressMode, 0)
+            deviceAddress = config[UCIAppConfigID.deviceMACAddress].flatMap(UCIAddress.init)
+            channel = byte(UCIAppConfigID.channelNumber, 9)
+            multiNode = byte(UCIAppConfigID.multiNodeMode, 0)
+            maxRetry = number(UCIAppConfigID.maxRoundRetry, 2, 0)
+            reportsDataTransfer = byte(UCIAppConfigID.dataTransferStatusNotificationConfig, 0) == 1
+            reportsInfo = byte(UCIAppConfigID.sessionInfoNotificationConfig, 1) != 0
+            interval = Double(number(UCIAppConfigID.rangingDuration, 4, 200)) / 1000
+            slot = Double(number(UCIAppConfigID.slotDuration, 2, 2400)) * UCISession.rstu
+            slotsPerRound = Int(byte(UCIAppConfigID.slotsPerRound, 25))
+            if let raw = config[UCIAppConfigID.destinationMACAddress] {
+                let n = macAddressMode == 0 ? 2 : 8
+                destinations = raw.count % n == 0
+                    ? stride(from: 0, to: raw.count, by: n).compactMap { UCIAddress(Array(raw[$0..<($0 + n)])) } : nil
+            } else {
+                destinations = []
+            }
+        }
+    }
 
     /// The ranging scheduling time unit.
     static let rstu = 416 / 499.2e6
-
-    private func byte(_ id: UInt8, default d: UInt8) -> UInt8 {
-        guard let v = config[id], v.count == 1 else { return d }
-        return v[0]
-    }
-
-    private func u16(_ id: UInt8, default d: UInt16) -> UInt16 {
-        guard let v = config[id], v.count == 2 else { return d }
-        return UInt16(v[0]) | UInt16(v[1]) << 8
-    }
-
-    private func u32(_ id: UInt8, default d: UInt32) -> UInt32 {
-        guard let v = config[id], v.count == 4 else { return d }
-        return v.reversed().reduce(0) { $0 << 8 | UInt32($1) }
-    }
 
     /// Checks one TLV the host sets: `nil` when taken, else the status its entry in the response carries.
     static func check(_ id: UInt8, _ v: [UInt8]) -> UCIStatus? {

@@ -219,21 +219,18 @@ async def scale(args):
         a, b = hosts[2 * k], hosts[2 * k + 1]
         await configure(a, k, True, [b.mac_address], interval)
         await configure(b, k, False, [a.mac_address], interval)
-    arrivals = {id(h): [] for h in hosts}
-
-    async def listen(h):
-        while True:
-            p = await h.expect_control(uci.ControlPacket, timeout=10)
-            if isinstance(p, uci.ShortMacTwoWaySessionInfoNtf):
-                arrivals[id(h)].append(time.monotonic())
-
     for k in range(50):
         await start(hosts[2 * k], k)
         await start(hosts[2 * k + 1], k)
-    tasks = [asyncio.create_task(listen(h)) for h in hosts]
+    # Arrival times are taken as each message is read, and the messages parsed afterwards, so that the host's own
+    # parsing does not delay the times it measures.
+    for h in hosts:
+        h.log = []
     await asyncio.sleep(args.seconds)
-    for t in tasks:
-        t.cancel()
+    arrivals = {}
+    for h in hosts:
+        log, h.log = h.log, None
+        arrivals[id(h)] = [t for t, m in log if isinstance(uci.ControlPacket.parse_all(m), uci.ShortMacTwoWaySessionInfoNtf)]
     deviations = []
     for h in hosts:
         times = arrivals[id(h)][1:]

@@ -5,6 +5,7 @@ and queues control and data messages apart; `expect_control` waits for the next 
 Its names follow pica's Python host, so that hosts written against pica run against it unchanged (docs/uci.md).
 """
 import asyncio
+import time
 from typing import Optional
 
 from . import uci
@@ -18,6 +19,8 @@ class Host:
         self.control_queue: asyncio.Queue = asyncio.Queue()
         self.data_queue: asyncio.Queue = asyncio.Queue()
         self.closed: Optional[BaseException] = None
+        # When a list, each message is logged in it with its arrival time instead of queued (timing checks).
+        self.log: Optional[list] = None
         self.reader_task = asyncio.get_event_loop().create_task(self._read_loop())
 
     @staticmethod
@@ -46,6 +49,9 @@ class Host:
         try:
             while True:
                 message = await self._read_message()
+                if self.log is not None:
+                    self.log.append((time.monotonic(), message))
+                    continue
                 queue = self.data_queue if message[0] >> 5 == uci.MessageType.DATA else self.control_queue
                 await queue.put(message)
         except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError) as e:
