@@ -170,7 +170,7 @@ let package = Package(
         .testTarget(name: "DiscoveryTests", dependencies: [
             "Discovery", "Sessions", "GSL", "Transport", "TestSupport", .product(name: "Crypto", package: "swift-crypto"),
         ]),
-        .testTarget(name: "UCITests", dependencies: ["UCI", "UCIRoom", "Geometry"]),
+        .testTarget(name: "UCITests", dependencies: ["UCI", "UCIRoom", "UCIServer", "Geometry"]),
         .testTarget(name: "CalibrationTests", dependencies: ["Calibration", "Radio", "Geometry", "TestSupport"]),
         // The command tests run the built executable too (two processes discovering each other).
         .testTarget(name: "NearcatchCommandTests", dependencies: ["NearcatchCommand", "Calibration", "nearcatch-sim"]),

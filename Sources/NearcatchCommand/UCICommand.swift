@@ -3,6 +3,7 @@ import Foundation
 import Radio
 import UCIRoom
 import UCIServer
+import World
 
 /// `nearcatch-sim uci`: simulated UWB chips behind a FiRa UCI endpoint, for any host stack that speaks UCI.
 public struct UCICommand: AsyncParsableCommand, Sendable {
@@ -34,12 +35,39 @@ public struct UCICommand: AsyncParsableCommand, Sendable {
     @Option(parsing: .unconditional, help: "Spacing of the default row, metres (0.1 to 100).")
     var spacing: Double = 1
 
+    @Option(help: "Move the chips: still (the default row, moved only by the web API), mingle, random-waypoint, or the path of a scenario file (docs/scenario-format.md); chip N follows the world's peer N.")
+    var scenario: String = "still"
+
+    @Option(parsing: .unconditional, help: "Peers of a mingle or random-waypoint world (2 to 1000); a scenario file brings its own.")
+    var peers: Int = 100
+
+    @Option(name: .customLong("pcapng-dir"), help: "Write each chip's UCI packets to DIR/device-N.pcapng (made if missing).")
+    var pcapngDirectory: String?
+
     public init() {}
 
     public func validate() throws {
         try require((0...65_535).contains(uciPort), "--uci-port must be between 0 and 65535, got \(uciPort)")
         if let webPort { try require((0...65_535).contains(webPort), "--web-port must be between 0 and 65535, got \(webPort)") }
         try require(spacing.isFinite && spacing >= 0.1 && spacing <= 100, "--spacing must be between 0.1 and 100 metres, got \(spacing)")
+        try require((2...1000).contains(peers), "--peers must be between 2 and 1000, got \(peers)")
+    }
+
+    /// The world the chips follow, if one moves them.
+    private func world() throws -> World? {
+        let chosen: Scenario
+        switch scenario {
+        case "still": return nil
+        case "mingle": chosen = .mingle
+        case "random-waypoint": chosen = .randomWaypoint
+        default:
+            do {
+                chosen = .scripted(try ScenarioFile.load(path: scenario))
+            } catch {
+                throw ValidationError("--scenario: \(error)")
+            }
+        }
+        return try World(scenario: chosen, peers: peers, seed: seed)
     }
 
     public func run() async throws {
@@ -47,7 +75,23 @@ public struct UCICommand: AsyncParsableCommand, Sendable {
         settings.seed = seed
         settings.radio.linkModel = link
         settings.spacing = spacing
-        let endpoint = UCIEndpoint(room: try UCIRoom(settings: settings))
+        let room = try UCIRoom(settings: settings)
+        if let world = try world() {
+            room.moves = { time in
+                _ = world.advance(to: time)
+                return world.poses
+            }
+        }
+        let endpoint = UCIEndpoint(room: room)
+        if let pcapngDirectory {
+            let url = URL(fileURLWithPath: pcapngDirectory)
+            do {
+                try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            } catch {
+                throw ValidationError("--pcapng-dir: cannot make \(pcapngDirectory): \(error.localizedDescription)")
+            }
+            endpoint.capture(into: url)
+        }
         let port: Int
         do {
             port = try endpoint.listen(port: uciPort)
@@ -69,7 +113,9 @@ public struct UCICommand: AsyncParsableCommand, Sendable {
             while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(200)) }
         }
         let c = endpoint.counters
+        let problems = endpoint.captureProblems
         endpoint.shutdown()
+        for p in problems { FileHandle.standardError.write(Data("nearcatch-sim uci: capture stopped: \(p)\n".utf8)) }
         let summary = """
             nearcatch-sim uci: \(c.packetsReceived) packets in, \(c.malformedPackets) malformed, \(c.badCommands) commands refused, \
             \(c.commandsInWrongState) in the wrong state, \(c.badDataPackets) data packets refused; \(c.rounds) rounds, \

@@ -153,6 +153,7 @@ extension UCIRoom {
     /// to both ends, the data carried.
     private func round(_ chip: Chip, _ session: UCISession, _ out: inout [UCIOutgoing]) {
         let start = session.nextRound
+        move(to: start)
         let parts = participants(chip, session)
         let air = airRound(chip, session, parts, start: start)
         let others = neighbours(of: air)

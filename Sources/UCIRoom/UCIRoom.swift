@@ -81,6 +81,20 @@ public final class UCIRoom {
         let address: UCIAddress
     }
 
+    /// Where the world has the chips at a time, for a moving room (`--scenario`): chip i takes pose i, chips past the
+    /// list stay where they stand. Asked before each round, with times that never go back.
+    public var moves: ((Double) -> [Pose])?
+    private var movedAt = -Double.infinity
+
+    /// Brings the chips to where the world has them at `time`.
+    func move(to time: Double) {
+        guard let moves, time > movedAt else { return }
+        movedAt = time
+        for (i, pose) in moves(time).enumerated() {
+            chips[i]?.pose = pose
+        }
+    }
+
     public init(settings: UCIRoomSettings = UCIRoomSettings()) throws {
         try settings.radio.validate()
         self.settings = settings

@@ -18,8 +18,7 @@ public final class UCIEndpoint: @unchecked Sendable {
     private let origin = NIODeadline.now()
     private var servers: [Channel] = []
     var webClients: [ObjectIdentifier: Channel] = [:]
-    /// Called on the loop with each message sent, for a capture file.
-    var onSend: ((Int, UCIMessage, Bool) -> Void)?
+    private var capture: UCICapture?
     /// Called on the loop when a chip comes or goes, for the web API's events.
     var onChipsChanged: ((String, Int) -> Void)?
 
@@ -28,6 +27,14 @@ public final class UCIEndpoint: @unchecked Sendable {
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         loop = group.next()
     }
+
+    /// Writes each chip's packets to `directory/device-N.pcapng` (UCICapture.swift). Call before ``listen(host:port:)``.
+    public func capture(into directory: URL) {
+        capture = UCICapture(directory: directory, epoch: Date().timeIntervalSince1970 - now)
+    }
+
+    /// Why captures stopped, if writing one failed.
+    public var captureProblems: [String] { (try? loop.submit { self.capture?.problems ?? [] }.wait()) ?? [] }
 
     /// Room time: seconds since the endpoint was made.
     var now: Double { Double((NIODeadline.now() - origin).nanoseconds) / 1e9 }
@@ -52,6 +59,7 @@ public final class UCIEndpoint: @unchecked Sendable {
         try? loop.submit {
             self.timer?.cancel()
             for c in self.servers + Array(self.channels.values) + Array(self.webClients.values) { c.close(promise: nil) }
+            self.capture?.closeAll()
         }.wait()
         try? group.syncShutdownGracefully()
     }
@@ -70,6 +78,7 @@ public final class UCIEndpoint: @unchecked Sendable {
         do {
             let (device, out) = try room.connect(at: now)
             channels[device] = channel
+            capture?.open(device)
             deliver(out)
             onChipsChanged?("device-added", device)
         } catch {
@@ -82,17 +91,15 @@ public final class UCIEndpoint: @unchecked Sendable {
         guard let device = channels.first(where: { $0.value === channel })?.key else { return }
         onChipsChanged?("device-removed", device)
         channels[device] = nil
+        capture?.close(device)
         room.disconnect(device)
         reschedule()
     }
 
     func received(_ bytes: [UInt8], on channel: Channel) {
         guard let device = channels.first(where: { $0.value === channel })?.key else { return }
-        if let onSend {
-            var r = UCIReassembler(joiningData: false)
-            for case .success(let m) in r.take(bytes) { onSend(device, m, false) }
-        }
         let t = now
+        capture?.recordInbound(device, bytes, at: t)
         // Rounds due before these bytes came are run first, so that replies and reports keep the room's order.
         deliver(room.advance(to: t))
         deliver(room.receive(bytes, from: device, at: t))
@@ -104,7 +111,7 @@ public final class UCIEndpoint: @unchecked Sendable {
         var touched: Set<Int> = []
         for o in out {
             guard let channel = channels[o.device] else { continue }
-            onSend?(o.device, o.message, true)
+            capture?.record(o.device, o.message, outbound: true, at: o.time)
             for packet in o.message.packets {
                 var buffer = channel.allocator.buffer(capacity: packet.count)
                 buffer.writeBytes(packet)

@@ -17,10 +17,10 @@ import Testing
     /// Starts the endpoint on free ports, runs one scenario of the host against it, stops the endpoint.
     ///
     /// - Returns: the host's figures and the endpoint's closing summary.
-    private func run(_ scenario: String, _ extra: [String] = []) throws -> (figures: [String: Any], summary: String) {
+    private func run(_ scenario: String, _ extra: [String] = [], endpoint: [String] = []) throws -> (figures: [String: Any], summary: String) {
         let server = Process()
         server.executableURL = try executable
-        server.arguments = ["uci", "--uci-port", "0", "--web-port", "0"]
+        server.arguments = ["uci", "--uci-port", "0", "--web-port", "0"] + endpoint
         let out = Pipe()
         server.standardOutput = out
         server.standardError = FileHandle.nullDevice
@@ -81,5 +81,18 @@ import Testing
         #expect((figures["measured_during"] as? Int ?? 0) > 0)
         // Every packet in, counted once: the 100,000 and the 30 commands of the ranging chips.
         #expect(summary.contains("100030 packets in"), "\(summary)")
+    }
+
+    /// With --scenario the chips follow the world's peers as they range, and every packet is captured.
+    @Test func chipsFollowAMovingWorldAndAreCaptured() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("uci-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (figures, _) = try run("moving", endpoint: ["--scenario", "random-waypoint", "--peers", "4", "--pcapng-dir", folder.path])
+        #expect(figures["moved"] as? Int ?? 0 >= 1)
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(files == ["device-0.pcapng", "device-1.pcapng"])
+        // Each capture holds its chip's session: at least the 6 commands and 20 reports.
+        let size = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("device-0.pcapng").path)[.size] as? Int
+        #expect(size ?? 0 > 26 * 40)
     }
 }

@@ -5,7 +5,8 @@
 
 Scenarios: sequence (one-to-one, one-to-many and data, the whole UCI sequence), truth (measurements against the
 positions the web API set, timeouts beyond range, pica's JSON shapes), scale (100 chips in 50 sessions: each
-report's time against its interval), fuzz (100,000 malformed packets while 10 chips range). Each prints one JSON
+report's time against its interval), fuzz (100,000 malformed packets while 10 chips range), moving (chips following a world
+started with --scenario). Each prints one JSON
 line of figures and exits 0, or prints why and exits 1. The Swift suite UCIHostTests runs them.
 """
 import argparse
@@ -245,6 +246,25 @@ async def scale(args):
             "p50_ms": round(deviations[len(deviations) // 2], 3), "p95_ms": round(p95, 3), "max_ms": round(deviations[-1], 3)}
 
 
+async def moving(args):
+    """Chips that follow a moving world (`--scenario`): their places change as they range."""
+    a, b = await connect(args.port, 2)
+    await configure(a, 1, True, [b.mac_address], 100)
+    await configure(b, 1, False, [a.mac_address], 100)
+    await start(a, 1)
+    await start(b, 1)
+    await reports(a, 5)
+    first = json.loads(web(args, "GET", "/get-state")[1])["devices"]
+    got = await reports(a, 20)
+    second = json.loads(web(args, "GET", "/get-state")[1])["devices"]
+    check(first != second, f"the chips did not move: {first}")
+    check(first[1]["x"] != 100 or first[1]["y"] != 0, f"chip 1 still on the row: {first[1]}")
+    statuses = {m.status for r in got for m in r.two_way_ranging_measurements}
+    a.disconnect()
+    b.disconnect()
+    return {"moved": sum(p != q for p, q in zip(first, second)), "statuses": sorted(int(x) for x in statuses)}
+
+
 def malformed(rng: random.Random) -> bytes:
     """One packet that the chip must refuse with exactly one answer (a response or a generic error)."""
     kind = rng.randrange(8)
@@ -326,7 +346,7 @@ async def fuzz(args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("scenario", choices=["sequence", "truth", "scale", "fuzz"])
+    parser.add_argument("scenario", choices=["sequence", "truth", "scale", "fuzz", "moving"])
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--web-port", type=int)
     parser.add_argument("--seconds", type=float, default=10)
@@ -335,7 +355,7 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     try:
-        figures = asyncio.run({"sequence": sequence, "truth": truth, "scale": scale, "fuzz": fuzz}[args.scenario](args))
+        figures = asyncio.run({"sequence": sequence, "truth": truth, "scale": scale, "fuzz": fuzz, "moving": moving}[args.scenario](args))
     except (CheckFailed, ValueError, uci.ParseError, asyncio.TimeoutError, AssertionError) as e:
         print(f"{args.scenario}: FAILED: {type(e).__name__}: {e}")
         sys.exit(1)
