@@ -44,6 +44,9 @@ public struct UCICommand: AsyncParsableCommand, Sendable {
     @Option(name: .customLong("pcapng-dir"), help: "Write each chip's UCI packets to DIR/device-N.pcapng (made if missing).")
     var pcapngDirectory: String?
 
+    @Flag(help: "Serve nothing: measure N phones ranging their k nearest as k sessions or one one-to-many session each (N 10, 30, 100; k 2, 4, 8) on the room's own clock, print the table of docs/uci.md, and exit.")
+    var compare = false
+
     public init() {}
 
     public func validate() throws {
@@ -71,6 +74,16 @@ public struct UCICommand: AsyncParsableCommand, Sendable {
     }
 
     public func run() async throws {
+        if compare {
+            var lines = [UCIStudy.header]
+            for n in [10, 30, 100] {
+                for k in [2, 4, 8] {
+                    for mode in UCIStudy.Mode.allCases { lines.append(try UCIStudy.run(phones: n, peers: k, mode: mode, seed: seed).line) }
+                }
+            }
+            FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+            return
+        }
         var settings = UCIRoomSettings()
         settings.seed = seed
         settings.radio.linkModel = link

@@ -99,15 +99,16 @@ extension UCIRoom {
     /// The frames of one round: the poll, each controlee's response in its slot, the final.
     private func airRound(_ chip: Chip, _ session: UCISession, _ parts: [Participant?], start: Double) -> AirRound {
         let slot = session.slot
+        let airtime = min(settings.frameDuration, slot)
         let present = parts.compactMap { $0?.chip.id }
-        var frames = [AirFrame(sender: chip.id, start: start, end: start + slot, channel: session.channel, receivers: present)]
+        var frames = [AirFrame(sender: chip.id, start: start, end: start + airtime, channel: session.channel, receivers: present)]
         for (k, p) in parts.enumerated() {
             guard let p else { continue }
             let s = start + Double(k + 1) * slot
-            frames.append(AirFrame(sender: p.chip.id, start: s, end: s + slot, channel: session.channel, receivers: [chip.id]))
+            frames.append(AirFrame(sender: p.chip.id, start: s, end: s + airtime, channel: session.channel, receivers: [chip.id]))
         }
         let f = start + Double(parts.count + 1) * slot
-        frames.append(AirFrame(sender: chip.id, start: f, end: f + slot, channel: session.channel, receivers: present))
+        frames.append(AirFrame(sender: chip.id, start: f, end: f + airtime, channel: session.channel, receivers: present))
         return AirRound(controller: chip.id, session: session.id, start: start, end: start + session.roundDuration, frames: frames)
     }
 

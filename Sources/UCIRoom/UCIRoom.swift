@@ -41,6 +41,10 @@ public struct UCIRoomSettings: Sendable {
     public var radio = RadioConfiguration()
     /// Metres; the medium's (docs/airtime.md).
     public var interferenceRange = 20.0
+    /// How long one ranging frame is on the air, seconds: a BPRF frame's 64-symbol preamble (65 µs), its SFD, one
+    /// 64-symbol STS segment (65 µs), its PHR and a short payload at 6.8 Mb/s come to about 0.2 ms, well inside the
+    /// slot it is sent in. Frames of two rounds collide only where they overlap, not wherever their slots do.
+    public var frameDuration = 0.0002
     /// Sessions one chip holds at once.
     public var sessionsPerDevice = 8
     /// Spacing of the default row, metres.
