@@ -49,6 +49,14 @@ public struct UCICommand: AsyncParsableCommand, Sendable {
 
     public init() {}
 
+    /// The closing line of counters (docs/uci.md).
+    public static func summary(_ c: UCICounters) -> String {
+        "nearcatch-sim uci: \(c.packetsReceived) packets in, \(c.malformedPackets) malformed, \(c.badCommands) commands refused, "
+            + "\(c.commandsInWrongState) in the wrong state, \(c.badDataPackets) data packets refused; \(c.rounds) rounds, "
+            + "\(c.exchanges) exchanges (\(c.lostExchanges) lost to the link, \(c.collidedExchanges) to collisions), "
+            + "\(c.notifications) notifications; data \(c.dataDelivered) delivered, \(c.dataDropped) dropped"
+    }
+
     public func validate() throws {
         try require((0...65_535).contains(uciPort), "--uci-port must be between 0 and 65535, got \(uciPort)")
         if let webPort { try require((0...65_535).contains(webPort), "--web-port must be between 0 and 65535, got \(webPort)") }
@@ -129,13 +137,7 @@ public struct UCICommand: AsyncParsableCommand, Sendable {
         let problems = endpoint.captureProblems
         endpoint.shutdown()
         for p in problems { FileHandle.standardError.write(Data("nearcatch-sim uci: capture stopped: \(p)\n".utf8)) }
-        let summary = """
-            nearcatch-sim uci: \(c.packetsReceived) packets in, \(c.malformedPackets) malformed, \(c.badCommands) commands refused, \
-            \(c.commandsInWrongState) in the wrong state, \(c.badDataPackets) data packets refused; \(c.rounds) rounds, \
-            \(c.exchanges) exchanges (\(c.lostExchanges) lost to the link, \(c.collidedExchanges) to collisions), \
-            \(c.notifications) notifications; data \(c.dataDelivered) delivered, \(c.dataDropped) dropped
-
-            """
+        let summary = Self.summary(c) + "\n"
         FileHandle.standardOutput.write(Data(summary.utf8))
         _ = signal
     }

@@ -1,5 +1,7 @@
 import Foundation
+import NearcatchCommand
 import Testing
+import UCIRoom
 
 /// The live endpoint (`nearcatch-sim uci`) driven by the independent Python host (Tests/uci-host/check.py), which
 /// checks each scenario's messages byte by byte and prints its figures; the figures the issue names are checked here.
@@ -94,5 +96,33 @@ import Testing
         // Each capture holds its chip's session: at least the 6 commands and 20 reports.
         let size = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("device-0.pcapng").path)[.size] as? Int
         #expect(size ?? 0 > 26 * 40)
+    }
+}
+
+/// docs/uci.md against the program: its table of k sessions against one-to-many is what the study gives, and its
+/// sample lines are what the endpoint prints.
+@Suite struct UCIDocTests {
+    static let document = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("docs/uci.md")
+
+    /// The rows of 10 phones, computed again (the whole table takes a minute in a release build: `--compare`).
+    @Test func theTableOfTenPhonesIsWhatTheStudyGives() throws {
+        let text = try String(contentsOf: Self.document, encoding: .utf8)
+        #expect(text.contains(UCIStudy.header))
+        for k in [2, 4, 8] {
+            for mode in UCIStudy.Mode.allCases {
+                let row = try UCIStudy.run(phones: 10, peers: k, mode: mode)
+                #expect(text.contains(row.line + "\n"), "\(row.line)")
+            }
+        }
+    }
+
+    @Test func theSampleSummaryHasTheProgramsShape() throws {
+        let text = try String(contentsOf: Self.document, encoding: .utf8)
+        let sample = try #require(text.split(separator: "\n").first { $0.hasPrefix("nearcatch-sim uci: ") && $0.contains("packets in") })
+        let shape = try NSRegularExpression(pattern: "^" + NSRegularExpression.escapedPattern(for: String(sample))
+            .replacingOccurrences(of: #"[0-9]+"#, with: #"[0-9]+"#, options: .regularExpression) + "$")
+        let printed = UCICommand.summary(UCICounters())
+        #expect(shape.firstMatch(in: printed, range: NSRange(printed.startIndex..., in: printed)) != nil, "\(printed)")
     }
 }
