@@ -309,4 +309,21 @@ import UCI
         #expect(info.count >= 110 && info.filter { $0.status == 0 }.count >= 100)
         #expect(Self.status(b.command(2, 1, 5, [])) == 0)
     }
+
+    /// A chip may be a controlee in one session and the controller of another; its two sessions' rounds apart in
+    /// time, both range.
+    @Test func aChipIsControleeInOneSessionAndControllerInAnother() throws {
+        let b = try Bench(chips: 3)
+        _ = b.room.setPose(Pose(position: Vector3(2, 0, 1), orientation: Orientation(heading: Double.pi)), of: 2)
+        b.start(0, id: 1, controller: true, own: [0, 1], peers: [[0, 2]])
+        b.start(1, id: 1, controller: false, own: [0, 2], peers: [[0, 1]])
+        b.time = 0.05
+        b.start(1, id: 2, controller: true, own: [0, 2], peers: [[0, 3]])
+        b.start(2, id: 2, controller: false, own: [0, 3], peers: [[0, 2]])
+        b.advance(to: 5)
+        let first = b.reports(0).flatMap { $0 }, second = b.reports(2).flatMap { $0 }
+        #expect(first.count == 49 && second.count == 49)
+        #expect(first.filter { $0.status == 0 }.count >= 45 && second.filter { $0.status == 0 }.count >= 45)
+        #expect(b.room.counters.collidedExchanges == 0)
+    }
 }

@@ -66,9 +66,9 @@ class Host:
     def send_data(self, packet: uci.DataPacket):
         self.writer.write(packet.serialize())
 
-    async def expect_control(self, expected, timeout: float = 1.0) -> uci.ControlPacket:
-        """The next control message, which must be of the class `expected` or equal to it."""
-        received = uci.ControlPacket.parse_all(await asyncio.wait_for(self.control_queue.get(), timeout=timeout))
+    @staticmethod
+    def _match(received, expected):
+        """`received` when it is of the class `expected` or equal to it; a ValueError otherwise."""
         if isinstance(expected, type):
             if not isinstance(received, expected):
                 raise ValueError(f"received {received!r}, expected a {expected.__name__}")
@@ -76,11 +76,12 @@ class Host:
             raise ValueError(f"received {received!r}, expected {expected!r}")
         return received
 
+    async def expect_control(self, expected, timeout: float = 1.0) -> uci.ControlPacket:
+        """The next control message, which must be of the class `expected` or equal to it."""
+        packet = await asyncio.wait_for(self.control_queue.get(), timeout=timeout)
+        return self._match(uci.ControlPacket.parse_all(packet), expected)
+
     async def expect_data(self, expected, timeout: float = 1.0) -> uci.DataPacket:
-        received = uci.DataPacket.parse_all(await asyncio.wait_for(self.data_queue.get(), timeout=timeout))
-        if isinstance(expected, type):
-            if not isinstance(received, expected):
-                raise ValueError(f"received {received!r}, expected a {expected.__name__}")
-        elif received != expected:
-            raise ValueError(f"received {received!r}, expected {expected!r}")
-        return received
+        """The next data message, checked as `expect_control` checks control messages."""
+        packet = await asyncio.wait_for(self.data_queue.get(), timeout=timeout)
+        return self._match(uci.DataPacket.parse_all(packet), expected)
