@@ -342,7 +342,8 @@ public final class UCIRoom {
                 return refuse(.invalidMessageSize, [0])
             }
             guard let session = chip.sessions[id] else { return refuse(.sessionNotExist, [0]) }
-            let wanted = ids.isEmpty ? session.config.keys.sorted() : ids
+            // All 256 types may have been set; a count byte holds 255 of them.
+            let wanted = ids.isEmpty ? Array(session.config.keys.sorted().prefix(255)) : ids
             var tlvs: [UInt8] = []
             var count = 0
             var missing = false

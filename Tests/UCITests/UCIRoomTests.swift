@@ -153,6 +153,10 @@ import UCI
         for id in 2...8 { b.command(0, 1, 0, le32(UInt32(id)) + [0]) }
         #expect(Self.status(b.command(0, 1, 0, le32(99) + [0])) == UCIStatus.maxSessionsExceeded.rawValue)
         #expect(b.command(0, 1, 5, []).first?.payload == [0, 8])
+        // Every one of the 256 TLV types set: asking for them all gives 255, the most a count byte holds.
+        b.room.chips[0]!.sessions[1]!.config = Dictionary(uniqueKeysWithValues: (0...255).map { (UInt8($0), [UInt8(7)]) })
+        let all = b.command(0, 1, 4, le32(1) + [0])
+        #expect(all.first.map { Array($0.payload.prefix(2)) } == [0, 255] && all.first?.payload.count == 2 + 255 * 3)
         // Core configuration: the device state is read-only.
         #expect(b.command(0, 0, 4, [1, 0, 1, 2]).first?.payload == [UCIStatus.readOnly.rawValue, 1, 0, UCIStatus.readOnly.rawValue])
         #expect(b.command(0, 0, 5, [2, 0, 1]).first?.payload == [0, 2, 0, 1, 1, 1, 1, 0])
