@@ -320,7 +320,7 @@ extension DiscoveryNode {
     }
 
     mutating func lose(_ peer: PeerID, reason: SessionRemovalReason) -> [NodeDirective] {
-        if let known = peers.removeValue(forKey: peer) { rememberDeparture(of: peer, known) }
+        if let known = peers.removeValue(forKey: peer) { rememberDeparture(of: peer, known, ended: reason == .peerEnded) }
         heldOff[peer] = nil
         endInvitation(peer)
         declinedAt[peer] = nil

@@ -120,7 +120,11 @@ extension DiscoveryNode {
     /// Whether a datagram from `sender` stamped `sequence` is new enough to believe, and takes its sequence if so.
     /// An announcement must be newer than every announcement taken from that life of the peer; a goodbye too (its
     /// sender stamps it one past its last announcement); anything else may trail the latest heard by the window.
-    /// A departed peer is held to what it sent last, so that a replay does not bring it back.
+    ///
+    /// A departed life is over for this node: after its goodbye nothing of it is believed again, and a life lost to
+    /// silence is heard again only by a newer announcement; nothing else of it (an invitation, a solicit, data)
+    /// comes first. So no replay of what it sent brings it back, whatever its sequence number; a new life (a higher
+    /// incarnation) is judged as any newcomer.
     mutating func isFresh(
         _ sender: PeerID, incarnation: Incarnation?, sequence: UInt32, _ type: WireType
     ) -> Bool {
@@ -134,13 +138,13 @@ extension DiscoveryNode {
         guard let departed = departures[sender], let incarnation else { return true }
         if incarnation < departed.incarnation { return false }
         guard incarnation == departed.incarnation else { return true }
-        return strict ? sequence > departed.announcedUpTo : sequence &+ Self.replayWindow >= departed.heardUpTo
+        return !departed.ended && type == .announce && sequence > departed.announcedUpTo
     }
 
-    /// Keeps what a lost peer sent last (``isFresh(_:incarnation:sequence:_:)``).
-    mutating func rememberDeparture(of peer: PeerID, _ known: KnownPeer) {
+    /// Keeps what a lost peer sent last (``isFresh(_:incarnation:sequence:_:)``), and whether it said goodbye.
+    mutating func rememberDeparture(of peer: PeerID, _ known: KnownPeer, ended: Bool) {
         if departures.updateValue(Departure(incarnation: known.advertisement.incarnation,
-                                            announcedUpTo: known.announcedUpTo, heardUpTo: known.heardUpTo),
+                                            announcedUpTo: known.announcedUpTo, ended: ended),
                                   forKey: peer) == nil {
             departureOrder.append(peer)
         }

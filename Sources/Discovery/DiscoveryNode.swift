@@ -156,7 +156,8 @@ public struct DiscoveryNode {
     struct Departure {
         let incarnation: Incarnation
         let announcedUpTo: UInt32
-        let heardUpTo: UInt32
+        /// Whether the life said goodbye: then nothing of it is believed again, whatever its sequence number.
+        let ended: Bool
     }
     /// Lazy timer queues: an entry may be stale (the peer heard from since, the invitation answered); it is checked
     /// against the state when it falls due. This keeps every datagram's handling free of scans over all peers.

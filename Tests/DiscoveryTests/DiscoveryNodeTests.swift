@@ -346,6 +346,51 @@ import Transport
         #expect(a.peers[low] != nil)
     }
 
+    /// Issue 26's ghosts: after a peer's goodbye nothing of that life is believed again, not even an invitation
+    /// stamped within the window of its last datagrams (which brought back 39 ghost sessions), nor a newer
+    /// announcement; its next life is a newcomer like any other.
+    @Test func nothingOfALifeThatSaidGoodbyeIsBelievedAgain() throws {
+        var a = try node(high)
+        _ = a.start(now: 0)
+        _ = a.receive(datagram(try announce(low, sequence: 9), from: here), now: 0.1)
+        _ = a.receive(datagram(WireFormat.encode(.goodbye(peer: low, incarnation: 1), sequence: 10), from: here), now: 0.2)
+        #expect(a.peers[low] == nil)
+        let address = SessionAddress(from: low, fromIncarnation: 1, to: high, toIncarnation: 1)
+        let ad = try Advertisement(serviceType: "nearcatch", peer: low, incarnation: 1, displayName: "x", unicastPort: 5000)
+        let invite = WireMessage.invite(address, token: DiscoveryToken(high: 4, low: 4), advertisement: ad,
+                                        interval: AnnounceInterval(seconds: 1))
+        for (k, sequence) in [UInt32(8), 9, 10, 11, 1_000].enumerated() {
+            let out = a.receive(datagram(WireFormat.encode(invite, sequence: sequence), from: here), now: 1 + Double(k))
+            #expect(out.isEmpty)
+        }
+        _ = a.receive(datagram(try announce(low, sequence: 12), from: here), now: 7)
+        #expect(a.peers[low] == nil && a.counters.refused[.replayed] == 6)
+        // The peer's next life announces itself and is found.
+        _ = a.receive(datagram(try announce(low, incarnation: 2, sequence: 1), from: here), now: 8)
+        #expect(a.peers[low]?.advertisement.incarnation == 2)
+    }
+
+    /// A peer lost to silence is heard again only by a newer announcement: its unicast datagrams, even within the
+    /// window, do not come first.
+    @Test func aPeerLostToSilenceComesBackOnlyByAnnouncing() throws {
+        var a = try node(high)
+        _ = a.start(now: 0)
+        _ = a.receive(datagram(try announce(low, sequence: 9), from: here), now: 0.1)
+        var t = 0.1
+        while a.peers[low] != nil, t < 30 {
+            t += 0.1
+            _ = a.tick(now: t)
+        }
+        #expect(a.peers[low] == nil)
+        let address = SessionAddress(from: low, fromIncarnation: 1, to: high, toIncarnation: 1)
+        let ad = try Advertisement(serviceType: "nearcatch", peer: low, incarnation: 1, displayName: "x", unicastPort: 5000)
+        let solicit = WireMessage.solicit(address, advertisement: ad, interval: AnnounceInterval(seconds: 1))
+        #expect(a.receive(datagram(WireFormat.encode(solicit, sequence: 9), from: here), now: t + 1).isEmpty)
+        #expect(a.peers[low] == nil && a.counters.refused[.replayed] == 1)
+        _ = a.receive(datagram(try announce(low, sequence: 10), from: here), now: t + 2)
+        #expect(a.peers[low] != nil)
+    }
+
     @Test func lowerIdInvitesOnDiscoveryAndHigherIdWaits() throws {
         var a = try node(low)
         var b = try node(high)

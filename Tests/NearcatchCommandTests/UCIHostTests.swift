@@ -19,10 +19,20 @@ import UCIRoom
     /// Starts the endpoint on free ports, runs one scenario of the host against it, stops the endpoint.
     ///
     /// - Returns: the host's figures and the endpoint's closing summary.
-    private func run(_ scenario: String, _ extra: [String] = [], endpoint: [String] = []) throws -> (figures: [String: Any], summary: String) {
+    /// - Parameter ahead: run the endpoint and the host ahead of other work on the machine (`nice -n -10`, where
+    ///   allowed): a timing figure is then the endpoint's own, not the time a loaded machine takes to schedule it.
+    private func run(_ scenario: String, _ extra: [String] = [], endpoint: [String] = [], ahead: Bool = false) throws
+        -> (figures: [String: Any], summary: String)
+    {
         let server = Process()
-        server.executableURL = try executable
-        server.arguments = ["uci", "--uci-port", "0", "--web-port", "0"] + endpoint
+        let arguments = ["uci", "--uci-port", "0", "--web-port", "0"] + endpoint
+        if ahead {
+            server.executableURL = URL(fileURLWithPath: "/usr/bin/nice")
+            server.arguments = ["-n", "-10", try executable.path] + arguments
+        } else {
+            server.executableURL = try executable
+            server.arguments = arguments
+        }
         let out = Pipe()
         server.standardOutput = out
         server.standardError = FileHandle.nullDevice
@@ -39,7 +49,8 @@ import UCIRoom
         try #require(ports.count == 2, "the endpoint printed \(text)")
         let host = Process()
         host.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        host.arguments = ["python3", "check.py", scenario, "--port", "\(ports[0])", "--web-port", "\(ports[1])"] + extra
+        host.arguments = (ahead ? ["nice", "-n", "-10"] : []) + ["python3", "check.py", scenario, "--port", "\(ports[0])",
+                                                               "--web-port", "\(ports[1])"] + extra
         host.currentDirectoryURL = Self.hostDirectory
         let hostOut = Pipe()
         host.standardOutput = hostOut
@@ -69,9 +80,10 @@ import UCIRoom
         #expect(figures["at_20m_timeouts"] as? Int == 20)
     }
 
-    /// 100 chips in 50 sessions at 10 Hz: the spacing of each chip's reports against its interval.
+    /// 100 chips in 50 sessions at 10 Hz: the spacing of each chip's reports against its interval, the endpoint and
+    /// the host ahead of whatever else loads the machine (two busy loops on two cores made it 4.5 to 9.5 ms).
     @Test func aHundredChipsInFiftySessionsReportOnTime() throws {
-        let (figures, _) = try run("scale", ["--seconds", "10", "--interval-ms", "100"])
+        let (figures, _) = try run("scale", ["--seconds", "10", "--interval-ms", "100"], ahead: true)
         #expect((figures["intervals"] as? Int ?? 0) >= 9_700)
         #expect((figures["p95_ms"] as? Double ?? 99) <= 5, "\(figures)")
     }
