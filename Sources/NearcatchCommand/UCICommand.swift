@@ -50,11 +50,12 @@ public struct UCICommand: AsyncParsableCommand, Sendable {
     public init() {}
 
     /// The closing line of counters (docs/uci.md).
-    public static func summary(_ c: UCICounters) -> String {
-        "nearcatch-sim uci: \(c.packetsReceived) packets in, \(c.malformedPackets) malformed, \(c.badCommands) commands refused, "
+    public static func summary(_ c: UCICounters, lateness: (p50: Double, p95: Double)?) -> String {
+        let late = lateness.map { String(format: "; reports left p50 %.1f ms, p95 %.1f ms after they were due", $0.p50, $0.p95) } ?? ""
+        return "nearcatch-sim uci: \(c.packetsReceived) packets in, \(c.malformedPackets) malformed, \(c.badCommands) commands refused, "
             + "\(c.commandsInWrongState) in the wrong state, \(c.badDataPackets) data packets refused; \(c.rounds) rounds, "
             + "\(c.exchanges) exchanges (\(c.lostExchanges) lost to the link, \(c.collidedExchanges) to collisions), "
-            + "\(c.notifications) notifications; data \(c.dataDelivered) delivered, \(c.dataDropped) dropped"
+            + "\(c.notifications) notifications; data \(c.dataDelivered) delivered, \(c.dataDropped) dropped" + late
     }
 
     public func validate() throws {
@@ -134,10 +135,11 @@ public struct UCICommand: AsyncParsableCommand, Sendable {
             while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(200)) }
         }
         let c = endpoint.counters
+        let late = endpoint.reportLateness
         let problems = endpoint.captureProblems
         endpoint.shutdown()
         for p in problems { FileHandle.standardError.write(Data("nearcatch-sim uci: capture stopped: \(p)\n".utf8)) }
-        let summary = Self.summary(c) + "\n"
+        let summary = Self.summary(c, lateness: late) + "\n"
         FileHandle.standardOutput.write(Data(summary.utf8))
         _ = signal
     }

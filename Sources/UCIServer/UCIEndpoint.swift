@@ -19,6 +19,9 @@ public final class UCIEndpoint: @unchecked Sendable {
     private var servers: [Channel] = []
     var webClients: [ObjectIdentifier: Channel] = [:]
     private var capture: UCICapture?
+    /// How late each ranging report left after the instant it was due, in bins of 0.1 ms (the last holds 100 ms and
+    /// more): what a host's timing can be no better than.
+    private var lateness = [Int](repeating: 0, count: 1001)
     /// Called on the loop when a chip comes or goes, for the web API's events.
     var onChipsChanged: ((String, Int) -> Void)?
 
@@ -69,6 +72,23 @@ public final class UCIEndpoint: @unchecked Sendable {
         try loop.submit { body(self.room) }.wait()
     }
 
+    /// How late the ranging reports left after they were due, milliseconds: the median and the 95th percentile
+    /// (`nil` before any report).
+    public var reportLateness: (p50: Double, p95: Double)? {
+        guard let bins = try? loop.submit({ self.lateness }).wait() else { return nil }
+        let total = bins.reduce(0, +)
+        guard total > 0 else { return nil }
+        func quantile(_ q: Double) -> Double {
+            var seen = 0
+            for (k, n) in bins.enumerated() {
+                seen += n
+                if Double(seen) >= q * Double(total) { return Double(k + 1) / 10 }
+            }
+            return Double(bins.count) / 10
+        }
+        return (quantile(0.5), quantile(0.95))
+    }
+
     /// The room's counters, read on the loop.
     public var counters: UCICounters { (try? onLoop { $0.counters }) ?? UCICounters() }
 
@@ -109,8 +129,12 @@ public final class UCIEndpoint: @unchecked Sendable {
     func deliver(_ out: [UCIOutgoing]) {
         guard !out.isEmpty else { return }
         var touched: Set<Int> = []
+        let sentAt = now
         for o in out {
             guard let channel = channels[o.device] else { continue }
+            if o.message.type == .notification, o.message.group == UCIGroup.sessionControl, o.message.opcode == UCIOpcode.sessionInfo {
+                lateness[min(max(Int((sentAt - o.time) * 10_000), 0), lateness.count - 1)] += 1
+            }
             capture?.record(o.device, o.message, outbound: true, at: o.time)
             for packet in o.message.packets {
                 var buffer = channel.allocator.buffer(capacity: packet.count)
