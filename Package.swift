@@ -173,7 +173,10 @@ let package = Package(
         .testTarget(name: "UCITests", dependencies: ["UCI", "UCIRoom", "UCIServer", "Geometry"]),
         .testTarget(name: "CalibrationTests", dependencies: ["Calibration", "Radio", "Geometry", "TestSupport"]),
         // The command tests run the built executable too (two processes discovering each other).
-        .testTarget(name: "NearcatchCommandTests", dependencies: ["NearcatchCommand", "Calibration", "UCIRoom", "nearcatch-sim"]),
+        .testTarget(
+            name: "NearcatchCommandTests",
+            dependencies: ["NearcatchCommand", "Calibration", "UCIRoom", "TestSupport", "nearcatch-sim"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -157,11 +157,19 @@ public struct DiscoverCommand: AsyncParsableCommand, Sendable {
             FileHandle.standardError.write(Data("\r\(line)\u{1B}[K".utf8))
         }
         let command = self
-        let (report, signal) = try await InterruptSignals.run {
-            try await command.execute(progress: showProgress ? writeProgress : nil)
+        let latest = LatestLine("no progress reported yet")
+        var ended: ClusterReport?
+        let signal = try await InterruptSignals.run(lastWords: { "discovery interrupted twice: " + latest.line }) {
+            try await command.execute(progress: { line in
+                latest.line = line
+                if showProgress { writeProgress(line) }
+            })
+        } then: { report, _ in
+            if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+            print(try render(report))
+            ended = report
         }
-        if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-        print(try render(report))
+        guard let report = ended else { return }
         try InterruptSignals.exit(after: signal, at: report.interruptedAt ?? report.simulatedSeconds,
                                   clock: transport == .memory ? "virtual" : "real")
         if !report.converged {

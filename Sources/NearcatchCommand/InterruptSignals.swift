@@ -1,22 +1,29 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import Simulation
 import Synchronization
 
-/// SIGINT (Ctrl-C) and SIGTERM, caught for as long as a run lasts: the first cancels the run's task, which then ends
-/// early and cleanly (the nodes say goodbye, the summary of the time run is printed, no partial file stays); a
-/// second ends the process at once, as the signal would have.
+/// SIGINT (Ctrl-C) and SIGTERM, caught for as long as a run lasts. The first cancels the run's task, which then ends
+/// early and cleanly (the nodes say goodbye, the summary of the time run is printed, no partial file stays). A second
+/// asks for the end at once: the partial files are removed then and there, the run's own ending (its summary) is given
+/// ``rescueWait`` seconds to come out, and if it has not, what the run has (its latest progress) is printed and the
+/// process ends as the signal asks. A third ends it without waiting.
 ///
 /// A small dispatch signal source rather than swift-service-lifecycle: a command runs one task, so a service group,
 /// its logger and its graceful-shutdown sequencing would wrap a single cancellation.
 final class InterruptSignals: @unchecked Sendable {
     private static let caught: [Int32] = [SIGINT, SIGTERM]
+    /// How long the summary is waited for after a second signal, seconds: an interrupted run's ending (goodbyes,
+    /// scoring) takes tens of milliseconds, and a user who pressed Ctrl-C twice waits no longer than this.
+    static let rescueWait = 2.0
     // Touched only by `init` and `stop`, on the command's own thread; hence unchecked.
     private var sources: [DispatchSourceSignal] = []
-    private let first = FirstSignal()
+    private let state = SignalState()
 
-    /// Starts catching; `cancel` runs once, on a dispatch thread, at the first signal.
-    init(cancel: @escaping @Sendable () -> Void) {
+    /// Starts catching: `cancel` runs once, on a dispatch thread, at the first signal; `lastWords` gives the line
+    /// printed when a second signal ends the process before the run's own output is out.
+    init(cancel: @escaping @Sendable () -> Void, lastWords: @escaping @Sendable () -> String) {
         // A process inherits its parent's blocked signals (a test runner's thread, a supervisor): blocked, a signal
         // would wait forever and the run would go on to its end. This thread takes them, whatever the others do.
         var unblock = sigset_t()
@@ -27,17 +34,22 @@ final class InterruptSignals: @unchecked Sendable {
             // Ignored first, so that the default action (ending the process) does not run before the source sees it.
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [first] in
-                let isFirst = first.value.withLock { seen in
-                    guard seen == nil else { return false }
-                    seen = number
-                    return true
+            source.setEventHandler { [state] in
+                let count = state.value.withLock { s in
+                    if s.first == nil { s.first = number }
+                    s.count += 1
+                    return s.count
                 }
-                if isFirst {
+                switch count {
+                case 1:
                     cancel()
-                } else {
-                    signal(number, SIG_DFL)
-                    kill(getpid(), number)
+                case 2:
+                    PartialFiles.removeAll()
+                    DispatchQueue.global().asyncAfter(deadline: .now() + Self.rescueWait) {
+                        Self.end(number, state: state, lastWords: lastWords)
+                    }
+                default:
+                    Self.end(number, state: state, lastWords: lastWords)
                 }
             }
             source.resume()
@@ -45,39 +57,95 @@ final class InterruptSignals: @unchecked Sendable {
         }
     }
 
+    /// Ends the process as `number` asks, unless the run's output is already out (it is then about to exit): the
+    /// partial files removed, and what the run has on standard output.
+    private static func end(_ number: Int32, state: SignalState, lastWords: @Sendable () -> String) {
+        let finished = state.value.withLock { s in
+            defer { s.ending = true }
+            return s.finished || s.ending
+        }
+        guard !finished else { return }
+        PartialFiles.removeAll()
+        let name = Self.name(number)
+        FileHandle.standardOutput.write(Data((lastWords() + "\n").utf8))
+        FileHandle.standardError.write(Data("interrupted again by \(name): ended at once; no summary, no trace\n".utf8))
+        signal(number, SIG_DFL)
+        kill(getpid(), number)
+    }
+
     /// The first signal caught, if any.
-    var received: Int32? { first.value.withLock { $0 } }
+    private var received: Int32? { state.value.withLock { $0.first } }
+
+    /// Whether a second signal came: the caller then skips what can wait (a report) and ends.
+    private var hurried: Bool { state.value.withLock { $0.count >= 2 } }
+
+    /// Says the run's own output is out: a pending rescue then leaves the process to end by itself.
+    private func finished() { state.value.withLock { $0.finished = true } }
 
     /// Stops catching: the signals' default actions apply again.
-    func stop() {
+    private func stop() {
         for source in sources { source.cancel() }
         sources = []
         for number in Self.caught { signal(number, SIG_DFL) }
     }
 
-    /// Runs `work` in a task that the first signal cancels.
+    /// Runs `work` in a task that the first signal cancels, then `output` with what it returned, the signals still
+    /// caught (a second one meanwhile is rescued as above).
     ///
-    /// - Returns: what `work` returned, and the signal that cut it short, if one did.
-    static func run<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> (T, Int32?) {
+    /// - Parameters:
+    ///   - lastWords: what the run has, printed when a second signal ends the process before `output` is done.
+    ///   - output: prints what `work` returned; told whether a second signal came (what can wait is then skipped).
+    /// - Returns: the signal that cut `work` short, if one did.
+    static func run<T: Sendable>(
+        lastWords: @escaping @Sendable () -> String = { "" },
+        _ work: @escaping @Sendable () async throws -> T,
+        then output: (T, _ hurried: Bool) throws -> Void
+    ) async throws -> Int32? {
         let task = Task { try await work() }
-        let signals = InterruptSignals { task.cancel() }
-        defer { signals.stop() }
+        let signals = InterruptSignals(cancel: { task.cancel() }, lastWords: lastWords)
+        defer {
+            signals.finished()
+            signals.stop()
+        }
         let value = try await task.value
-        return (value, signals.received)
+        let signal = signals.received
+        try output(value, signals.hurried)
+        return signal
+    }
+
+    static func name(_ signal: Int32) -> String {
+        signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "signal \(signal)"
     }
 
     /// Ends the command as the signal it caught asks, after its output: a line on standard error saying when, and
     /// the shell's status for a signal (128 plus its number). Nothing when no signal came.
     static func exit(after signal: Int32?, at seconds: Double, clock: String) throws {
         guard let signal else { return }
-        let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "signal \(signal)"
         FileHandle.standardError.write(Data(
-            "interrupted by \(name) at \(String(format: "%.1f", seconds)) \(clock) seconds; the nodes said goodbye\n".utf8))
+            "interrupted by \(name(signal)) at \(String(format: "%.1f", seconds)) \(clock) seconds; the nodes said goodbye\n".utf8))
         throw ExitCode(128 + signal)
     }
 }
 
-/// The first signal caught, shared with the signal sources' handlers.
-private final class FirstSignal: Sendable {
-    let value = Mutex<Int32?>(nil)
+/// What the signal handlers share: the first signal, how many came, and whether the run's output is out.
+private final class SignalState: Sendable {
+    struct Value {
+        var first: Int32?
+        var count = 0
+        var finished = false
+        var ending = false
+    }
+    let value = Mutex(Value())
+}
+
+/// The latest progress line of a run, kept for a second signal to print.
+final class LatestLine: Sendable {
+    private let value: Mutex<String>
+
+    init(_ initial: String) { value = Mutex(initial) }
+
+    var line: String {
+        get { value.withLock { $0 } }
+        set { value.withLock { $0 = newValue } }
+    }
 }

@@ -61,18 +61,27 @@ struct ReportFiles {
         }
     }
 
+    /// Checks every path before anything runs: the HTML file as any output file (``OutputFile/check()``); the
+    /// pictures' folder, when it exists, for a folder in which files can be created, and otherwise for a parent in
+    /// which it can be.
     func check() throws {
         do {
             try htmlFile?.check()
             if let svg {
-                var isDirectory: ObjCBool = false
-                if FileManager.default.fileExists(atPath: svg, isDirectory: &isDirectory) {
-                    try require(isDirectory.boolValue, "--svg: \(svg) is a file, not a folder")
+                var info = stat()
+                if lstat(svg, &info) == 0 {
+                    var target = stat()
+                    let found = stat(svg, &target) == 0
+                    try require(!found || target.st_mode & S_IFMT != S_IFREG, "--svg: \(svg) is a file, not a folder")
+                    try require(found && target.st_mode & S_IFMT == S_IFDIR,
+                                "--svg: \(svg) is not a folder; name a folder to write the pictures into")
+                    try OutputFile.checkFolder(svg, flag: "--svg")
                     for file in svgFiles(in: svg) { try file.check() }
                 } else {
-                    let parent = ((svg as NSString).deletingLastPathComponent as NSString).standardizingPath
+                    let parent = (svg as NSString).deletingLastPathComponent
                     try require(parent.isEmpty || FileManager.default.fileExists(atPath: parent),
                                 "--svg: the folder \(parent) for \(svg) does not exist")
+                    try OutputFile.checkFolder(parent.isEmpty ? "." : parent, flag: "--svg")
                 }
             }
         } catch let error as SimulationSettingsError {
@@ -91,9 +100,9 @@ struct ReportFiles {
                     + "\(data.bumps.count) bumps, \(data.nearMisses.count) near misses)")
             }
             if let svg {
-                do {
-                    try FileManager.default.createDirectory(atPath: svg, withIntermediateDirectories: false)
-                } catch CocoaError.fileWriteFileExists {}
+                if mkdir(svg, 0o755) != 0, errno != EEXIST {
+                    throw ValidationError("--svg: cannot create the folder \(svg): \(String(cString: strerror(errno)))")
+                }
                 let pictures = ReportPictures.all(data)
                 for (file, picture) in zip(svgFiles(in: svg), pictures) { try file.write(Data(picture.svg.utf8)) }
                 said.append("pictures: \(pictures.map { (svg as NSString).appendingPathComponent($0.name) }.joined(separator: ", "))")

@@ -24,7 +24,10 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
             confirmed by range (--detector). With --transport memory the run uses a \
             virtual clock (as fast as the machine goes) and the same seed gives a byte-identical trace whatever \
             --workers is. Ctrl-C or SIGTERM ends a run early: the nodes say goodbye, the summary of the time run \
-            is printed, no trace is written, and the exit status is 130 or 143. Summary fields and the trace \
+            is printed, no trace is written, and the exit status is 130 or 143; a second signal deletes the partial \
+            files at once and still prints the summary. Every output path is checked before the run; when a trace, \
+            report or picture cannot be written at the end (a full disk), the summary comes first, then one line \
+            naming the path and the cause, and the exit status is 74. Summary fields and the trace \
             format: docs/simulation.md; the group key: docs/security.md.
             """
     )
@@ -265,33 +268,65 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
         let command = self
         // The text summary's first line goes out as the run starts, so that a long run says at once what it is.
         let headerFirst = network.format == .text
-        let (ran, signal) = try await InterruptSignals.run {
-            try await command.execute(starting: { run in
-                guard headerFirst else { return }
-                FileHandle.standardOutput.write(Data((SimulationSummary.headerLine(run) + "\n").utf8))
-            }, progress: showProgress ? writeProgress : nil)
-        }
-        if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-        var summary = ran
-        // The report's own temporary trace is not the user's.
-        if trace == nil { summary.traceLines = nil }
-        print(headerFirst ? summary.text(header: false) : try render(summary))
-        if let path = reportTrace {
-            defer { if trace == nil { try? FileManager.default.removeItem(atPath: path) } }
-            if summary.run.interruptedAt != nil {
-                FileHandle.standardError.write(Data("no report: the run was interrupted, and its trace not written\n".utf8))
-            } else {
-                let data: ReportData
-                do {
-                    data = try ReportData.read(trace: path)
-                } catch {
-                    throw ValidationError(error.description)
-                }
-                let said = try ReportFiles(html: report, svg: svg, force: force).write(data)
-                FileHandle.standardError.write(Data((said + "\n").utf8))
+        let latest = LatestLine("before the first simulated second")
+        var ended: (summary: SimulationSummary, problem: String?)?
+        let signal = try await InterruptSignals.run(lastWords: { "run interrupted twice, ended at once: " + latest.line }) {
+            do {
+                let summary = try await command.execute(starting: { run in
+                    guard headerFirst else { return }
+                    FileHandle.standardOutput.write(Data((SimulationSummary.headerLine(run) + "\n").utf8))
+                }, progress: { line in
+                    latest.line = line.trimmingCharacters(in: .whitespaces)
+                    if showProgress { writeProgress(line) }
+                })
+                return (summary, String?.none)
+            } catch let unpublished as UnpublishedRun {
+                return (unpublished.summary, unpublished.problem.message)
             }
+        } then: { ran, hurried in
+            if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+            var summary = ran.0
+            // The report's own temporary trace is not the user's.
+            if trace == nil { summary.traceLines = nil }
+            print(headerFirst ? summary.text(header: false) : try render(summary))
+            ended = (summary, ran.1)
+            guard ran.1 == nil, !hurried else { return }
+            ended?.problem = writeReport(interrupted: summary.run.interruptedAt != nil)
+        }
+        guard let (summary, problem) = ended else { return }
+        if let problem {
+            // The summary is out; what could not be published is said in one plain line.
+            FileHandle.standardError.write(Data("error: \(problem)\n".utf8))
+            if let path = reportTrace, trace == nil { try? FileManager.default.removeItem(atPath: path) }
+            throw ExitCode(Self.unpublishedStatus)
         }
         try InterruptSignals.exit(after: signal, at: summary.run.interruptedAt ?? 0, clock: "simulated")
+    }
+
+    /// The exit status of a run whose summary was printed but whose trace, report or pictures could not be written
+    /// (a full disk, a file that appeared at the path): EX_IOERR of sysexits.h.
+    static let unpublishedStatus: Int32 = 74
+
+    /// Writes the report and pictures asked for, from the run's trace.
+    ///
+    /// - Returns: the problem, in one line naming the path and the cause, or `nil` when all was written.
+    private func writeReport(interrupted: Bool) -> String? {
+        guard let path = reportTrace else { return nil }
+        defer { if trace == nil { try? FileManager.default.removeItem(atPath: path) } }
+        if interrupted {
+            FileHandle.standardError.write(Data("no report: the run was interrupted, and its trace not written\n".utf8))
+            return nil
+        }
+        do {
+            let data = try ReportData.read(trace: path)
+            let said = try ReportFiles(html: report, svg: svg, force: force).write(data)
+            FileHandle.standardError.write(Data((said + "\n").utf8))
+            return nil
+        } catch let error as ValidationError {
+            return error.message
+        } catch {
+            return "\(error)"
+        }
     }
 }
 extension SimulationSettings.RangingPolicy: ExpressibleByArgument {}

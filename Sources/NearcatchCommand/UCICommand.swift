@@ -131,16 +131,17 @@ public struct UCICommand: AsyncParsableCommand, Sendable {
             }
         }
         FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
-        let (_, signal) = try await InterruptSignals.run {
+        // The endpoint's counters belong to its event loop: a second signal says only that it ended.
+        _ = try await InterruptSignals.run(lastWords: { "nearcatch-sim uci: interrupted twice, closed at once" }) {
             while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(200)) }
+        } then: { _, _ in
+            let c = endpoint.counters
+            let late = endpoint.reportLateness
+            let problems = endpoint.captureProblems
+            endpoint.shutdown()
+            for p in problems { FileHandle.standardError.write(Data("nearcatch-sim uci: capture stopped: \(p)\n".utf8)) }
+            let summary = Self.summary(c, lateness: late) + "\n"
+            FileHandle.standardOutput.write(Data(summary.utf8))
         }
-        let c = endpoint.counters
-        let late = endpoint.reportLateness
-        let problems = endpoint.captureProblems
-        endpoint.shutdown()
-        for p in problems { FileHandle.standardError.write(Data("nearcatch-sim uci: capture stopped: \(p)\n".utf8)) }
-        let summary = Self.summary(c, lateness: late) + "\n"
-        FileHandle.standardOutput.write(Data(summary.utf8))
-        _ = signal
     }
 }

@@ -58,7 +58,8 @@ extension Simulation {
                 jolts: sendsJolts ? .init(sent: joltsSent, heard: inbox.heard, refused: inbox.refused) : nil),
             performance: .init(wallSeconds: wall, updatesPerSecond: wall > 0 ? Double(stats.updates) / wall : 0,
                                realTimeFactor: wall > 0 ? end / wall : 0, peakMemoryMB: Self.peakMemoryMB()),
-            traceLines: trace?.lineCount)
+            // Set once the trace is published: an interrupted or failed run wrote none.
+            traceLines: nil)
     }
 
     /// Each class of scripted encounter, and on how many of those begun by `end` a bump fired for the pair, from

@@ -244,7 +244,11 @@ public final class Simulation {
                 trace?.abandon()
             } else if let trace {
                 trace.writeSummary(summary, at: outcome.reached)
-                try trace.finish()
+                do {
+                    try trace.finish()
+                } catch {
+                    throw UnpublishedRun(summary: summary, problem: error)
+                }
                 summary.traceLines = trace.lineCount
             }
             return summary

@@ -107,10 +107,22 @@ public enum Sensors: String, Sendable, CaseIterable {
     case peaks, samples
 }
 
+/// A run that finished but whose trace could not be published (a full disk, a file that appeared at the path):
+/// the run's summary, which the caller shows before the problem, and the problem, naming the path and the cause.
+public struct UnpublishedRun: Error, Sendable, CustomStringConvertible {
+    public let summary: SimulationSummary
+    public let problem: SimulationSettingsError
+    public var description: String { problem.message }
+}
+
 /// A setting that makes no sense, in words that name it.
 public struct SimulationSettingsError: Error, Sendable, Equatable, CustomStringConvertible {
     public let message: String
     public var description: String { message }
+
+    public init(message: String) {
+        self.message = message
+    }
 }
 
 extension SimulationSettings {

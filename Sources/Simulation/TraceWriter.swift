@@ -10,10 +10,11 @@ public final class TraceWriter: Sendable {
     private let state: Mutex<State>
 
     private struct State {
-        var handle: FileHandle?
+        var fd: Int32?
         var buffer: [UInt8] = []
         var lines = 0
-        var failure: String?
+        /// The errno of the first write that failed (the disk full, say): the rest are not tried.
+        var failure: Int32?
     }
 
     /// Checks the target and creates the temporary file.
@@ -22,7 +23,7 @@ public final class TraceWriter: Sendable {
     public init(file: OutputFile) throws(SimulationSettingsError) {
         try file.check()
         self.file = file
-        state = Mutex(State(handle: try file.createTemporary()))
+        state = Mutex(State(fd: try file.createTemporary()))
     }
 
     /// Appends lines (each without its newline).
@@ -42,13 +43,15 @@ public final class TraceWriter: Sendable {
     public var lineCount: Int { state.withLock { $0.lines } }
 
     private static func flush(_ s: inout State) {
-        guard let handle = s.handle, !s.buffer.isEmpty else { return }
-        do {
-            try handle.write(contentsOf: s.buffer)
-        } catch {
-            s.failure = "\(error)"
-        }
+        guard let fd = s.fd, !s.buffer.isEmpty else { return }
+        if s.failure == nil { s.failure = s.buffer.withUnsafeBytes { OutputFile.writeAll(fd, $0) } }
         s.buffer.removeAll(keepingCapacity: true)
+    }
+
+    private static func close(_ s: inout State) {
+        guard let fd = s.fd else { return }
+        s.fd = nil
+        if Foundation.close(fd) != 0, s.failure == nil { s.failure = errno }
     }
 
     /// Flushes, closes and publishes the file.
@@ -56,15 +59,14 @@ public final class TraceWriter: Sendable {
     /// - Throws: ``SimulationSettingsError`` naming the option when writing or publishing failed; the temporary file
     ///   is gone then, and the target untouched.
     public func finish() throws(SimulationSettingsError) {
-        let failure: String? = state.withLock { s in
+        let failure: Int32? = state.withLock { s in
             Self.flush(&s)
-            try? s.handle?.close()
-            s.handle = nil
+            Self.close(&s)
             return s.failure
         }
         if let failure {
             abandon()
-            throw SimulationSettingsError(message: "\(file.flag): writing \(path) failed: \(failure)")
+            throw SimulationSettingsError(message: "\(file.flag): cannot write \(path): \(OutputFile.reason(failure))")
         }
         do {
             try file.publish()
@@ -76,10 +78,7 @@ public final class TraceWriter: Sendable {
 
     /// Deletes the temporary file.
     public func abandon() {
-        state.withLock { s in
-            try? s.handle?.close()
-            s.handle = nil
-        }
+        state.withLock { Self.close(&$0) }
         file.discardTemporary()
     }
 }

@@ -74,6 +74,32 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
     }
 
+    /// A second Ctrl-C 10 to 50 ms after the first (as an impatient user gives it) still gets the summary of the
+    /// time run and leaves no partial file, in memory and over UDP (whose goodbyes take longest).
+    @Test(arguments: [("memory", 10), ("memory", 50), ("udp", 10), ("udp", 50)])
+    func aSecondSignalStillGivesTheSummaryAndLeavesNoPartialFile(transport: String, gap: Int) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sig2-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let group = transport == "udp" ? ["--group", "239.255.94.\(4 + gap % 7):\(47_944 + gap)"] : []
+        let run = try start(["--peers", "20", "--transport", transport, "--clock", "real", "--duration", "60",
+                             "--trace", folder + "/t.jsonl", "--report", folder + "/r.html", "--format", "json"] + group)
+        try await waitUntilCatching(run.0, SIGINT)
+        try await Task.sleep(for: .seconds(3))
+        kill(run.0.processIdentifier, SIGINT)
+        try await Task.sleep(for: .milliseconds(gap))
+        kill(run.0.processIdentifier, SIGINT)
+        let (exit, output) = finish(run)
+        #expect(run.0.terminationReason == .exit)
+        #expect(exit == 130)
+        let summary = try JSONDecoder().decode(SimulationSummary.self, from: output)
+        #expect(summary.run.interruptedAt != nil)
+        #expect(summary.discovery.sessions == 380)
+        #expect(summary.traceLines == nil)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/nearcatch-report-\(run.0.processIdentifier).jsonl"))
+    }
+
     @Test func peersInAnotherProcessSeeTheGoodbyes() async throws {
         // Neither group ends on its own: a test runner whose threads are all busy may resume this test many seconds
         // late, and a group that had ended by then would have ignored the signal or missed the goodbyes.

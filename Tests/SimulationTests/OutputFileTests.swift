@@ -1,5 +1,6 @@
 import Foundation
 @testable import Simulation
+import TestSupport
 import Testing
 
 /// Nothing a user owns is lost: a trace never replaces a folder, replaces a file only when told to, and a run that
@@ -94,5 +95,90 @@ import Testing
         #expect(throws: SimulationSettingsError(message: "--trace: the path is empty")) {
             try OutputFile(path: "", flag: "--trace", replace: true).check()
         }
+    }
+
+    @Test func aLinkOrASpecialFileAtThePathIsRefusedBeforeTheRun() throws {
+        let (folder, userFile) = try folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // A link whose target is missing: a check by its target's name would pass, and the run fail at its end.
+        let dangling = folder + "/dangling.jsonl"
+        try FileManager.default.createSymbolicLink(atPath: dangling, withDestinationPath: folder + "/missing")
+        #expect(throws: SimulationSettingsError(
+            message: "--trace: \(dangling) is a link whose target does not exist; pass --force to replace the link")) {
+            try OutputFile(path: dangling, flag: "--trace", replace: false).check()
+        }
+        // With --force the link is replaced, not followed: the file it names is not created.
+        let writer = try TraceWriter(file: OutputFile(path: dangling, flag: "--trace", replace: true))
+        writer.write(["{}"])
+        try writer.finish()
+        #expect(contents(dangling) == "{}\n")
+        #expect(try FileManager.default.attributesOfItem(atPath: dangling)[.type] as? FileAttributeType == .typeRegular)
+        #expect(!FileManager.default.fileExists(atPath: folder + "/missing"))
+        // A link to the user's file: refused without --force, and the file untouched either way.
+        let linked = folder + "/linked.jsonl"
+        try FileManager.default.createSymbolicLink(atPath: linked, withDestinationPath: userFile)
+        #expect(throws: SimulationSettingsError(message: "--trace: \(linked) is a link; pass --force to replace the link")) {
+            try OutputFile(path: linked, flag: "--trace", replace: false).check()
+        }
+        // A FIFO or a device is never replaced, whatever --force says (as root, a rename would replace /dev/null).
+        let fifo = folder + "/fifo"
+        #expect(mkfifo(fifo, 0o644) == 0)
+        for replace in [false, true] {
+            #expect(throws: SimulationSettingsError(message: "--trace: \(fifo) is a FIFO, not a file; name a file to write")) {
+                try OutputFile(path: fifo, flag: "--trace", replace: replace).check()
+            }
+            #expect(throws: SimulationSettingsError(
+                message: "--trace: /dev/null is a character device, not a file; name a file to write")) {
+                try OutputFile(path: "/dev/null", flag: "--trace", replace: replace).check()
+            }
+        }
+        #expect(contents(userFile) == "the user's notes")
+        #expect(try leftovers(in: folder).isEmpty)
+    }
+
+    @Test func aFolderThatTakesNoFilesIsRefusedBeforeTheRun() throws {
+        let readOnly = try ScratchFileSystem(bytes: 65_536, readOnly: true)
+        defer { readOnly.remove() }
+        // Root ignores a folder's permission bits; a read-only mount it does not.
+        #expect(throws: SimulationSettingsError(
+            message: "--trace: cannot create files in \(readOnly.folder): Read-only file system")) {
+            try OutputFile(path: readOnly.folder + "/t.jsonl", flag: "--trace", replace: false).check()
+        }
+    }
+
+    @Test func aFullDiskIsSaidInOneLineNamingThePathAndLeavesNothing() throws {
+        let small = try ScratchFileSystem(bytes: 65_536)
+        defer { small.remove() }
+        let path = small.folder + "/t.jsonl"
+        let writer = try TraceWriter(file: OutputFile(path: path, flag: "--trace", replace: false))
+        #expect(PartialFiles.listed.contains(writer.file.temporaryPath))
+        writer.write(Array(repeating: String(repeating: "x", count: 1000), count: 200))
+        #expect(throws: SimulationSettingsError(message: "--trace: cannot write \(path): No space left on device")) {
+            try writer.finish()
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: small.folder).isEmpty)
+        #expect(!PartialFiles.listed.contains(writer.file.temporaryPath))
+        // A whole-file write (the report's) says the same.
+        #expect(throws: SimulationSettingsError(message: "--report: cannot write \(small.folder)/r.html: No space left on device")) {
+            try OutputFile(path: small.folder + "/r.html", flag: "--report", replace: false).write(Data(count: 200_000))
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: small.folder).isEmpty)
+    }
+
+    @Test func aSecondInterruptRemovesWhatIsStillPartialAndNothingElse() throws {
+        let (folder, userFile) = try folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let open = try TraceWriter(file: OutputFile(path: folder + "/open.jsonl", flag: "--trace", replace: false))
+        open.write(["{}"])
+        let done = try TraceWriter(file: OutputFile(path: folder + "/done.jsonl", flag: "--trace", replace: false))
+        done.write(["{}"])
+        try done.finish()
+        #expect(try leftovers(in: folder).count == 1)
+        // Other tests hold partial files of their own at this moment: only this folder's are picked.
+        #expect(PartialFiles.removeAll { $0.hasPrefix(folder + "/") } == 1)
+        #expect(try leftovers(in: folder).isEmpty)
+        #expect(contents(folder + "/done.jsonl") == "{}\n")
+        #expect(contents(userFile) == "the user's notes")
+        open.abandon()
     }
 }
