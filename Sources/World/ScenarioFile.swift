@@ -48,50 +48,76 @@ public struct ScenarioFile: Sendable, Equatable {
     public static let defaultWallLoss = 6.0
 
     /// The largest file read: 1,000 peers with a few hundred waypoints each fit with room to spare, and a file
-    /// beyond it is refused before it is read (decoding takes about ten times its size in memory).
+    /// beyond it is refused before it is read.
     public static let maximumBytes = 32 << 20
 
     /// The longest list of interests, joined with commas: it is published as the discovery info's entry
     /// `interests=...`, which the discovery rules hold to 255 bytes.
     public static let maximumInterestBytes = 255 - "interests=".utf8.count
 
-    /// Reads and checks a scenario file.
+    /// Reads and checks a scenario file, a chunk at a time: a limit is refused where the file crosses it, before
+    /// the rest is read, and memory holds what the file describes (about 70 bytes a waypoint), not a tree of it.
     ///
-    /// - Throws: ``ScenarioError`` naming the file and the field that is missing, malformed or out of range.
+    /// - Throws: ``ScenarioError`` naming the file and the field that is missing, malformed or out of range; a file
+    ///   that is not a regular file (a folder, a device, a FIFO) is refused by its kind before it is opened.
     public static func load(path: String) throws(ScenarioError) -> ScenarioFile {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw ScenarioError(file: path, field: nil, problem: "does not exist")
+        func fail(_ problem: String) -> ScenarioError { ScenarioError(file: path, field: nil, problem: problem) }
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw fail(errno == ENOENT || errno == ENOTDIR ? "does not exist" : "cannot be read (\(reason(errno)))")
         }
-        guard !isDirectory.boolValue else { throw ScenarioError(file: path, field: nil, problem: "is a folder") }
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-        guard size <= maximumBytes else {
-            throw ScenarioError(file: path, field: nil,
-                                problem: "is \(size) bytes; at most \(maximumBytes) (32 MiB) are read")
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw fail("is a folder")
+        case S_IFCHR: throw fail("is a character device, not a file")
+        case S_IFBLK: throw fail("is a block device, not a file")
+        case S_IFIFO: throw fail("is a FIFO, not a file")
+        case S_IFSOCK: throw fail("is a socket, not a file")
+        default: throw fail("is not a regular file")
         }
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw ScenarioError(file: path, field: nil, problem: "cannot be read (\(Self.reason(error)))")
+        guard Int(info.st_size) <= maximumBytes else {
+            throw fail("is \(info.st_size) bytes; at most \(maximumBytes) (32 MiB) are read")
         }
-        return try parse(data, file: path)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { throw fail("cannot be read (\(reason(errno)))") }
+        defer { close(fd) }
+        var total = 0
+        var reader = JSONReader(file: path) { (chunk: inout [UInt8]) throws(ScenarioError) in
+            chunk = [UInt8](repeating: 0, count: readChunk)
+            var n: Int
+            repeat {
+                n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            } while n < 0 && errno == EINTR
+            guard n >= 0 else { throw fail("cannot be read (\(reason(errno)))") }
+            total += n
+            // A file that grew since its size was read is held to the same limit.
+            guard total <= maximumBytes else { throw fail("is over \(maximumBytes) bytes (32 MiB); no more is read") }
+            chunk.removeLast(chunk.count - n)
+        }
+        return try read(&reader)
     }
+
+    /// How much of a file is read at once.
+    static let readChunk = 1 << 16
 
     /// Parses and checks a scenario from its JSON bytes.
     public static func parse(_ data: Data, file: String) throws(ScenarioError) -> ScenarioFile {
-        if let object = try? JSONSerialization.jsonObject(with: data) {
-            try checkFields(object, file: file)
+        guard data.count <= maximumBytes else {
+            throw ScenarioError(file: file, field: nil, problem: "is \(data.count) bytes; at most \(maximumBytes) (32 MiB) are read")
         }
-        let raw: RawScenario
-        do {
-            raw = try JSONDecoder().decode(RawScenario.self, from: data)
-        } catch let error as DecodingError {
-            throw Self.explain(error, file: file)
-        } catch {
-            throw ScenarioError(file: file, field: nil, problem: "is not valid JSON")
-        }
-        return try raw.checked(file: file)
+        var reader = JSONReader(file: file, bytes: [UInt8](data))
+        return try read(&reader)
+    }
+
+    /// The most waypoints a file holds in all: ten times a 1,000-peer file with a hundred each.
+    public static let maximumWaypoints = 1_000_000
+
+    private static func read(_ reader: inout JSONReader) throws(ScenarioError) -> ScenarioFile {
+        try reader.checkEncoding()
+        var raw = RawScenario()
+        try raw.read(&reader)
+        try reader.expectEnd()
+        return try raw.checked(file: reader.file)
     }
 
     /// The fields each object of a file may have (docs/schemas/scenario.schema.json). A misspelled field would
@@ -105,84 +131,8 @@ public struct ScenarioFile: Sendable, Equatable {
         ("the motion", RawScenario.RawMotion.fields),
     ]
 
-    private static func checkFields(_ object: Any, file: String) throws(ScenarioError) {
-        func check(_ value: Any, _ level: Int, _ path: String) throws(ScenarioError) {
-            guard let dictionary = value as? [String: Any] else { return }
-            let (what, names) = fields[level]
-            for key in dictionary.keys.sorted() where !names.contains(key) {
-                let near = names.filter { Self.editDistance($0, key) <= 2 }
-                let hint = near.isEmpty ? "" : "; did you mean \(near.map { "\"\($0)\"" }.joined(separator: " or "))?"
-                throw ScenarioError(
-                    file: file, field: path.isEmpty ? key : "\(path).\(key)",
-                    problem: "is not a field of \(what) (its fields: \(names.filter { $0 != "$schema" }.joined(separator: ", ")))\(hint)")
-            }
-            guard level < 2 else { return }
-            let child = level == 0 ? "peers" : "waypoints"
-            for (i, item) in (dictionary[child] as? [Any] ?? []).enumerated() {
-                try check(item, level + 1, path.isEmpty ? "\(child)[\(i)]" : "\(path).\(child)[\(i)]")
-            }
-            if level == 0 {
-                for (i, item) in (dictionary["walls"] as? [Any] ?? []).enumerated() { try check(item, 3, "walls[\(i)]") }
-                for (i, item) in (dictionary["encounters"] as? [Any] ?? []).enumerated() {
-                    try check(item, 4, "encounters[\(i)]")
-                }
-                if let motion = dictionary["motion"] { try check(motion, 5, "motion") }
-            }
-        }
-        try check(object, 0, "")
-    }
-
-    /// Levenshtein distance, for short field names.
-    private static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
-        var row = Array(0...b.count)
-        for i in 1...max(a.count, 1) where !a.isEmpty {
-            var previous = row[0]
-            row[0] = i
-            for j in stride(from: 1, through: b.count, by: 1) {
-                let current = row[j]
-                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
-                previous = current
-            }
-        }
-        return a.isEmpty ? b.count : row[b.count]
-    }
-
-    private static func reason(_ error: Error) -> String {
-        (error as NSError).localizedDescription
-    }
-
-    private static func explain(_ error: DecodingError, file: String) -> ScenarioError {
-        func path(_ keys: [CodingKey]) -> String {
-            keys.reduce("") { text, key in
-                if let index = key.intValue { return text + "[\(index)]" }
-                return text.isEmpty ? key.stringValue : text + "." + key.stringValue
-            }
-        }
-        switch error {
-        case .keyNotFound(let key, let context):
-            let parent = path(context.codingPath)
-            return ScenarioError(file: file, field: parent.isEmpty ? key.stringValue : parent + "." + key.stringValue,
-                                 problem: "is missing")
-        case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
-            return ScenarioError(file: file, field: path(context.codingPath), problem: "must be \(Self.name(of: type))")
-        case .dataCorrupted(let context):
-            if context.codingPath.isEmpty {
-                return ScenarioError(file: file, field: nil, problem: "is not valid JSON")
-            }
-            return ScenarioError(file: file, field: path(context.codingPath), problem: context.debugDescription)
-        @unknown default:
-            return ScenarioError(file: file, field: nil, problem: "is not a valid scenario")
-        }
-    }
-
-    private static func name(of type: Any.Type) -> String {
-        switch type {
-        case is Double.Type, is Int.Type: "a number"
-        case is String.Type: "a string"
-        case is [Any].Type: "a list"
-        default: "\(type)".lowercased()
-        }
+    private static func reason(_ code: Int32) -> String {
+        String(cString: strerror(code))
     }
 }
 
@@ -198,67 +148,87 @@ public struct ScenarioError: Error, Sendable, Equatable, CustomStringConvertible
     }
 }
 
-/// The file as JSON gives it, before the checks.
-private struct RawScenario: Decodable {
-    struct RawWaypoint: Decodable {
-        let t: Double
-        let x: Double
-        let y: Double
-        let z: Double?
-        let heading: Double?
-        let pitch: Double?
-        let roll: Double?
-        let facing: String?
+/// The file as its JSON gives it, before the checks that span fields. A field the file does not give is `nil`
+/// (a waypoint's numbers: NaN, which no JSON number reads as, so that a waypoint takes 72 bytes, not 120).
+private struct RawScenario {
+    struct RawWaypoint {
+        var t = Double.nan
+        var x = Double.nan
+        var y = Double.nan
+        var z = Double.nan
+        var heading = Double.nan
+        var pitch = Double.nan
+        var roll = Double.nan
+        var facing: String?
     }
 
-    struct RawPeer: Decodable {
-        let name: String
-        let interests: [String]?
-        let waypoints: [RawWaypoint]
+    struct RawPeer {
+        var name: String?
+        var interests: [String]?
+        var waypoints: [RawWaypoint]?
     }
 
-    struct RawWall: Decodable {
-        let x1: Double
-        let y1: Double
-        let x2: Double
-        let y2: Double
-        let loss: Double?
+    struct RawWall {
+        var x1: Double?
+        var y1: Double?
+        var x2: Double?
+        var y2: Double?
+        var loss: Double?
     }
 
-    struct RawEncounter: Decodable {
-        let `class`: String
-        let peers: [String]
-        let t: Double
-        let closingSpeed: Double
-        let minimumDistance: Double
-        let hold: Double?
+    struct RawEncounter {
+        var `class`: String?
+        var peers: [String]?
+        var t: Double?
+        var closingSpeed: Double?
+        var minimumDistance: Double?
+        var hold: Double?
     }
 
-    let version: Int
-    let name: String?
-    let peers: [RawPeer]
-    let walls: [RawWall]?
-    let encounters: [RawEncounter]?
-    let motion: RawMotion?
+    var version: Int?
+    var name: String?
+    var peers: [RawPeer]?
+    var walls: [RawWall]?
+    var encounters: [RawEncounter]?
+    var motion: RawMotion?
 
     /// The physics a file may set (``MotionSettings``), each optional.
-    struct RawMotion: Decodable {
+    struct RawMotion {
         static let fields = ["phoneMass", "caseModulus", "contactRadius", "restitution", "handMass", "handModulus",
                              "handRestitution", "knuckleMass", "tableMass", "knockDuration", "stepExcursion", "cadence",
                              "paceChange"]
-        let phoneMass: Double?
-        let caseModulus: Double?
-        let contactRadius: Double?
-        let restitution: Double?
-        let handMass: Double?
-        let handModulus: Double?
-        let handRestitution: Double?
-        let knuckleMass: Double?
-        let tableMass: Double?
-        let knockDuration: Double?
-        let stepExcursion: Double?
-        let cadence: Double?
-        let paceChange: Double?
+        var phoneMass: Double?
+        var caseModulus: Double?
+        var contactRadius: Double?
+        var restitution: Double?
+        var handMass: Double?
+        var handModulus: Double?
+        var handRestitution: Double?
+        var knuckleMass: Double?
+        var tableMass: Double?
+        var knockDuration: Double?
+        var stepExcursion: Double?
+        var cadence: Double?
+        var paceChange: Double?
+
+        /// Sets the field named `key` (one of ``fields``).
+        mutating func set(_ key: String, _ value: Double) {
+            switch key {
+            case "phoneMass": phoneMass = value
+            case "caseModulus": caseModulus = value
+            case "contactRadius": contactRadius = value
+            case "restitution": restitution = value
+            case "handMass": handMass = value
+            case "handModulus": handModulus = value
+            case "handRestitution": handRestitution = value
+            case "knuckleMass": knuckleMass = value
+            case "tableMass": tableMass = value
+            case "knockDuration": knockDuration = value
+            case "stepExcursion": stepExcursion = value
+            case "cadence": cadence = value
+            default: paceChange = value
+            }
+        }
 
         func checked(_ fail: (String?, String) -> ScenarioError) throws(ScenarioError) -> MotionSettings {
             var m = MotionSettings()
@@ -293,24 +263,157 @@ private struct RawScenario: Decodable {
         }
     }
 
-    func checked(file: String) throws(ScenarioError) -> ScenarioFile {
+    /// Reads the scenario's object, each field by its kind; the lists are refused at the element past their limit.
+    mutating func read(_ r: inout JSONReader) throws(ScenarioError) {
+        let fields = ScenarioFile.fields
+        var waypointsLeft = ScenarioFile.maximumWaypoints
+        try r.object("", what: fields[0].what, fields: fields[0].names) { (r, key, path) throws(ScenarioError) in
+            switch key {
+            case "$schema": _ = try r.string(path)
+            case "version": version = try r.integer(path)
+            case "name": name = try r.string(path)
+            case "peers":
+                var list: [RawPeer] = []
+                try r.list(path, limit: 1000, tooMany: "must list at most 1000 peers") { (r, _, at) throws(ScenarioError) in
+                    list.append(try Self.readPeer(&r, at, waypointsLeft: &waypointsLeft))
+                }
+                peers = list
+            case "walls":
+                var list: [RawWall] = []
+                try r.list(path, limit: 1000, tooMany: "must list at most 1000 walls") { (r, _, at) throws(ScenarioError) in
+                    var wall = RawWall()
+                    try r.object(at, what: fields[3].what, fields: fields[3].names) { (r, key, path) throws(ScenarioError) in
+                        let value = try r.number(path)
+                        switch key {
+                        case "x1": wall.x1 = value
+                        case "y1": wall.y1 = value
+                        case "x2": wall.x2 = value
+                        case "y2": wall.y2 = value
+                        default: wall.loss = value
+                        }
+                    }
+                    list.append(wall)
+                }
+                walls = list
+            case "encounters":
+                var list: [RawEncounter] = []
+                try r.list(path, limit: 100_000, tooMany: "must list at most 100000 encounters") { (r, _, at) throws(ScenarioError) in
+                    list.append(try Self.readEncounter(&r, at))
+                }
+                encounters = list
+            default:
+                var m = RawMotion()
+                try r.object(path, what: fields[5].what, fields: fields[5].names) { (r, key, path) throws(ScenarioError) in
+                    m.set(key, try r.number(path))
+                }
+                motion = m
+            }
+        }
+    }
+
+    private static func readPeer(
+        _ r: inout JSONReader, _ at: String, waypointsLeft: inout Int
+    ) throws(ScenarioError) -> RawPeer {
+        let fields = ScenarioFile.fields
+        var peer = RawPeer()
+        try r.object(at, what: fields[1].what, fields: fields[1].names) { (r, key, path) throws(ScenarioError) in
+            switch key {
+            case "name": peer.name = try r.string(path)
+            case "interests":
+                var interests: [String] = []
+                try r.list(path, limit: ScenarioFile.maximumInterestBytes,
+                           tooMany: "must join (with commas) to at most \(ScenarioFile.maximumInterestBytes) bytes") {
+                    (r, _, at) throws(ScenarioError) in
+                    interests.append(try r.string(at))
+                }
+                peer.interests = interests
+            default:
+                var waypoints: [RawWaypoint] = []
+                try r.list(path, limit: waypointsLeft,
+                           tooMany: "takes the file past \(ScenarioFile.maximumWaypoints) waypoints in all, the most a file holds") {
+                    (r, _, at) throws(ScenarioError) in
+                    waypoints.append(try readWaypoint(&r, at))
+                }
+                waypointsLeft -= waypoints.count
+                peer.waypoints = waypoints
+            }
+        }
+        return peer
+    }
+
+    private static func readWaypoint(_ r: inout JSONReader, _ at: String) throws(ScenarioError) -> RawWaypoint {
+        let fields = ScenarioFile.fields
+        var w = RawWaypoint()
+        try r.object(at, what: fields[2].what, fields: fields[2].names) { (r, key, path) throws(ScenarioError) in
+            if key == "facing" {
+                w.facing = try r.string(path)
+                return
+            }
+            let value = try r.number(path)
+            switch key {
+            case "t": w.t = value
+            case "x": w.x = value
+            case "y": w.y = value
+            case "z": w.z = value
+            case "heading": w.heading = value
+            case "pitch": w.pitch = value
+            default: w.roll = value
+            }
+        }
+        return w
+    }
+
+    private static func readEncounter(_ r: inout JSONReader, _ at: String) throws(ScenarioError) -> RawEncounter {
+        let fields = ScenarioFile.fields
+        var e = RawEncounter()
+        try r.object(at, what: fields[4].what, fields: fields[4].names) { (r, key, path) throws(ScenarioError) in
+            switch key {
+            case "class": e.class = try r.string(path)
+            case "peers":
+                var names: [String] = []
+                try r.list(path, limit: 2, tooMany: "must name two peers, not more") { (r, _, at) throws(ScenarioError) in
+                    names.append(try r.string(at))
+                }
+                e.peers = names
+            case "t": e.t = try r.number(path)
+            case "closingSpeed": e.closingSpeed = try r.number(path)
+            case "minimumDistance": e.minimumDistance = try r.number(path)
+            default: e.hold = try r.number(path)
+            }
+        }
+        return e
+    }
+
+    /// The scenario, every rule checked. Each peer's waypoints are released as they are converted, so that the
+    /// raw and the checked forms of a large file are not held at once.
+    mutating func checked(file: String) throws(ScenarioError) -> ScenarioFile {
         func fail(_ field: String?, _ problem: String) -> ScenarioError {
             ScenarioError(file: file, field: field, problem: problem)
         }
+        func within(_ value: Double, _ field: String, _ range: ClosedRange<Double>, _ unit: String) throws(ScenarioError) {
+            guard range.contains(value) else {
+                throw fail(field, "must be between \(Int(range.lowerBound)) and \(Int(range.upperBound)) \(unit), got \(value)")
+            }
+        }
+        guard let version else { throw fail("version", "is missing") }
         guard version == 1 else { throw fail("version", "must be 1, not \(version)") }
-        guard peers.count >= 2 else { throw fail("peers", "must list at least 2 peers, not \(peers.count)") }
-        guard peers.count <= 1000 else { throw fail("peers", "must list at most 1000 peers, not \(peers.count)") }
+        // Not bound to a local: a copy of the list would hold every raw waypoint until the end.
+        guard let count = peers?.count else { throw fail("peers", "is missing") }
+        guard count >= 2 else { throw fail("peers", "must list at least 2 peers, not \(count)") }
         var index: [String: Int] = [:]
-        for (i, peer) in peers.enumerated() {
-            guard !peer.name.isEmpty, peer.name.utf8.count <= 63 else {
+        for i in 0..<count {
+            guard let name = peers![i].name else { throw fail("peers[\(i)].name", "is missing") }
+            guard !name.isEmpty, name.utf8.count <= 63 else {
                 throw fail("peers[\(i)].name", "must be 1 to 63 bytes")
             }
-            guard index[peer.name] == nil else { throw fail("peers[\(i)].name", "\"\(peer.name)\" is used twice") }
-            index[peer.name] = i
+            guard index[name] == nil else { throw fail("peers[\(i)].name", "\"\(name)\" is used twice") }
+            index[name] = i
         }
         var result: [ScenarioFile.Peer] = []
-        for (i, peer) in peers.enumerated() {
-            let interests = peer.interests ?? []
+        result.reserveCapacity(count)
+        let space = 100_000.0
+        for i in 0..<count {
+            let interests = peers![i].interests ?? []
             for (k, interest) in interests.enumerated() {
                 guard !interest.isEmpty, !interest.contains(",") else {
                     throw fail("peers[\(i)].interests[\(k)]", "must be a word or phrase without commas, not \"\(interest)\"")
@@ -322,21 +425,29 @@ private struct RawScenario: Decodable {
                            "must join (with commas) to at most \(ScenarioFile.maximumInterestBytes) bytes, not \(joined): "
                                + "they are published in the discovery info, whose entries hold 255 bytes")
             }
-            guard !peer.waypoints.isEmpty else { throw fail("peers[\(i)].waypoints", "must hold at least one waypoint") }
+            guard let raw = peers![i].waypoints else { throw fail("peers[\(i)].waypoints", "is missing") }
+            guard !raw.isEmpty else { throw fail("peers[\(i)].waypoints", "must hold at least one waypoint") }
+            peers![i].waypoints = nil
             var waypoints: [ScenarioFile.Waypoint] = []
-            for (k, w) in peer.waypoints.enumerated() {
+            waypoints.reserveCapacity(raw.count)
+            for (k, w) in raw.enumerated() {
                 let at = "peers[\(i)].waypoints[\(k)]"
-                for (name, value) in [("t", w.t), ("x", w.x), ("y", w.y), ("z", w.z ?? 0), ("heading", w.heading ?? 0),
-                                      ("pitch", w.pitch ?? 0), ("roll", w.roll ?? 0)] {
-                    guard value.isFinite, abs(value) <= 100_000 else { throw fail("\(at).\(name)", "must be a finite number") }
+                for (name, value) in [("t", w.t), ("x", w.x), ("y", w.y)] where value.isNaN {
+                    throw fail("\(at).\(name)", "is missing")
                 }
-                guard w.t >= 0 else { throw fail("\(at).t", "must not be negative") }
+                try within(w.t, "\(at).t", 0...space, "seconds")
+                for (name, value) in [("x", w.x), ("y", w.y), ("z", w.z)] where !value.isNaN {
+                    try within(value, "\(at).\(name)", -space...space, "metres")
+                }
+                for (name, value) in [("heading", w.heading), ("pitch", w.pitch), ("roll", w.roll)] where !value.isNaN {
+                    try within(value, "\(at).\(name)", -space...space, "degrees")
+                }
                 if let previous = waypoints.last, w.t <= previous.t {
                     throw fail("\(at).t", "must be later than the waypoint before (\(previous.t))")
                 }
                 let turn: ScenarioFile.Turn
                 if let facing = w.facing {
-                    guard w.heading == nil, w.pitch == nil, w.roll == nil else {
+                    guard w.heading.isNaN, w.pitch.isNaN, w.roll.isNaN else {
                         throw fail("\(at).facing", "cannot be given together with heading, pitch or roll")
                     }
                     guard let target = index[facing], target != i else {
@@ -344,42 +455,48 @@ private struct RawScenario: Decodable {
                     }
                     turn = .facing(peer: target)
                 } else {
-                    turn = .angles(heading: Angle.radians(fromDegrees: w.heading ?? 0),
-                                   pitch: Angle.radians(fromDegrees: w.pitch ?? 0),
-                                   roll: Angle.radians(fromDegrees: w.roll ?? 0))
+                    func degrees(_ v: Double) -> Double { Angle.radians(fromDegrees: v.isNaN ? 0 : v) }
+                    turn = .angles(heading: degrees(w.heading), pitch: degrees(w.pitch), roll: degrees(w.roll))
                 }
-                waypoints.append(.init(t: w.t, position: Vector3(w.x, w.y, w.z ?? 1.2), turn: turn))
+                waypoints.append(.init(t: w.t, position: Vector3(w.x, w.y, w.z.isNaN ? 1.2 : w.z), turn: turn))
             }
-            result.append(.init(name: peer.name, interests: peer.interests ?? [], waypoints: waypoints))
+            result.append(.init(name: peers![i].name!, interests: interests, waypoints: waypoints))
         }
         var checkedWalls: [Wall] = []
         for (k, w) in (walls ?? []).enumerated() {
+            var ends: [Double] = []
             for (name, value) in [("x1", w.x1), ("y1", w.y1), ("x2", w.x2), ("y2", w.y2)] {
-                guard value.isFinite, abs(value) <= 100_000 else { throw fail("walls[\(k)].\(name)", "must be a finite number") }
+                guard let value else { throw fail("walls[\(k)].\(name)", "is missing") }
+                try within(value, "walls[\(k)].\(name)", -space...space, "metres")
+                ends.append(value)
             }
-            guard w.x1 != w.x2 || w.y1 != w.y2 else { throw fail("walls[\(k)]", "must join two different points") }
+            guard ends[0] != ends[2] || ends[1] != ends[3] else { throw fail("walls[\(k)]", "must join two different points") }
             let loss = w.loss ?? ScenarioFile.defaultWallLoss
             guard loss.isFinite, loss >= 0, loss <= 100 else { throw fail("walls[\(k)].loss", "must be between 0 and 100 dB") }
-            checkedWalls.append(Wall(from: Vector3(w.x1, w.y1, 0), to: Vector3(w.x2, w.y2, 0), loss: loss))
+            checkedWalls.append(Wall(from: Vector3(ends[0], ends[1], 0), to: Vector3(ends[2], ends[3], 0), loss: loss))
         }
         guard checkedWalls.count <= 1000 else { throw fail("walls", "must list at most 1000 walls") }
         let raw = encounters ?? []
         guard raw.count <= 100_000 else { throw fail("encounters", "must list at most 100000 encounters") }
         var scripts: [EncounterScript] = []
-        for (k, e) in raw.enumerated() {
+        for (k, given) in raw.enumerated() {
             let at = "encounters[\(k)]"
-            guard let kind = EncounterClass(rawValue: e.class) else {
-                throw fail("\(at).class", "must be one of \(EncounterClass.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(e.class)\"")
+            guard let className = given.class else { throw fail("\(at).class", "is missing") }
+            guard let kind = EncounterClass(rawValue: className) else {
+                throw fail("\(at).class", "must be one of \(EncounterClass.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(className)\"")
             }
-            guard e.peers.count == 2 else { throw fail("\(at).peers", "must name two peers, not \(e.peers.count)") }
-            guard let a = index[e.peers[0]], let b = index[e.peers[1]], a != b else {
-                throw fail("\(at).peers", "must name two different peers of the file, not \(e.peers)")
+            guard let names = given.peers else { throw fail("\(at).peers", "is missing") }
+            guard names.count == 2 else { throw fail("\(at).peers", "must name two peers, not \(names.count)") }
+            guard let a = index[names[0]], let b = index[names[1]], a != b else {
+                throw fail("\(at).peers", "must name two different peers of the file, not \(names)")
             }
-            for (name, value) in [("t", e.t), ("closingSpeed", e.closingSpeed), ("minimumDistance", e.minimumDistance),
-                                  ("hold", e.hold ?? 0)] {
-                guard value.isFinite, abs(value) <= 100_000 else { throw fail("\(at).\(name)", "must be a finite number") }
+            var numbers: [Double] = []
+            for (name, value) in [("t", given.t), ("closingSpeed", given.closingSpeed), ("minimumDistance", given.minimumDistance)] {
+                guard let value else { throw fail("\(at).\(name)", "is missing") }
+                numbers.append(value)
             }
-            guard e.t >= 0 else { throw fail("\(at).t", "must not be negative") }
+            let e = (t: numbers[0], closingSpeed: numbers[1], minimumDistance: numbers[2], hold: given.hold)
+            try within(e.t, "\(at).t", 0...space, "seconds")
             guard e.closingSpeed > 0, e.closingSpeed <= 5 else {
                 throw fail("\(at).closingSpeed", "must be above 0 and at most 5 m/s, got \(e.closingSpeed)")
             }

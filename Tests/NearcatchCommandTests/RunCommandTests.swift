@@ -41,7 +41,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path) }
         try Data(#"{"version": 1, "peers": [{"name": "A", "waypoints": [{"t": 0, "x": "far", "y": 0}]}, {"name": "B", "waypoints": [{"t": 0, "x": 1, "y": 0}]}]}"#.utf8)
             .write(to: URL(fileURLWithPath: path))
-        #expect(parseError(["--scenario", path]) == "--scenario: scenario file \(path): peers[0].waypoints[0].x must be a number")
+        #expect(parseError(["--scenario", path]) == "--scenario: scenario file \(path): peers[0].waypoints[0].x must be a number, not a string")
         // And a mismatched --peers is named too.
         #expect(parseError(["--scenario", Self.examples + "/three-bumps.json", "--peers", "5"])
                 == "--peers 5 disagrees with the scenario file, which has 6 peers")

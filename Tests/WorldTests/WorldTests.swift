@@ -132,13 +132,13 @@ import TestSupport
     }
 
     @Test(arguments: [
-        ("{", "scenario file s.json is not valid JSON"),
+        ("{", "scenario file s.json is not valid JSON: the file ends inside the scenario at byte 2, line 1"),
         (#"{"version": 2, "peers": []}"#, "scenario file s.json: version must be 1, not 2"),
         (#"{"version": 1}"#, "scenario file s.json: peers is missing"),
         (#"{"version": 1, "peers": [{"name": "A", "waypoints": [{"t": 0, "x": 0, "y": 0}]}]}"#,
          "scenario file s.json: peers must list at least 2 peers, not 1"),
         (#"{"version": 1, "peers": [{"name": "A", "waypoints": [{"t": 0, "x": "left", "y": 0}]}, {"name": "B", "waypoints": [{"t": 0, "x": 1, "y": 0}]}]}"#,
-         "scenario file s.json: peers[0].waypoints[0].x must be a number"),
+         "scenario file s.json: peers[0].waypoints[0].x must be a number, not a string"),
         (#"{"version": 1, "peers": [{"name": "A", "waypoints": [{"t": 1, "x": 0, "y": 0}, {"t": 1, "x": 0, "y": 0}]}, {"name": "B", "waypoints": [{"t": 0, "x": 1, "y": 0}]}]}"#,
          "scenario file s.json: peers[0].waypoints[1].t must be later than the waypoint before (1.0)"),
         (#"{"version": 1, "peers": [{"name": "A", "waypoints": [{"t": 0, "x": 0, "y": 0, "facing": "C"}]}, {"name": "B", "waypoints": [{"t": 0, "x": 1, "y": 0}]}]}"#,
