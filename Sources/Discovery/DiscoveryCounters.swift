@@ -26,6 +26,9 @@ public struct DiscoveryCounters: Sendable, Equatable {
     public var deferredByBudget = 0
     /// Invitations that waited for a place in the window of invitations in flight.
     public var heldForWindow = 0
+    /// Peers found that held no session and were forgotten, the oldest first, to keep the node's memory bounded
+    /// (``DiscoveryNode/strangersKept``).
+    public var strangersForgotten = 0
 
     public init() {}
 
@@ -49,5 +52,6 @@ public struct DiscoveryCounters: Sendable, Equatable {
         duplicates += other.duplicates
         deferredByBudget += other.deferredByBudget
         heldForWindow += other.heldForWindow
+        strangersForgotten += other.strangersForgotten
     }
 }

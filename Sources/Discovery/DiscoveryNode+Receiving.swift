@@ -263,6 +263,64 @@ extension DiscoveryNode {
             advertisement: ad, endpoint: source.with(port: ad.unicastPort), discoveredAt: now)
         silenceQueue.insert(PeerDeadline(time: silenceCheckAt, peer: ad.peer))
         out.append(.event(.found(ad)))
+        strangers.append((ad.peer, now))
+        out += forgetStrangers(keeping: ad.peer)
+        return out
+    }
+
+    /// Peers known without a session kept at most, beyond the session table's: a member announcing new ids (each
+    /// claiming an hour between announcements, so a silence of five hours) would otherwise grow the node without
+    /// bound. 4,096 strangers take about 4 MB; a flood of 1,500 new ids a second cycles them in under 3 s, and a real
+    /// peer, which announces every second or more often, is heard again within its second chance.
+    public static let strangersKept = 4096
+
+    /// Forgets the peers found longest ago that hold no session, while more are known than the session table and
+    /// ``strangersKept`` allow: each is lost (`timeout`) but not remembered as departed, so that a flood of ids does
+    /// not push real departures out of that memory. A stranger heard since it was queued gets a second chance at the
+    /// back of the queue (heard within the cycle, as a live peer is, it stays).
+    mutating func forgetStrangers(keeping newest: PeerID) -> [NodeDirective] {
+        var out: [NodeDirective] = []
+        var chances = strangers.count
+        while peers.count > configuration.maximumSessions + Self.strangersKept, chances > 0,
+              let (peer, since) = strangers.popFirst() {
+            chances -= 1
+            guard peer != newest, let index = peers.index(forKey: peer), !table.hasSession(with: peer) else { continue }
+            let (_, discoveredAt) = peers.values[index].life()
+            guard discoveredAt <= since else { continue }
+            if peers.values[index].lastHeard > since {
+                strangers.append((peer, peers.values[index].lastHeard))
+                continue
+            }
+            counters.strangersForgotten += 1
+            peers.remove(at: index)
+            heldOff[peer] = nil
+            endInvitation(peer)
+            declinedAt[peer] = nil
+            pendingSolicits[peer] = nil
+            toldInvited.remove(peer)
+            out.append(.event(.lost(peer, .timeout)))
+        }
+        // Entries of peers that left or got a session are dropped as they come to the front; past twice the
+        // peers known, the queue is rebuilt from those still strangers.
+        let bound = 2 * max(peers.count, Self.strangersKept)
+        if strangers.count > bound {
+            strangers = Deque(strangers.filter { entry in
+                peers[entry.peer].map { $0.discoveredAt <= entry.since } ?? false && !table.hasSession(with: entry.peer)
+            })
+        }
+        // The timer queues are lazy: a forgotten peer's entries wait for their time (five claimed hours, say).
+        // Past the bound they are rebuilt from the entries still current.
+        if silenceQueue.count > bound {
+            silenceQueue = Heap(silenceQueue.unordered.filter { peers[$0.peer]?.silenceCheckAt == $0.time })
+        }
+        if waiting.count > bound {
+            waiting = Deque(waiting.filter { invitations[$0].map { !$0.inWindow } ?? false })
+        }
+        if exchangeQueue.count > bound {
+            exchangeQueue = Heap(exchangeQueue.unordered.filter {
+                invitations[$0.peer]?.queuedAt == $0.time || pendingSolicits[$0.peer] == $0.time
+            })
+        }
         return out
     }
 

@@ -149,6 +149,10 @@ public struct DiscoveryNode {
     var declinedAt: [PeerID: Double] = [:]
     /// Peers that did not answer an invitation or a solicit: not tried again before `until` (``holdOff(_:now:)``).
     var heldOff: [PeerID: (until: Double, failures: Int)] = [:]
+    /// Peers known without a session, in the order they were found or given a second chance: the oldest is
+    /// forgotten past ``strangersKept`` (``forgetStrangers(keeping:)``). An entry whose peer holds a session, left, or
+    /// was found again since is stale and skipped.
+    var strangers = Deque<(peer: PeerID, since: Double)>()
     /// What lost peers sent last (``isFresh(_:incarnation:sequence:_:)``), and the order they left in.
     var departures: [PeerID: Departure] = [:]
     var departureOrder = Deque<PeerID>()
@@ -218,6 +222,14 @@ public struct DiscoveryNode {
     }
 
     var me: PeerID { configuration.peer }
+
+    /// How many entries each of the node's tables and queues holds: what a flood of ids could grow.
+    public var held: [String: Int] {
+        ["peers": peers.count, "sessions": table.count, "strangers": strangers.count, "invitations": invitations.count,
+         "waiting": waiting.count, "heldOff": heldOff.count, "declined": declinedAt.count, "departures": departures.count,
+         "silenceQueue": silenceQueue.count, "exchangeQueue": exchangeQueue.count, "solicits": pendingSolicits.count,
+         "toldInvited": toldInvited.count, "earlyData": earlyData.count, "ownSentAt": ownSentAt.count]
+    }
     var timing: DiscoveryTiming { configuration.timing }
 
     /// The earliest time at which ``tick(now:)`` may have work: an announcement, a retransmission, an invitation
@@ -263,6 +275,7 @@ public struct DiscoveryNode {
         heldOff = [:]
         departures = [:]
         departureOrder = []
+        strangers = []
         silenceQueue = Heap()
         exchangeQueue = Heap()
         for peer in table.peers { table.remove(peer: peer) }

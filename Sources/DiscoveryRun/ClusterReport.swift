@@ -57,6 +57,9 @@ public struct DatagramCounts: Sendable, Codable, Equatable {
     public var duplicates: Int
     public var deferredByBudget: Int
     public var heldForWindow: Int
+    /// Peers found without a session and forgotten to keep the nodes' memory bounded (4,096 kept past the session
+    /// table): ids that announced once and never answered, a member's flood of fake ids.
+    public var strangersForgotten: Int
     /// Deliveries the in-memory network dropped on purpose (`--loss`); 0 over UDP.
     public var droppedByNetwork: Int
     /// Datagrams that arrived at a full receive queue and were dropped before any node read them: over UDP, the
@@ -79,6 +82,7 @@ public struct DatagramCounts: Sendable, Codable, Equatable {
         duplicates = c.duplicates
         deferredByBudget = c.deferredByBudget
         heldForWindow = c.heldForWindow
+        strangersForgotten = c.strangersForgotten
         self.droppedByNetwork = droppedByNetwork
         self.receiveQueueDrops = receiveQueueDrops
     }

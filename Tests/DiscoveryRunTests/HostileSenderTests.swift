@@ -176,3 +176,67 @@ import Transport
         #expect(after[2] - before[2] == 1 && after[1] - before[1] == 2)
     }
 }
+
+/// A member's flood of new ids, each announced once and claiming an hour between announcements (so five hours before
+/// it would be lost to silence), leaves every table and queue of every node bounded, the process's resident memory
+/// within 64 MB of where it began, and the real peers' sessions untouched. In the serial pass of tools/test, so that
+/// no other test's memory comes and goes in the process meanwhile.
+@Suite struct FakeIdFloodTests {
+    /// The process's resident memory now, MB (/proc/self/status).
+    private func residentMB() -> Double {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        return (Double(line.split(separator: " ").dropFirst().first ?? "") ?? .infinity) / 1024
+    }
+
+    @Test func aMillionFakeIdsLeaveEveryNodeBounded() throws {
+        let key = try GroupKey(bytes: (0..<32).map { UInt8(truncatingIfNeeded: $0 * 31 + 7) })
+        var settings = ClusterSettings()
+        settings.peers = 2
+        settings.groupKey = key
+        settings.maximumSessions = 64
+        let c = try InMemoryCluster(settings: settings, conditions: NetworkConditions(), recordEvents: false)
+        c.run(until: 5, stopWhenConverged: true)
+        #expect(c.monitor.convergedAt != nil)
+        let before = residentMB()
+        var peak = before
+        let insider = c.network.attach()
+        let fakes = 1_000_000
+        let perSecond = 2_000
+        let batch = 100
+        // Batches scheduled one from the other: a million closures up front would be the test's own flood.
+        func sendBatch(_ first: Int) {
+            for k in first..<min(first + batch, fakes) {
+                // Half above the real ids (the nodes invite them), half below (the nodes solicit them).
+                let id = k % 2 == 0 ? UInt64.max - UInt64(k) * 7_919 : UInt64(1_000_000 + k) * 7_919
+                let fake = try! Advertisement(serviceType: settings.serviceType, peer: PeerID(id), incarnation: 1,
+                                              displayName: "fake", unicastPort: 5000)
+                insider.send(WireFormat.encode(.announce(fake, sequence: 1, interval: AnnounceInterval(seconds: 3600)),
+                                               key: key), to: .group)
+            }
+            if first % 50_000 == 0 { peak = max(peak, residentMB()) }
+            guard first + batch < fakes else { return }
+            c.clock.schedule(at: c.clock.now + Double(batch) / Double(perSecond)) { sendBatch(first + batch) }
+        }
+        c.clock.schedule(at: 5) { sendBatch(0) }
+        let end = 5 + Double(fakes / perSecond) + 5
+        c.run(until: end)
+        peak = max(peak, residentMB())
+        print("flood: \(fakes) fake ids; resident memory \(before) MB before, at most \(peak) MB during and after")
+        #expect(peak - before < 64, "resident \(before) MB before, \(peak) MB at most")
+        let kept = settings.maximumSessions + DiscoveryNode.strangersKept
+        for driver in c.drivers {
+            let held = driver.node.held
+            #expect(held["peers"]! <= kept, "\(held)")
+            for (name, count) in held where name != "peers" {
+                #expect(count <= 2 * kept, "\(name): \(count) of \(held)")
+            }
+            // Each node found every fake (it is reported, then forgotten) and kept its one real session.
+            #expect(driver.node.counters.strangersForgotten >= fakes - kept)
+            #expect(driver.node.table.establishedCount == 1)
+        }
+        #expect(c.monitor.lostPeers["peerEnded"] == 0)
+        // Lost: the fakes only (each found, then forgotten), never the real peer.
+        #expect(c.monitor.lostPeers["timeout"]! == c.drivers.reduce(0) { $0 + $1.node.counters.strangersForgotten })
+    }
+}
