@@ -131,7 +131,8 @@ let package = Package(
         ),
         .executableTarget(name: "nearcatch-sim", dependencies: ["NearcatchCommand"]),
         .target(
-            name: "TestSupport", dependencies: ["Air", "Bump", "Estimation", "GSL", "Geometry", "Planning", "Radio", "Ranging"]
+            name: "TestSupport",
+            dependencies: ["Air", "Bump", "Discovery", "Estimation", "GSL", "Geometry", "Planning", "Radio", "Ranging", "Sessions"]
         ),
 
         .testTarget(name: "GSLTests", dependencies: ["GSL", "TestSupport"]),
@@ -165,7 +166,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DiscoveryRunTests",
-            dependencies: ["DiscoveryRun", "UDPRun", "MulticastTransport", "Discovery", "Sessions", "Transport"]
+            dependencies: ["DiscoveryRun", "UDPRun", "MulticastTransport", "Discovery", "Sessions", "Transport", "TestSupport"]
         ),
         .testTarget(name: "DiscoveryTests", dependencies: [
             "Discovery", "Sessions", "GSL", "Transport", "TestSupport", .product(name: "Crypto", package: "swift-crypto"),

@@ -4,7 +4,10 @@ import Sessions
 public struct Advertisement: Sendable, Equatable {
     /// The service type, for example `nearcatch`; browsers only see advertisers of their own type.
     public let serviceType: String
-    public let peer: PeerID
+    /// The node's public key: every datagram of the node is signed with its private key.
+    public let signingKey: SigningKey
+    /// The id its key gives (``SigningKey/peer``).
+    public var peer: PeerID { signingKey.peer }
     /// The life of the node; a restart gives a higher one.
     public let incarnation: Incarnation
     /// A name for people, at most 63 bytes of UTF-8.
@@ -18,14 +21,14 @@ public struct Advertisement: Sendable, Equatable {
     ///
     /// - Throws: ``DiscoveryRuleError`` naming the first field that breaks a rule.
     public init(
-        serviceType: String, peer: PeerID, incarnation: Incarnation, displayName: String,
+        serviceType: String, signingKey: SigningKey, incarnation: Incarnation, displayName: String,
         discoveryInfo: [String: String] = [:], unicastPort: UInt16
     ) throws(DiscoveryRuleError) {
         try DiscoveryRules.checkServiceType(serviceType)
         try DiscoveryRules.checkDisplayName(displayName)
         try DiscoveryRules.checkDiscoveryInfo(discoveryInfo)
         self.serviceType = serviceType
-        self.peer = peer
+        self.signingKey = signingKey
         self.incarnation = incarnation
         self.displayName = displayName
         self.discoveryInfo = discoveryInfo

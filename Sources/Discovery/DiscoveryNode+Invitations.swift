@@ -336,7 +336,8 @@ extension DiscoveryNode {
         counters.sent[message.type, default: 0] += 1
         // A goodbye is stamped one past the last announcement: receivers take it only as newer than all of them.
         let stamp = message.type == .goodbye ? sequence &+ 1 : sequence
-        return .send(WireFormat.encode(message, key: configuration.groupKey, sequence: stamp), to: destination)
+        return .send(WireFormat.encode(message, key: configuration.groupKey, signer: configuration.identity,
+                                       sequence: stamp), to: destination)
     }
 
     mutating func refuse(_ reason: WireRefusal) -> [NodeDirective] {

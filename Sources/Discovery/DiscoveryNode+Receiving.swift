@@ -36,6 +36,7 @@ extension DiscoveryNode {
             // string of its advertisement, on the path every datagram of a steady group takes.
             if let index = peers.index(forKey: peer) {
                 let hearing = peers.values[index].hearUnchanged(datagram.bytes, at: now, removals: table.removals)
+                if hearing == .forged { return refuse(.forged) }
                 if hearing == .replayed { return refuse(.replayed) }
                 if hearing != .changed {
                     counters.unchangedAnnouncements += 1
@@ -56,6 +57,10 @@ extension DiscoveryNode {
             counters.refused[error.kind, default: 0] += 1
             return []
         }
+        // Signed by the peer it speaks for: the key it carries (an announcement, an invitation, a solicit, whose id
+        // the decoder matched to it), or the key of the peer it names, as this node knows it.
+        guard let signer = signingKey(of: message) else { return refuse(.unknownSender) }
+        guard WireFormat.isSigned(datagram.bytes, by: signer) else { return refuse(.forged) }
         if let (sender, incarnation) = message.sender, sender != me,
            !isFresh(sender, incarnation: incarnation, sequence: WireFormat.senderSequence(in: datagram.bytes),
                     message.type) {
@@ -107,6 +112,19 @@ extension DiscoveryNode {
             }
             peers[from]?.lastHeard = now
             return [.event(.data(from, kind: kind, payload: payload))]
+        }
+    }
+
+    /// The key `message` must be signed with: the one it carries, this node's own for what the group returns to it,
+    /// or the known key of the peer it names; `nil` when it names a peer this node does not know.
+    func signingKey(of message: WireMessage) -> SigningKey? {
+        switch message {
+        case .announce(let ad, _, _), .invite(_, _, let ad, _), .solicit(_, let ad, _):
+            return ad.signingKey
+        case .goodbye, .accept, .decline, .sessionData:
+            guard let sender = message.sender?.peer else { return nil }
+            if sender == me { return configuration.identity.publicKey }
+            return peers[sender]?.advertisement.signingKey
         }
     }
 

@@ -12,7 +12,9 @@ public struct DiscoveryNode {
     /// Everything a node is configured with.
     public struct Configuration {
         public var serviceType: String
-        public var peer: PeerID
+        /// The node's key pair: it signs every datagram, and its public key gives the node's peer id.
+        public var identity: NodeIdentity
+        public var peer: PeerID { identity.peer }
         public var incarnation: Incarnation
         public var displayName: String
         public var discoveryInfo: [String: String]
@@ -31,12 +33,12 @@ public struct DiscoveryNode {
         public var connectsByConsent = false
 
         public init(
-            serviceType: String, peer: PeerID, incarnation: Incarnation, displayName: String,
+            serviceType: String, identity: NodeIdentity, incarnation: Incarnation, displayName: String,
             discoveryInfo: [String: String] = [:], maximumSessions: Int = 1024, timing: DiscoveryTiming = DiscoveryTiming(),
             expectedPeers: Int = 0, groupKey: GroupKey = .development
         ) {
             self.serviceType = serviceType
-            self.peer = peer
+            self.identity = identity
             self.incarnation = incarnation
             self.displayName = displayName
             self.discoveryInfo = discoveryInfo
@@ -84,12 +86,14 @@ public struct DiscoveryNode {
         }
 
         /// What an announcement of a known peer told, as ``hearUnchanged(_:at:removals:)`` found it.
-        enum Hearing { case changed, replayed, sessionHeld, sessionUnknown }
+        enum Hearing { case changed, forged, replayed, sessionHeld, sessionUnknown }
 
-        /// Takes `bytes` as heard now when they are its latest announcement but for a higher sequence number, and
-        /// says whether its session is still held by the cache alone.
+        /// Takes `bytes` as heard now when they are its latest announcement but for a higher sequence number (and
+        /// signed by its key: the sequence number is what a forger would change), and says whether its session is
+        /// still held by the cache alone.
         mutating func hearUnchanged(_ bytes: [UInt8], at now: Double, removals: UInt64) -> Hearing {
             guard WireFormat.sameAnnouncement(bytes, announcement) else { return .changed }
+            guard WireFormat.isSigned(bytes, by: advertisement.signingKey) else { return .forged }
             guard hearAnnouncementSequence(WireFormat.senderSequence(in: bytes)) else { return .replayed }
             lastHeard = now
             return sessionSeenAt == removals ? .sessionHeld : .sessionUnknown
@@ -208,7 +212,7 @@ public struct DiscoveryNode {
         try configuration.timing.validate()
         self.configuration = configuration
         self.advertisement = try Advertisement(
-            serviceType: configuration.serviceType, peer: configuration.peer,
+            serviceType: configuration.serviceType, signingKey: configuration.identity.publicKey,
             incarnation: configuration.incarnation, displayName: configuration.displayName,
             discoveryInfo: configuration.discoveryInfo, unicastPort: unicastPort)
         self.table = PeerSessionTableState(capacity: configuration.maximumSessions)

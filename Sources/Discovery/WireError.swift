@@ -14,6 +14,8 @@ public enum WireError: Error, Sendable, Equatable, CustomStringConvertible {
     case oversized(Int)
     /// A field that decodes but breaks its rule (bad UTF-8, a bad service type, an unknown code, ...).
     case invalidField(field: String, reason: String)
+    /// A datagram that speaks for a peer whose key did not sign it: an id not given by the key it carries.
+    case forged(String)
 
     /// The refusal's kind, for counters.
     public var kind: WireRefusal {
@@ -25,6 +27,7 @@ public enum WireError: Error, Sendable, Equatable, CustomStringConvertible {
         case .lengthMismatch: .lengthMismatch
         case .oversized: .oversized
         case .invalidField: .invalidField
+        case .forged: .forged
         }
     }
 
@@ -37,6 +40,7 @@ public enum WireError: Error, Sendable, Equatable, CustomStringConvertible {
         case .lengthMismatch(let declared, let actual): "payload length \(declared) declared, \(actual) present"
         case .oversized(let size): "datagram of \(size) bytes is over the \(WireFormat.maximumDatagramSize)-byte limit"
         case .invalidField(let field, let reason): "invalid \(field): \(reason)"
+        case .forged(let what): "forged: \(what)"
         }
     }
 }
@@ -54,6 +58,12 @@ public enum WireRefusal: String, Sendable, CaseIterable, Codable, Comparable {
     case unauthenticated
     /// Authentic, but older than what its sender sent since (or than what a departed peer sent last): a replay.
     case replayed
+    /// Under the group key, but not signed by the peer it speaks for (its signature is not that peer's key's, or its
+    /// id not the one its key gives): a member speaking for another.
+    case forged
+    /// Under the group key, from a peer this node does not know and carrying no key to check it by (a goodbye, an
+    /// answer or session data): nothing in it is believed.
+    case unknownSender
 
     public static func < (lhs: WireRefusal, rhs: WireRefusal) -> Bool {
         lhs.rawValue < rhs.rawValue

@@ -1,14 +1,18 @@
 import Sessions
 
 /// Encoding and decoding of ``WireMessage``: a fixed 8-byte header (magic "NCSM", version, type, payload length),
-/// a big-endian payload, the sender's sequence number, and a 16-byte tag under the group key (``GroupKey``). Every
-/// length is checked; the decoder refuses, it never traps. Whether the tag is right is the receiver's first check
-/// (``isAuthentic(_:under:)``); the sequence number is what makes a replay detectable (docs/security.md).
+/// a big-endian payload, the sender's sequence number, the sender's 64-byte signature (``NodeIdentity``) and a
+/// 16-byte tag under the group key (``GroupKey``). Every length is checked; the decoder refuses, it never traps.
+/// Whether the tag is right is the receiver's first check (``isAuthentic(_:under:)``), whether the signature is the
+/// sender's its second (``isSigned(_:by:)``); the sequence number is what makes a replay detectable
+/// (docs/security.md).
 public enum WireFormat {
     /// The version this build writes and reads.
-    public static let version: UInt8 = 4
-    /// What follows the payload: the sender's sequence number (u32) and the tag.
-    public static let trailerSize = 4 + GroupKey.tagSize
+    public static let version: UInt8 = 5
+    /// Bytes of an Ed25519 signature.
+    public static let signatureSize = 64
+    /// What follows the payload: the sender's sequence number (u32), its signature and the tag.
+    public static let trailerSize = 4 + signatureSize + GroupKey.tagSize
     /// "NCSM".
     public static let magic: [UInt8] = [0x4E, 0x43, 0x53, 0x4D]
     /// Magic, version, type, payload length.
@@ -18,9 +22,12 @@ public enum WireFormat {
     /// Largest application payload of a session datagram.
     public static let maximumSessionPayload = 1024
 
-    /// The bytes of `message`, stamped with the sender's `sequence` (an announcement's own, whatever is given) and
-    /// sealed under `key`.
-    public static func encode(_ message: WireMessage, key: GroupKey = .development, sequence: UInt32 = 0) -> [UInt8] {
+    /// The bytes of `message`, stamped with the sender's `sequence` (an announcement's own, whatever is given),
+    /// signed by `signer` and sealed under `key`. Without a signer the signature is zeros, which no node takes (for
+    /// tests of the decoder and of what a forger sends).
+    public static func encode(
+        _ message: WireMessage, key: GroupKey = .development, signer: NodeIdentity? = nil, sequence: UInt32 = 0
+    ) -> [UInt8] {
         // The header first, its length patched once the payload is written: one buffer from header to tag.
         var w = ByteWriter()
         w.buffer += magic
@@ -64,15 +71,28 @@ public enum WireFormat {
         w.buffer[headerSize - 2] = UInt8(truncatingIfNeeded: payloadLength >> 8)
         w.buffer[headerSize - 1] = UInt8(truncatingIfNeeded: payloadLength)
         w.u32(stamp)
+        let signature = signer.map { who in w.buffer.withUnsafeBytes { who.sign($0) } }
+            ?? [UInt8](repeating: 0, count: signatureSize)
+        w.buffer += signature
         key.seal(&w.buffer)
         return w.buffer
+    }
+
+    /// Whether the datagram's signature is `key`'s over everything before it (header, payload, sequence number).
+    /// The frame must have passed ``checkFrame(_:)``.
+    public static func isSigned(_ bytes: [UInt8], by key: SigningKey) -> Bool {
+        bytes.withUnsafeBytes { all in
+            let signatureStart = all.count - GroupKey.tagSize - signatureSize
+            return key.isValid(UnsafeRawBufferPointer(rebasing: all[signatureStart..<(signatureStart + signatureSize)]),
+                               of: UnsafeRawBufferPointer(rebasing: all[..<signatureStart]))
+        }
     }
 
     /// The sender's sequence number of a datagram that ``checkFrame(_:)`` accepted: for an announcement, its own;
     /// for anything else, the sender's latest announcement's when it was sent (a goodbye's is one more).
     public static func senderSequence(in bytes: [UInt8]) -> UInt32 {
         var value: UInt32 = 0
-        for i in (bytes.count - trailerSize)..<(bytes.count - GroupKey.tagSize) { value = value << 8 | UInt32(bytes[i]) }
+        for i in (bytes.count - trailerSize)..<(bytes.count - trailerSize + 4) { value = value << 8 | UInt32(bytes[i]) }
         return value
     }
 
@@ -94,7 +114,7 @@ public enum WireFormat {
         guard bytes[4] == version else { throw .unsupportedVersion(bytes[4]) }
         guard WireType(rawValue: bytes[5]) != nil else { throw .unknownType(bytes[5]) }
         let declared = Int(bytes[6]) << 8 | Int(bytes[7])
-        guard bytes.count >= headerSize + trailerSize else { throw .truncated(field: "sequence and tag") }
+        guard bytes.count >= headerSize + trailerSize else { throw .truncated(field: "sequence, signature and tag") }
         guard declared == bytes.count - headerSize - trailerSize else {
             throw .lengthMismatch(declared: declared, actual: bytes.count - headerSize - trailerSize)
         }
@@ -191,11 +211,11 @@ public enum WireFormat {
 
 /// Appends big-endian fields.
 struct ByteWriter {
-    /// Room for the largest fixed-size datagram (an acceptance: 8 + 64 + 32 + 20 bytes) without growing; those that
+    /// Room for the largest fixed-size datagram (an acceptance: 8 + 64 + 84 bytes) without growing; those that
     /// carry an advertisement or a payload grow once or twice.
     var buffer: [UInt8] = {
         var b: [UInt8] = []
-        b.reserveCapacity(128)
+        b.reserveCapacity(160)
         return b
     }()
 
@@ -219,6 +239,7 @@ struct ByteWriter {
     /// What an announcement and an invitation both carry after their identities: the announce interval and the
     /// advertisement's fields.
     mutating func advertised(_ ad: Advertisement, interval: AnnounceInterval) {
+        bytes(ad.signingKey.bytes)
         u32(interval.milliseconds)
         u16(ad.unicastPort)
         string8(ad.serviceType)
@@ -295,6 +316,9 @@ struct ByteReader {
     mutating func advertised(
         peer: PeerID, incarnation: Incarnation
     ) throws(WireError) -> (Advertisement, AnnounceInterval) {
+        let key = SigningKey(bytes: try bytes(SigningKey.size, "signing key"))
+        // The id is the key's: an id named with another key is a member speaking for someone else.
+        guard key.peer == peer else { throw .forged("peer id \(peer) is not the one its signing key gives (\(key.peer))") }
         let interval = AnnounceInterval(milliseconds: try u32("announce interval"))
         guard interval.milliseconds >= 10, interval.milliseconds <= 3_600_000 else {
             throw .invalidField(field: "announce interval",
@@ -318,7 +342,7 @@ struct ByteReader {
         }
         do {
             let ad = try Advertisement(
-                serviceType: serviceType, peer: peer, incarnation: incarnation, displayName: displayName,
+                serviceType: serviceType, signingKey: key, incarnation: incarnation, displayName: displayName,
                 discoveryInfo: info, unicastPort: port)
             return (ad, interval)
         } catch {

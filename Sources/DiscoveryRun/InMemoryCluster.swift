@@ -14,6 +14,8 @@ public final class InMemoryCluster: Cluster {
     public private(set) var drivers: [NodeDriver] = []
     private let random: RandomSource
     private var incarnations: [Incarnation]
+    /// Each node's key pair, derived from the run's seed: a restarted node keeps its own (and so its peer id).
+    private let identities: [NodeIdentity]
     public let peerIDs: [PeerID]
 
     /// Builds the nodes and schedules their starts; nothing runs before ``run(until:stopWhenConverged:)``.
@@ -25,15 +27,22 @@ public final class InMemoryCluster: Cluster {
         monitor = ClusterMonitor(nodes: settings.peers, sessionsPerNode: settings.sessionsPerNode,
                                  recordsEvents: recordEvents)
         random = try RandomSource(runSeed: settings.seed, stream: StreamIdentity(kind: .scenario, first: 0, second: 0))
-        var ids: [PeerID] = []
+        var keys: [NodeIdentity] = []
         var seen = Set<PeerID>()
         for i in 0..<settings.peers {
-            var id = PeerID(StreamIdentity(kind: .device, first: UInt64(i), second: 0).derivedSeed(from: settings.seed))
-            while seen.contains(id) { id = PeerID(id.rawValue &+ 1) }
-            seen.insert(id)
-            ids.append(id)
+            // Ids are 64 bits of a key's hash: two alike in a room would take about 2^32 nodes; a later
+            // derivation stands in for one all the same.
+            var derivation = UInt64(i)
+            var identity = NodeIdentity.derived(from: settings.seed, index: derivation)
+            while seen.contains(identity.peer) {
+                derivation += 1 << 32
+                identity = NodeIdentity.derived(from: settings.seed, index: derivation)
+            }
+            seen.insert(identity.peer)
+            keys.append(identity)
         }
-        peerIDs = ids
+        identities = keys
+        peerIDs = keys.map(\.peer)
         incarnations = Array(repeating: 1, count: settings.peers)
         for i in 0..<settings.peers {
             drivers.append(try makeDriver(i))
@@ -47,7 +56,7 @@ public final class InMemoryCluster: Cluster {
     private func makeDriver(_ i: Int) throws -> NodeDriver {
         let transport = network.attach()
         var configuration = DiscoveryNode.Configuration(
-            serviceType: settings.serviceType, peer: peerIDs[i], incarnation: incarnations[i],
+            serviceType: settings.serviceType, identity: identities[i], incarnation: incarnations[i],
             displayName: "peer-\(i)", discoveryInfo: settings.discoveryInfo(i),
             maximumSessions: settings.maximumSessions, timing: settings.timing,
             expectedPeers: settings.sessionsPerNode, groupKey: settings.groupKey)

@@ -73,11 +73,12 @@ public final class UDPCluster: Cluster, Sendable {
             for i in 0..<settings.peers {
                 let loop = group.next()
                 let transport = try await UDPMulticastTransport.make(on: loop, configuration: multicast).get()
-                let peer = PeerID(generator.next())
+                let identity = NodeIdentity.random()
+                let peer = identity.peer
                 let jitterSeed: UInt64 = generator.next()
                 let driver = try await loop.submit {
                     let configuration = DiscoveryNode.Configuration(
-                        serviceType: settings.serviceType, peer: peer, incarnation: incarnation,
+                        serviceType: settings.serviceType, identity: identity, incarnation: incarnation,
                         displayName: "peer-\(i)", discoveryInfo: settings.discoveryInfo(i),
                         maximumSessions: settings.maximumSessions, timing: settings.timing,
                         expectedPeers: settings.sessionsPerNode, groupKey: settings.groupKey)

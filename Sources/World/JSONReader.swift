@@ -195,6 +195,13 @@ struct JSONReader {
         }
     }
 
+    /// A list of strings, refused past `limit` as ``list(_:limit:tooMany:_:)`` does.
+    mutating func strings(_ field: String, limit: Int, tooMany: String) throws(ScenarioError) -> [String] {
+        var strings: [String] = []
+        try list(field, limit: limit, tooMany: tooMany) { (r, _, at) throws(ScenarioError) in strings.append(try r.string(at)) }
+        return strings
+    }
+
     /// A string, its escapes decoded.
     mutating func string(_ field: String) throws(ScenarioError) -> String {
         try expectKind(UInt8(ascii: "\""), field, "a string")

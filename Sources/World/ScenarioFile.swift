@@ -320,13 +320,9 @@ private struct RawScenario {
             switch key {
             case "name": peer.name = try r.string(path)
             case "interests":
-                var interests: [String] = []
-                try r.list(path, limit: ScenarioFile.maximumInterestBytes,
-                           tooMany: "must join (with commas) to at most \(ScenarioFile.maximumInterestBytes) bytes") {
-                    (r, _, at) throws(ScenarioError) in
-                    interests.append(try r.string(at))
-                }
-                peer.interests = interests
+                peer.interests = try r.strings(
+                    path, limit: ScenarioFile.maximumInterestBytes,
+                    tooMany: "must join (with commas) to at most \(ScenarioFile.maximumInterestBytes) bytes")
             default:
                 var waypoints: [RawWaypoint] = []
                 try r.list(path, limit: waypointsLeft,
@@ -370,11 +366,7 @@ private struct RawScenario {
             switch key {
             case "class": e.class = try r.string(path)
             case "peers":
-                var names: [String] = []
-                try r.list(path, limit: 2, tooMany: "must name two peers, not more") { (r, _, at) throws(ScenarioError) in
-                    names.append(try r.string(at))
-                }
-                e.peers = names
+                e.peers = try r.strings(path, limit: 2, tooMany: "must name two peers, not more")
             case "t": e.t = try r.number(path)
             case "closingSpeed": e.closingSpeed = try r.number(path)
             case "minimumDistance": e.minimumDistance = try r.number(path)

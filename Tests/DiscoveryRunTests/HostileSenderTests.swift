@@ -1,4 +1,4 @@
-import Discovery
+@testable import Discovery
 import DiscoveryRun
 import Sessions
 import Testing
@@ -26,8 +26,10 @@ import Transport
         let victim = ids[0]
         let other = ids[1]
         let otherEndpoint = c.drivers[1].transport.unicastEndpoint
-        let ad = try Advertisement(serviceType: settings.serviceType, peer: victim, incarnation: 1, displayName: "peer-0",
-                                   unicastPort: 5000)
+        // The victim's public key, as its announcements carry it.
+        let victimKey = c.drivers[0].node.advertisement.signingKey
+        let ad = try Advertisement(serviceType: settings.serviceType, signingKey: victimKey, incarnation: 1,
+                                   displayName: "peer-0", unicastPort: 5000)
         let address = SessionAddress(from: victim, fromIncarnation: 1, to: other, toIncarnation: 1)
         // The token the other node holds for the victim's session, as a sniffer of session data would have it.
         let sniffed = try #require(c.drivers[1].node.table.session(with: victim)?.remoteToken)
@@ -39,7 +41,7 @@ import Transport
              .unicast(otherEndpoint)),
             (WireFormat.encode(.sessionData(from: victim, to: other, token: sniffed, kind: 1, payload: [1, 2, 3]),
                                key: .development, sequence: 1_000), .unicast(otherEndpoint)),
-            (WireFormat.encode(.announce(try Advertisement(serviceType: settings.serviceType, peer: victim,
+            (WireFormat.encode(.announce(try Advertisement(serviceType: settings.serviceType, signingKey: victimKey,
                                                            incarnation: 2, displayName: "peer-0", unicastPort: 6000),
                                          sequence: 1, interval: AnnounceInterval(seconds: 1)), key: .development),
              .group),
@@ -47,7 +49,7 @@ import Transport
         // Altered: a real announcement with one bit flipped (the display name's length).
         let real = try #require(captured.first { WireFormat.announcedPeer(in: $0) == victim })
         var altered = real
-        altered[40] ^= 0x01
+        altered[72] ^= 0x01
         let sentBefore = c.drivers.reduce(0) { $0 + $1.node.counters.sentTotal }
         let foundBefore = c.monitor.log.filter { if case .found = $0.event { true } else { false } }.count
         var when = 10.5
@@ -58,7 +60,9 @@ import Transport
         // 1,500 fake peers, announcing once a second for 10 s.
         for second in 0..<10 {
             for k in 0..<1_500 {
-                let fake = try Advertisement(serviceType: settings.serviceType, peer: PeerID(UInt64(9_000_000 + k)),
+                // Keys of its own making: without the group key, the tag refuses them first.
+                let key = SigningKey(bytes: (0..<32).map { UInt8(truncatingIfNeeded: (k + 1) * ($0 + 3)) })
+                let fake = try Advertisement(serviceType: settings.serviceType, signingKey: key,
                                              incarnation: 1, displayName: "fake", unicastPort: 5000)
                 let bytes = WireFormat.encode(.announce(fake, sequence: UInt32(second + 1),
                                                         interval: AnnounceInterval(seconds: 1)), key: .development)
@@ -107,14 +111,16 @@ import Transport
         insider.onReceive = { datagram in if !datagram.viaGroup { toFakes += 1 } }
         let fakes = 1_500
         let seconds = 60
+        // Each fake id with a key pair of its own (an id is its key's); about half fall above every real id (the real
+        // nodes invite those), half below (they solicit those).
+        let identities = (0..<fakes).map { NodeIdentity.derived(from: 0xF4CE, index: UInt64($0)) }
         for second in 0..<seconds {
             for k in 0..<fakes {
-                // Half of them above every real id (the real nodes invite those), half below (they solicit those).
-                let id = k % 2 == 0 ? UInt64.max - UInt64(k) * 7_919 : UInt64(500_000 + k * 7_919)
-                let fake = try Advertisement(serviceType: settings.serviceType, peer: PeerID(id),
+                let fake = try Advertisement(serviceType: settings.serviceType, signingKey: identities[k].publicKey,
                                              incarnation: 1, displayName: "fake", unicastPort: 5000)
                 let bytes = WireFormat.encode(.announce(fake, sequence: UInt32(second + 1),
-                                                        interval: AnnounceInterval(seconds: 1)), key: key)
+                                                        interval: AnnounceInterval(seconds: 1)),
+                                              key: key, signer: identities[k])
                 c.clock.schedule(at: Double(second) + Double(k) / Double(fakes)) { insider.send(bytes, to: .group) }
             }
         }
@@ -150,9 +156,12 @@ import Transport
         let member = c.network.attach()
         // The token node 0 gave node 1 for their session, as it travels in node 0's session datagrams to node 1.
         let lifted = try #require(c.drivers[1].node.table.session(with: ids[0])?.remoteToken)
+        // Signed by the node it names (the cluster's keys come from its seed): a member signing with its own key
+        // is refused before the token is looked at (`forged`, FakeIdFloodTests and MemberTests); this is what the
+        // token binding stops on its own.
         func data(from: Int, to: Int) -> [UInt8] {
             WireFormat.encode(.sessionData(from: ids[from], to: ids[to], token: lifted, kind: 1, payload: [9]), key: key,
-                              sequence: 1_000_000)
+                              signer: NodeIdentity.derived(from: settings.seed, index: UInt64(from)), sequence: 1_000_000)
         }
         let before = c.drivers.map { $0.node.counters.refused[.tokenMismatch, default: 0] }
         var at = 10.5
@@ -207,12 +216,13 @@ import Transport
         // Batches scheduled one from the other: a million closures up front would be the test's own flood.
         func sendBatch(_ first: Int) {
             for k in first..<min(first + batch, fakes) {
-                // Half above the real ids (the nodes invite them), half below (the nodes solicit them).
-                let id = k % 2 == 0 ? UInt64.max - UInt64(k) * 7_919 : UInt64(1_000_000 + k) * 7_919
-                let fake = try! Advertisement(serviceType: settings.serviceType, peer: PeerID(id), incarnation: 1,
-                                              displayName: "fake", unicastPort: 5000)
+                // A key pair each (an id is its key's): about half above the real ids (the nodes invite them), half
+                // below (the nodes solicit them).
+                let identity = NodeIdentity.derived(from: 0xF100D, index: UInt64(k))
+                let fake = try! Advertisement(serviceType: settings.serviceType, signingKey: identity.publicKey,
+                                              incarnation: 1, displayName: "fake", unicastPort: 5000)
                 insider.send(WireFormat.encode(.announce(fake, sequence: 1, interval: AnnounceInterval(seconds: 3600)),
-                                               key: key), to: .group)
+                                               key: key, signer: identity), to: .group)
             }
             if first % 50_000 == 0 { peak = max(peak, residentMB()) }
             guard first + batch < fakes else { return }
@@ -238,5 +248,88 @@ import Transport
         #expect(c.monitor.lostPeers["peerEnded"] == 0)
         // Lost: the fakes only (each found, then forgotten), never the real peer.
         #expect(c.monitor.lostPeers["timeout"]! == c.drivers.reduce(0) { $0 + $1.node.counters.strangersForgotten })
+    }
+}
+
+/// A member of the group (it holds the group key, and a key pair of its own) can no longer speak for another member:
+/// every datagram it forges in another's name, the holes of issue 26 among them, is refused as `forged` by every
+/// node that gets it, and none removes, locks out or replaces anyone.
+@Suite struct MemberTests {
+    @Test func noDatagramOfAMemberSpeaksForAnother() throws {
+        let key = try GroupKey(bytes: (0..<32).map { UInt8(truncatingIfNeeded: $0 * 41 + 9) })
+        var settings = ClusterSettings()
+        settings.peers = 12
+        settings.groupKey = key
+        let n = settings.peers
+        let c = try InMemoryCluster(settings: settings, conditions: NetworkConditions(), recordEvents: true)
+        let member = c.network.attach()
+        let me = NodeIdentity.derived(from: 0xBAD, index: 0)
+        var captured: [[UInt8]] = []
+        member.onReceive = { captured.append($0.bytes) }
+        c.run(until: 10)
+        #expect(c.monitor.establishedSessions == n * (n - 1))
+        let ids = (0..<n).map(c.peerID(of:))
+        let victim = ids[0]
+        let other = ids[1]
+        let victimAd = c.drivers[0].node.advertisement
+        let otherEndpoint = c.drivers[1].transport.unicastEndpoint
+        let sniffed = try #require(c.drivers[1].node.table.session(with: victim)?.remoteToken)
+        let address = SessionAddress(from: victim, fromIncarnation: 1, to: other, toIncarnation: 1)
+        let lastHeard = try #require(captured.last { WireFormat.announcedPeer(in: $0) == victim })
+        let lastSequence = WireFormat.senderSequence(in: lastHeard)
+        // The victim's latest announcement, its sequence number pushed to 0xFFFFFFF0, signed and sealed again.
+        var pushed = Array(lastHeard.dropLast(WireFormat.trailerSize))
+        pushed += [0xFF, 0xFF, 0xFF, 0xF0]
+        pushed += pushed.withUnsafeBytes { me.sign($0) }
+        key.seal(&pushed)
+        let nextLife = try Advertisement(serviceType: settings.serviceType, signingKey: victimAd.signingKey, incarnation: 2,
+                                         displayName: "peer-0", unicastPort: 6000)
+        func forge(_ message: WireMessage, sequence: UInt32 = 0) -> [UInt8] {
+            WireFormat.encode(message, key: key, signer: me, sequence: sequence)
+        }
+        let group: [[UInt8]] = [
+            forge(.goodbye(peer: victim, incarnation: 1), sequence: lastSequence &+ 1_000),
+            pushed,
+            forge(.announce(nextLife, sequence: 1, interval: AnnounceInterval(seconds: 1))),
+        ]
+        let unicast: [[UInt8]] = [
+            forge(.invite(address, token: DiscoveryToken(high: 7, low: 7), advertisement: victimAd,
+                          interval: AnnounceInterval(seconds: 1)), sequence: lastSequence),
+            forge(.solicit(address, advertisement: victimAd, interval: AnnounceInterval(seconds: 1)), sequence: lastSequence),
+            forge(.sessionData(from: victim, to: other, token: sniffed, kind: 1, payload: [1, 2, 3]), sequence: lastSequence),
+            forge(.accept(address, token: DiscoveryToken(high: 8, low: 8), echo: sniffed), sequence: lastSequence),
+        ]
+        let sentBefore = c.drivers.reduce(0) { $0 + $1.node.counters.sentTotal }
+        let announcedBefore = c.drivers.reduce(0) { $0 + $1.node.counters.sent[.announce, default: 0] }
+        // Each forgery sent 10 times over 10 s, so that one arriving between two announcements of the victim
+        // would show.
+        for round in 0..<10 {
+            let at = 10.5 + Double(round)
+            for bytes in group { c.clock.schedule(at: at) { member.send(bytes, to: .group) } }
+            for bytes in unicast { c.clock.schedule(at: at + 0.05) { member.send(bytes, to: .unicast(otherEndpoint)) } }
+        }
+        c.run(until: 25)
+        let refused = c.drivers.reduce(into: [WireRefusal: Int]()) { total, driver in
+            for (reason, count) in driver.node.counters.refused { total[reason, default: 0] += count }
+        }
+        // Every group forgery at every node, every unicast one at its target: forged, and nothing else refused (the
+        // victim's own datagrams were never taken for replays or an older life afterwards). The victim takes the
+        // pushed copy of its own announcement for its own echo, and believes nothing of it.
+        #expect(refused == [.forged: 10 * (group.count * n + unicast.count) - 10])
+        #expect(c.monitor.lostPeers == ["peerEnded": 0, "timeout": 0])
+        #expect(c.monitor.establishedSessions == n * (n - 1))
+        #expect(c.drivers.allSatisfy { $0.node.peers.count == n - 1 })
+        #expect(c.drivers.dropFirst().allSatisfy { $0.node.peers[victim]?.advertisement.incarnation == 1 })
+        #expect(c.drivers[1].node.table.session(with: victim)?.remoteToken == sniffed)
+        // Amplification: what the nodes sent beyond their own announcements, per datagram the member sent.
+        let sentAfter = c.drivers.reduce(0) { $0 + $1.node.counters.sentTotal }
+        let announcedAfter = c.drivers.reduce(0) { $0 + $1.node.counters.sent[.announce, default: 0] }
+        let attackerDatagrams = 10 * (group.count + unicast.count)
+        let answered = (sentAfter - sentBefore) - (announcedAfter - announcedBefore)
+        print("member: \(attackerDatagrams) forged datagrams; the nodes sent \(answered) beyond their announcements")
+        #expect(answered == 0)
+        // The victim's real announcements after the push were taken by every node.
+        let heardAfter = c.drivers.dropFirst().map { $0.node.peers[victim]?.lastHeard ?? 0 }
+        #expect(heardAfter.allSatisfy { $0 > 23 })
     }
 }

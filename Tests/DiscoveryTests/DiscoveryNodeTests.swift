@@ -1,18 +1,19 @@
 import Discovery
 import GSL
 import Sessions
+import TestSupport
 import Testing
 import Transport
 
 /// The node as a pure state machine: datagrams in, directives out, with no network at all.
 @Suite struct DiscoveryNodeTests {
-    let low = PeerID(1)
-    let high = PeerID(2)
+    let low = TestIdentities.peer(1)
+    let high = TestIdentities.peer(2)
     let here = Endpoint(host: "10.0.0.1", port: 5000)
     let there = Endpoint(host: "10.0.0.2", port: 5000)
 
     private func node(_ peer: PeerID, incarnation: Incarnation = 1, service: String = "nearcatch") throws -> DiscoveryNode {
-        let c = DiscoveryNode.Configuration(serviceType: service, peer: peer, incarnation: incarnation,
+        let c = DiscoveryNode.Configuration(serviceType: service, identity: TestIdentities.identity(peer), incarnation: incarnation,
                                             displayName: "node \(peer.rawValue)")
         return try DiscoveryNode(configuration: c, unicastPort: 5000,
                                  tokens: SeededTokenSource(random: RandomSource(seed: peer.rawValue)),
@@ -24,9 +25,9 @@ import Transport
         _ peer: PeerID, incarnation: Incarnation = 1, service: String = "nearcatch", sequence: UInt32 = 9,
         interval: Double = 1
     ) throws -> [UInt8] {
-        let ad = try Advertisement(serviceType: service, peer: peer, incarnation: incarnation, displayName: "x",
+        let ad = try Advertisement(serviceType: service, signingKey: TestIdentities.identity(peer).publicKey, incarnation: incarnation, displayName: "x",
                                    unicastPort: 5000)
-        return WireFormat.encode(.announce(ad, sequence: sequence, interval: AnnounceInterval(seconds: interval)))
+        return TestIdentities.encode(.announce(ad, sequence: sequence, interval: AnnounceInterval(seconds: interval)))
     }
 
     private func datagram(_ bytes: [UInt8], from source: Endpoint) -> IncomingDatagram {
@@ -66,7 +67,7 @@ import Transport
         #expect(b.counters.discoveredByInvitation == 1)
         let events = answered.compactMap { if case .event(let e) = $0 { e } else { nil } }
         guard case .found(let ad)? = events.first else { Issue.record("found is not first: \(events)"); return }
-        #expect(ad.peer == low && ad.displayName == "node 1")
+        #expect(ad.peer == low && ad.displayName == "node \(low.rawValue)")
         #expect(events.contains { if case .session(low, .began) = $0 { true } else { false } })
         let answers = sent(answered)
         #expect(answers.count == 1 && answers.first?.1 == .unicast(here))
@@ -79,15 +80,15 @@ import Transport
 
     @Test func aResponderIntroducesItselfToALateInitiatorOfALargeGroup() throws {
         // B's peers all have lower ids than B: B is only ever the responder.
-        let b0 = PeerID(1000)
-        var c = DiscoveryNode.Configuration(serviceType: "nearcatch", peer: b0, incarnation: 1, displayName: "b")
+        let b0 = TestIdentities.peer(1000)
+        var c = DiscoveryNode.Configuration(serviceType: "nearcatch", identity: TestIdentities.identity(b0), incarnation: 1, displayName: "b")
         c.timing.groupAnnouncementRate = 2
         var b = try DiscoveryNode(configuration: c, unicastPort: 5000,
                                   tokens: SeededTokenSource(random: RandomSource(seed: 1)), random: RandomSource(seed: 2))
         _ = b.start(now: 0)
         _ = b.tick(now: 0.15)
         // B knows five peers before its burst ends: its next announcement is 3 s away (6 members at 2 a second).
-        for i in 0..<5 { _ = b.receive(datagram(try announce(PeerID(UInt64(100 + i))), from: there), now: 0.2) }
+        for i in 0..<5 { _ = b.receive(datagram(try announce(TestIdentities.peer(100 + i)), from: there), now: 0.2) }
         _ = b.tick(now: 0.3)
         let after = try #require(b.nextDeadline)
         #expect(after >= 0.3 + 3 * 0.8 - 1e-9 && after <= 0.3 + 3 * 1.2 + 1e-9)
@@ -111,7 +112,7 @@ import Transport
     private func silentGroup(echoDelay: Double, end: Double) throws -> (
         announcements: [(Double, AnnounceInterval)], lost: [(Double, PeerID)], node: DiscoveryNode
     ) {
-        var c = DiscoveryNode.Configuration(serviceType: "nearcatch", peer: low, incarnation: 1, displayName: "a")
+        var c = DiscoveryNode.Configuration(serviceType: "nearcatch", identity: TestIdentities.identity(low), incarnation: 1, displayName: "a")
         c.timing.groupAnnouncementRate = 4
         var a = try DiscoveryNode(configuration: c, unicastPort: 5000,
                                   tokens: SeededTokenSource(random: RandomSource(seed: 1)), random: RandomSource(seed: 2))
@@ -132,8 +133,8 @@ import Transport
             }
         }
         try perform(a.start(now: 0), at: 0)
-        for i in 0..<6 { _ = a.receive(datagram(try announce(PeerID(UInt64(100 + i))), from: there), now: 0.05) }
-        _ = a.receive(datagram(try announce(PeerID(200), interval: 10), from: there), now: 0.05)
+        for i in 0..<6 { _ = a.receive(datagram(try announce(TestIdentities.peer(100 + i)), from: there), now: 0.05) }
+        _ = a.receive(datagram(try announce(TestIdentities.peer(200), interval: 10), from: there), now: 0.05)
         var now = 0.05
         while now < end {
             let echoAt = echoes.first?.0 ?? .infinity
@@ -159,8 +160,8 @@ import Transport
         #expect(gaps.allSatisfy { $0 >= 1.6 - 1e-9 && $0 <= 2.4 + 1e-9 })
         // Silent from 0.05: the six 1 s peers are lost after 5 x 1 x 1.2 = 6 s, the 10 s one after 60 s (not yet).
         #expect(run.lost.count == 6)
-        #expect(run.lost.allSatisfy { abs($0.0 - 6.05) < 1e-6 && $0.1 != PeerID(200) })
-        #expect(run.node.peers[PeerID(200)] != nil)
+        #expect(run.lost.allSatisfy { abs($0.0 - 6.05) < 1e-6 && $0.1 != TestIdentities.peer(200) })
+        #expect(run.node.peers[TestIdentities.peer(200)] != nil)
     }
 
     @Test func aNodeBehindOnItsReadingDoesNotTakeUnreadTimeForSilence() throws {
@@ -199,14 +200,14 @@ import Transport
     }
 
     @Test func sendBudgetSpacesInvitationsBeyondABurst() throws {
-        var c = DiscoveryNode.Configuration(serviceType: "nearcatch", peer: PeerID(1), incarnation: 1, displayName: "a")
+        var c = DiscoveryNode.Configuration(serviceType: "nearcatch", identity: TestIdentities.identity(TestIdentities.peer(1)), incarnation: 1, displayName: "a")
         c.timing.sendBudget = 10
         var a = try DiscoveryNode(configuration: c, unicastPort: 5000,
                                   tokens: SeededTokenSource(random: RandomSource(seed: 1)), random: RandomSource(seed: 2))
         _ = a.start(now: 0)
         var times: [Double] = []
         for i in 0..<30 {
-            let peer = PeerID(UInt64(100 + i))
+            let peer = TestIdentities.peer(100 + i)
             let host = Endpoint(host: "10.0.1.\(i)", port: 5000)
             times += sent(a.receive(datagram(try announce(peer), from: host), now: 0.5)).map { _ in 0.5 }
         }
@@ -241,13 +242,13 @@ import Transport
         #expect(a.peers[high]?.lastHeard == 1.9)
         // Another display name within the same life is decoded in full (and not taken as new); it is the one the
         // fast path compares against from then on.
-        let other = try Advertisement(serviceType: "nearcatch", peer: high, incarnation: 1, displayName: "y",
+        let other = try Advertisement(serviceType: "nearcatch", signingKey: TestIdentities.identity(high).publicKey, incarnation: 1, displayName: "y",
                                       unicastPort: 5000)
-        _ = a.receive(datagram(WireFormat.encode(.announce(other, sequence: 30, interval: AnnounceInterval(seconds: 1))),
+        _ = a.receive(datagram(TestIdentities.encode(.announce(other, sequence: 30, interval: AnnounceInterval(seconds: 1))),
                                from: there), now: 2.0)
         #expect(a.counters.unchangedAnnouncements == 10)
         #expect(a.peers[high]?.lastHeard == 2.0)
-        _ = a.receive(datagram(WireFormat.encode(.announce(other, sequence: 31, interval: AnnounceInterval(seconds: 1))),
+        _ = a.receive(datagram(TestIdentities.encode(.announce(other, sequence: 31, interval: AnnounceInterval(seconds: 1))),
                                from: there), now: 2.1)
         #expect(a.counters.unchangedAnnouncements == 11)
     }
@@ -259,7 +260,7 @@ import Transport
         let expected = plain.receive(datagram(frame, from: there), now: 0.1)
 
         let memo = FrameMemo()
-        var receivers = [try node(low), try node(low), try node(PeerID(3))]
+        var receivers = [try node(low), try node(low), try node(TestIdentities.peer(3))]
         var outputs: [[NodeDirective]] = []
         for i in receivers.indices {
             _ = receivers[i].start(now: 0)
@@ -273,18 +274,21 @@ import Transport
         #expect(receivers[2].table.session(with: high)?.state == nil)
 
         // A receiver takes the memo's decoding instead of decoding again: given another peer's announcement with the
-        // same memo (which the network never does), it still sees the first frame's peer.
-        var late = try node(PeerID(4))
+        // same memo (which the network never does), it sees the first frame's peer, and then finds the bytes not
+        // signed by that peer's key (the signature is checked on the bytes it holds). Decoding for itself, it would
+        // have found peer 7.
+        var late = try node(TestIdentities.peer(4))
         _ = late.start(now: 0)
-        _ = late.receive(IncomingDatagram(bytes: try announce(PeerID(7), sequence: 1), source: there, viaGroup: true,
+        _ = late.receive(IncomingDatagram(bytes: try announce(TestIdentities.peer(7), sequence: 1), source: there, viaGroup: true,
                                           memo: memo), now: 0.2)
-        #expect(late.peers[high] != nil && late.peers[PeerID(7)] == nil && late.counters.refused.isEmpty)
+        #expect(late.peers[high] == nil && late.peers[TestIdentities.peer(7)] == nil)
+        #expect(late.counters.refused == [.forged: 1])
 
         // A refusal is shared as well, and counted by every receiver.
         let bad = FrameMemo()
         var forged = frame
         forged[forged.count - 1] ^= 1
-        var refusers = [try node(low), try node(PeerID(3))]
+        var refusers = [try node(low), try node(TestIdentities.peer(3))]
         for i in refusers.indices {
             _ = refusers[i].start(now: 0)
             _ = refusers[i].receive(IncomingDatagram(bytes: forged, source: there, viaGroup: true, memo: bad), now: 0.1)
@@ -306,15 +310,15 @@ import Transport
         #expect(a.counters.refused == [.replayed: 2])
         #expect(a.peers[low]?.lastHeard == 0.1)
         // A goodbye stamped at or under the last announcement is a replay too: the peer stays.
-        _ = a.receive(datagram(WireFormat.encode(.goodbye(peer: low, incarnation: 1), sequence: 9), from: here), now: 1.2)
+        _ = a.receive(datagram(TestIdentities.encode(.goodbye(peer: low, incarnation: 1), sequence: 9), from: here), now: 1.2)
         #expect(a.peers[low] != nil && a.counters.refused[.replayed] == 3)
         // Unicast datagrams may trail the latest announcement by 2, not by 3.
         let address = SessionAddress(from: low, fromIncarnation: 1, to: high, toIncarnation: 1)
-        let ad = try Advertisement(serviceType: "nearcatch", peer: low, incarnation: 1, displayName: "x", unicastPort: 5000)
+        let ad = try Advertisement(serviceType: "nearcatch", signingKey: TestIdentities.identity(low).publicKey, incarnation: 1, displayName: "x", unicastPort: 5000)
         let solicit = WireMessage.solicit(address, advertisement: ad, interval: AnnounceInterval(seconds: 1))
-        _ = a.receive(datagram(WireFormat.encode(solicit, sequence: 6), from: here), now: 1.3)
+        _ = a.receive(datagram(TestIdentities.encode(solicit, sequence: 6), from: here), now: 1.3)
         #expect(a.counters.refused[.replayed] == 4)
-        _ = a.receive(datagram(WireFormat.encode(solicit, sequence: 7), from: here), now: 1.4)
+        _ = a.receive(datagram(TestIdentities.encode(solicit, sequence: 7), from: here), now: 1.4)
         #expect(a.counters.refused[.replayed] == 4)
 
         // Replayed while the peer is silent, its announcement does not keep it: it is lost on time.
@@ -338,7 +342,7 @@ import Transport
         // back (it was only silent, and speaks again).
         let before = a.counters.refused
         _ = a.receive(datagram(captured, from: here), now: t + 1)
-        _ = a.receive(datagram(WireFormat.encode(solicit, sequence: 5), from: here), now: t + 1)
+        _ = a.receive(datagram(TestIdentities.encode(solicit, sequence: 5), from: here), now: t + 1)
         _ = a.receive(datagram(try announce(low, incarnation: 0, sequence: 50), from: here), now: t + 1)
         #expect(a.peers[low] == nil)
         #expect(a.counters.refused[.replayed, default: 0] - before[.replayed, default: 0] == 3)
@@ -353,14 +357,14 @@ import Transport
         var a = try node(high)
         _ = a.start(now: 0)
         _ = a.receive(datagram(try announce(low, sequence: 9), from: here), now: 0.1)
-        _ = a.receive(datagram(WireFormat.encode(.goodbye(peer: low, incarnation: 1), sequence: 10), from: here), now: 0.2)
+        _ = a.receive(datagram(TestIdentities.encode(.goodbye(peer: low, incarnation: 1), sequence: 10), from: here), now: 0.2)
         #expect(a.peers[low] == nil)
         let address = SessionAddress(from: low, fromIncarnation: 1, to: high, toIncarnation: 1)
-        let ad = try Advertisement(serviceType: "nearcatch", peer: low, incarnation: 1, displayName: "x", unicastPort: 5000)
+        let ad = try Advertisement(serviceType: "nearcatch", signingKey: TestIdentities.identity(low).publicKey, incarnation: 1, displayName: "x", unicastPort: 5000)
         let invite = WireMessage.invite(address, token: DiscoveryToken(high: 4, low: 4), advertisement: ad,
                                         interval: AnnounceInterval(seconds: 1))
         for (k, sequence) in [UInt32(8), 9, 10, 11, 1_000].enumerated() {
-            let out = a.receive(datagram(WireFormat.encode(invite, sequence: sequence), from: here), now: 1 + Double(k))
+            let out = a.receive(datagram(TestIdentities.encode(invite, sequence: sequence), from: here), now: 1 + Double(k))
             #expect(out.isEmpty)
         }
         _ = a.receive(datagram(try announce(low, sequence: 12), from: here), now: 7)
@@ -383,9 +387,9 @@ import Transport
         }
         #expect(a.peers[low] == nil)
         let address = SessionAddress(from: low, fromIncarnation: 1, to: high, toIncarnation: 1)
-        let ad = try Advertisement(serviceType: "nearcatch", peer: low, incarnation: 1, displayName: "x", unicastPort: 5000)
+        let ad = try Advertisement(serviceType: "nearcatch", signingKey: TestIdentities.identity(low).publicKey, incarnation: 1, displayName: "x", unicastPort: 5000)
         let solicit = WireMessage.solicit(address, advertisement: ad, interval: AnnounceInterval(seconds: 1))
-        #expect(a.receive(datagram(WireFormat.encode(solicit, sequence: 9), from: here), now: t + 1).isEmpty)
+        #expect(a.receive(datagram(TestIdentities.encode(solicit, sequence: 9), from: here), now: t + 1).isEmpty)
         #expect(a.peers[low] == nil && a.counters.refused[.replayed] == 1)
         _ = a.receive(datagram(try announce(low, sequence: 10), from: here), now: t + 2)
         #expect(a.peers[low] != nil)
@@ -398,7 +402,7 @@ import Transport
         _ = b.start(now: 0)
         // Each has announced once (sequence 1), as the real nodes have.
         let fromA = a.receive(datagram(try announce(high, sequence: 1), from: there), now: 0.1)
-        #expect(fromA.contains(.event(.found(try Advertisement(serviceType: "nearcatch", peer: high, incarnation: 1,
+        #expect(fromA.contains(.event(.found(try Advertisement(serviceType: "nearcatch", signingKey: TestIdentities.identity(high).publicKey, incarnation: 1,
                                                               displayName: "x", unicastPort: 5000)))))
         let invite = try #require(sent(fromA).first)
         guard case .invite(let address, let token, _, _) = invite.0 else { Issue.record("\(invite.0)"); return }
@@ -441,7 +445,7 @@ import Transport
     /// its consent lets the session begin.
     @Test func byConsentTheAppInvitesAndAccepts() throws {
         func consenting(_ peer: PeerID) throws -> DiscoveryNode {
-            var c = DiscoveryNode.Configuration(serviceType: "nearcatch", peer: peer, incarnation: 1, displayName: "n")
+            var c = DiscoveryNode.Configuration(serviceType: "nearcatch", identity: TestIdentities.identity(peer), incarnation: 1, displayName: "n")
             c.connectsByConsent = true
             return try DiscoveryNode(configuration: c, unicastPort: 5000,
                                      tokens: SeededTokenSource(random: RandomSource(seed: peer.rawValue)),
@@ -477,14 +481,14 @@ import Transport
         _ = a.receive(datagram(try announce(high, service: "other"), from: there), now: 0)
         _ = a.receive(datagram(try announce(high, incarnation: 3), from: there), now: 0.1)
         _ = a.receive(datagram(try announce(high, incarnation: 2), from: there), now: 0.2)
-        let toSomeoneElse = SessionAddress(from: PeerID(0), fromIncarnation: 1, to: PeerID(9), toIncarnation: 1)
-        let ad = try Advertisement(serviceType: "nearcatch", peer: PeerID(0), incarnation: 1, displayName: "z",
+        let toSomeoneElse = SessionAddress(from: TestIdentities.peer(0), fromIncarnation: 1, to: TestIdentities.peer(9), toIncarnation: 1)
+        let ad = try Advertisement(serviceType: "nearcatch", signingKey: TestIdentities.identity(TestIdentities.peer(0)).publicKey, incarnation: 1, displayName: "z",
                                    unicastPort: 5000)
-        _ = a.receive(datagram(WireFormat.encode(.invite(toSomeoneElse, token: DiscoveryToken(high: 1, low: 1),
+        _ = a.receive(datagram(TestIdentities.encode(.invite(toSomeoneElse, token: DiscoveryToken(high: 1, low: 1),
                                                          advertisement: ad, interval: AnnounceInterval(seconds: 1))),
                                from: there), now: 0.3)
         let wrongEcho = SessionAddress(from: high, fromIncarnation: 3, to: low, toIncarnation: 5)
-        _ = a.receive(datagram(WireFormat.encode(.accept(wrongEcho, token: DiscoveryToken(high: 2, low: 2),
+        _ = a.receive(datagram(TestIdentities.encode(.accept(wrongEcho, token: DiscoveryToken(high: 2, low: 2),
                                                          echo: DiscoveryToken(high: 3, low: 3)), sequence: 9),
                                from: there), now: 0.4)
         #expect(a.counters.refused == [.badMagic: 1, .staleIncarnation: 1, .misaddressed: 1, .tokenMismatch: 1])
@@ -530,7 +534,7 @@ import Transport
     }
 
     @Test func badTimingIsRefusedByName() throws {
-        var c = DiscoveryNode.Configuration(serviceType: "nearcatch", peer: low, incarnation: 1, displayName: "x")
+        var c = DiscoveryNode.Configuration(serviceType: "nearcatch", identity: TestIdentities.identity(low), incarnation: 1, displayName: "x")
         c.timing.announceInterval = 0
         do {
             _ = try DiscoveryNode(configuration: c, unicastPort: 1, tokens: SystemTokenSource(),

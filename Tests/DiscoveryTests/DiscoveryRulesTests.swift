@@ -1,5 +1,6 @@
 import Discovery
 import Sessions
+import TestSupport
 import Testing
 
 @Suite struct DiscoveryRulesTests {
@@ -47,7 +48,7 @@ import Testing
             #expect(error.description == "discovery info \"2 entries\" must be at most 400 bytes in all, not 404")
         }
         #expect(throws: DiscoveryRuleError.self) {
-            try Advertisement(serviceType: "ok", peer: PeerID(1), incarnation: 1, displayName: "x",
+            try Advertisement(serviceType: "ok", signingKey: TestIdentities.identity(TestIdentities.peer(1)).publicKey, incarnation: 1, displayName: "x",
                               discoveryInfo: big, unicastPort: 1)
         }
     }

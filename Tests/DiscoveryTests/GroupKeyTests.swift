@@ -2,6 +2,7 @@ import Crypto
 @testable import Discovery
 import GSL
 import Sessions
+import TestSupport
 import Testing
 import Transport
 
@@ -25,9 +26,9 @@ import Transport
     /// Every single-bit change anywhere in a sealed datagram, and any other key, makes it unauthentic.
     @Test func anyAlterationOrAnotherKeyIsCaught() throws {
         let key = try GroupKey(hex: Self.hex)
-        let ad = try Advertisement(serviceType: "nearcatch", peer: PeerID(3), incarnation: 1, displayName: "x",
+        let ad = try Advertisement(serviceType: "nearcatch", signingKey: TestIdentities.identity(TestIdentities.peer(3)).publicKey, incarnation: 1, displayName: "x",
                                    unicastPort: 5000)
-        let sealed = WireFormat.encode(.announce(ad, sequence: 1, interval: AnnounceInterval(seconds: 1)), key: key)
+        let sealed = TestIdentities.encode(.announce(ad, sequence: 1, interval: AnnounceInterval(seconds: 1)), key: key)
         #expect(WireFormat.isAuthentic(sealed, under: key))
         #expect(!WireFormat.isAuthentic(sealed, under: .development))
         var caught = 0
@@ -61,26 +62,26 @@ import Transport
 
     @Test func aNodeRefusesWhatIsNotSealedUnderItsKey() throws {
         let key = try GroupKey(hex: Self.hex)
-        let configuration = DiscoveryNode.Configuration(serviceType: "nearcatch", peer: PeerID(1), incarnation: 1,
+        let configuration = DiscoveryNode.Configuration(serviceType: "nearcatch", identity: TestIdentities.identity(TestIdentities.peer(1)), incarnation: 1,
                                                         displayName: "one", groupKey: key)
         var node = try DiscoveryNode(configuration: configuration, unicastPort: 5000,
                                      tokens: SeededTokenSource(random: RandomSource(seed: 1)),
                                      random: RandomSource(seed: 2))
         _ = node.start(now: 0)
-        let ad = try Advertisement(serviceType: "nearcatch", peer: PeerID(2), incarnation: 1, displayName: "two",
+        let ad = try Advertisement(serviceType: "nearcatch", signingKey: TestIdentities.identity(TestIdentities.peer(2)).publicKey, incarnation: 1, displayName: "two",
                                    unicastPort: 5000)
         let there = Endpoint(host: "10.0.0.2", port: 5000)
         for (k, sender) in [GroupKey.development, try GroupKey(bytes: Array(repeating: 7, count: 32))].enumerated() {
-            let bytes = WireFormat.encode(.announce(ad, sequence: UInt32(k + 1), interval: AnnounceInterval(seconds: 1)),
+            let bytes = TestIdentities.encode(.announce(ad, sequence: UInt32(k + 1), interval: AnnounceInterval(seconds: 1)),
                                           key: sender)
             #expect(node.receive(IncomingDatagram(bytes: bytes, source: there, viaGroup: true), now: 0.1).isEmpty)
         }
         #expect(node.counters.refused == [.unauthenticated: 2])
         #expect(node.peers.isEmpty)
         // Sealed under its key, the same announcement is heard and answered (the lower id invites).
-        let good = WireFormat.encode(.announce(ad, sequence: 3, interval: AnnounceInterval(seconds: 1)), key: key)
+        let good = TestIdentities.encode(.announce(ad, sequence: 3, interval: AnnounceInterval(seconds: 1)), key: key)
         let out = node.receive(IncomingDatagram(bytes: good, source: there, viaGroup: true), now: 0.2)
-        #expect(node.peers[PeerID(2)] != nil)
+        #expect(node.peers[TestIdentities.peer(2)] != nil)
         let invite = try #require(out.compactMap { directive -> [UInt8]? in
             if case .send(let bytes, .unicast) = directive { return bytes }
             return nil

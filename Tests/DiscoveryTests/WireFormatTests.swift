@@ -1,79 +1,91 @@
 import Discovery
 import GSL
 import Sessions
+import TestSupport
 import Testing
 
 @Suite struct WireFormatTests {
-    static let address = SessionAddress(from: PeerID(1), fromIncarnation: 2, to: PeerID(3), toIncarnation: 4)
+    static let address = SessionAddress(from: TestIdentities.peer(1), fromIncarnation: 2, to: TestIdentities.peer(3),
+                                         toIncarnation: 4)
     static let token = DiscoveryToken(high: 0x1122_3344_5566_7788, low: 0x99AA_BBCC_DDEE_FF00)
 
     static let interval = AnnounceInterval(milliseconds: 4_250)
 
     /// The advertisement of `address`'s sender, as an invitation or a solicit carries it.
     static func sender() throws -> Advertisement {
-        try Advertisement(serviceType: "nearcatch", peer: address.from, incarnation: address.fromIncarnation,
+        try Advertisement(serviceType: "nearcatch", signingKey: TestIdentities.identity(address.from).publicKey,
+                          incarnation: address.fromIncarnation,
                           displayName: "a", discoveryInfo: ["k": "v"], unicastPort: 5000)
     }
 
     static func samples() throws -> [WireMessage] {
         let ad = try Advertisement(
-            serviceType: "near-catch2", peer: PeerID(0xDEAD_BEEF), incarnation: 7, displayName: "Zoë's phone",
+            serviceType: "near-catch2", signingKey: TestIdentities.identity(TestIdentities.peer(7)).publicKey,
+            incarnation: 7, displayName: "Zoë's phone",
             discoveryInfo: ["interests": "chess,jazz", "v": "1"], unicastPort: 50_123)
         return [
             .announce(ad, sequence: 42, interval: interval),
-            .goodbye(peer: PeerID(9), incarnation: 3),
+            .goodbye(peer: TestIdentities.peer(9), incarnation: 3),
             .invite(address, token: token, advertisement: try sender(), interval: interval),
             .accept(address, token: token, echo: DiscoveryToken(high: 1, low: 2)),
             .decline(address, echo: token, code: .activeSessionsLimitExceeded),
             .solicit(address, advertisement: try sender(), interval: interval),
-            .sessionData(from: PeerID(5), to: PeerID(6), token: token, kind: 1, payload: Array("hello".utf8)),
+            .sessionData(from: TestIdentities.peer(5), to: TestIdentities.peer(6), token: token, kind: 1, payload: Array("hello".utf8)),
         ]
     }
 
     @Test func everyMessageRoundTrips() throws {
         for message in try Self.samples() {
-            let bytes = WireFormat.encode(message)
-            #expect(Array(bytes.prefix(5)) == WireFormat.magic + [4])
-            // The declared length is the payload's; the 4-byte sequence number and the 16-byte tag follow it.
-            #expect(Int(bytes[6]) << 8 | Int(bytes[7]) == bytes.count - 8 - 4 - 16)
+            let bytes = TestIdentities.encode(message)
+            #expect(Array(bytes.prefix(5)) == WireFormat.magic + [5])
+            // The declared length is the payload's; the 4-byte sequence number, the 64-byte signature and the 16-byte
+            // tag follow it.
+            #expect(Int(bytes[6]) << 8 | Int(bytes[7]) == bytes.count - 8 - 4 - 64 - 16)
             #expect(try WireFormat.decode(bytes) == message)
             #expect(WireFormat.isAuthentic(bytes, under: .development))
+            // Signed by its sender's key, and by no other.
+            let sender = TestIdentities.identity(try #require(message.sender).peer)
+            #expect(WireFormat.isSigned(bytes, by: sender.publicKey))
+            #expect(!WireFormat.isSigned(bytes, by: TestIdentities.identity(TestIdentities.peer(2)).publicKey))
         }
     }
 
     @Test func inviteLayoutIsAsDocumented() throws {
         let bytes = WireFormat.encode(.invite(Self.address, token: Self.token, advertisement: try Self.sender(),
                                               interval: Self.interval))
-        // Header 8 + four 8-byte ids + 16-byte token, then interval u32, port u16, "nearcatch", "a", one entry "k=v",
-        // then the sender's sequence number and the 16-byte tag.
-        #expect(bytes.count == 8 + 32 + 16 + 4 + 2 + 10 + 2 + 1 + 4 + 4 + 16)
+        // Header 8 + four 8-byte ids + 16-byte token, then the 32-byte signing key, interval u32, port u16,
+        // "nearcatch", "a", one entry "k=v", then the sender's sequence number, the 64-byte signature and the 16-byte
+        // tag.
+        #expect(bytes.count == 8 + 32 + 16 + 32 + 4 + 2 + 10 + 2 + 1 + 4 + 4 + 64 + 16)
         #expect(bytes[5] == 3)
-        #expect(Array(bytes[8..<16]) == [0, 0, 0, 0, 0, 0, 0, 1])
+        #expect(Array(bytes[8..<16]) == withUnsafeBytes(of: Self.address.from.rawValue.bigEndian) { Array($0) })
         #expect(Array(bytes[40..<56]) == Self.token.bytes)
-        #expect(Array(bytes[56..<60]) == [0, 0, 0x10, 0x9A])
-        #expect(Array(bytes[60..<62]) == [0x13, 0x88])
+        #expect(Array(bytes[56..<88]) == TestIdentities.identity(Self.address.from).publicKey.bytes)
+        #expect(Array(bytes[88..<92]) == [0, 0, 0x10, 0x9A])
+        #expect(Array(bytes[92..<94]) == [0x13, 0x88])
     }
 
     @Test func announcementLayoutIsAsDocumented() throws {
         let bytes = WireFormat.encode(try Self.samples()[0])
-        // The interval at 24 and the port at 28; the sequence number in the 4 bytes before the tag (what the fast path
-        // skips, with the tag).
-        #expect(Array(bytes[24..<28]) == [0, 0, 0x10, 0x9A])
-        #expect(Array(bytes[28..<30]) == [0xC3, 0xCB])
-        #expect(Array(bytes[(bytes.count - 20)..<(bytes.count - 16)]) == [0, 0, 0, 42])
+        // The key at 24, the interval at 56 and the port at 60; the sequence number in the 4 bytes before the
+        // signature and the tag (what the fast path skips, with them).
+        #expect(Array(bytes[24..<56]) == TestIdentities.identity(TestIdentities.peer(7)).publicKey.bytes)
+        #expect(Array(bytes[56..<60]) == [0, 0, 0x10, 0x9A])
+        #expect(Array(bytes[60..<62]) == [0xC3, 0xCB])
+        #expect(Array(bytes[(bytes.count - 84)..<(bytes.count - 80)]) == [0, 0, 0, 42])
         #expect(WireFormat.senderSequence(in: bytes) == 42)
     }
 
     @Test func announceIntervalOutsideItsRangeIsRefused() throws {
         var bytes = WireFormat.encode(try Self.samples()[0])
-        bytes.replaceSubrange(24..<28, with: [0, 0, 0, 9])
+        bytes.replaceSubrange(56..<60, with: [0, 0, 0, 9])
         #expect(throws: WireError.invalidField(field: "announce interval", reason: "9 ms is outside 10 ms to 1 hour")) {
             try WireFormat.decode(bytes)
         }
     }
 
     @Test func refusalsAreTyped() throws {
-        let good = WireFormat.encode(.goodbye(peer: PeerID(9), incarnation: 3))
+        let good = WireFormat.encode(.goodbye(peer: TestIdentities.peer(9), incarnation: 3))
         func refusal(_ bytes: [UInt8]) -> WireError? {
             do { _ = try WireFormat.decode(bytes); return nil } catch { return error }
         }
@@ -85,21 +97,21 @@ import Testing
         var t9 = good; t9[5] = 9
         #expect(refusal(t9) == .unknownType(9))
         #expect(refusal(Array(good.dropLast())) == .lengthMismatch(declared: 16, actual: 15))
-        #expect(refusal(Array(good.prefix(20))) == .truncated(field: "sequence and tag"))
+        #expect(refusal(Array(good.prefix(20))) == .truncated(field: "sequence, signature and tag"))
         #expect(refusal([UInt8](repeating: 0, count: 1201)) == .oversized(1201))
         var short = Array(good.dropLast(4)); short[7] = 12
         #expect(refusal(short) == .truncated(field: "incarnation"))
         var long = good + [0, 0]; long[7] = 18
         #expect(refusal(long)?.kind == .lengthMismatch)
         var badCode = WireFormat.encode(.decline(Self.address, echo: Self.token, code: .sessionFailed))
-        badCode[badCode.count - 1 - 4 - 16] = 77
+        badCode[badCode.count - 1 - 4 - 64 - 16] = 77
         #expect(refusal(badCode) == .invalidField(field: "decline code", reason: "77 is not a session error code"))
     }
 
     @Test func announcementBreakingTheRulesIsRefused() throws {
         var bytes = WireFormat.encode(try Self.samples()[0])
-        // The service type starts after 8 (header) + 8 + 8 + 4 + 2 bytes and its length byte: make it uppercase.
-        bytes[8 + 22 + 1] = UInt8(ascii: "N")
+        // The service type starts after 8 (header) + 8 + 8 + 32 + 4 + 2 bytes and its length byte: make it uppercase.
+        bytes[8 + 54 + 1] = UInt8(ascii: "N")
         let error = #expect(throws: WireError.self) { try WireFormat.decode(bytes) }
         #expect(error?.kind == .invalidField)
         #expect(error?.description.contains("service type") == true)

@@ -53,7 +53,7 @@ final class App: SimulatedDeviceDelegate, NearbySessionDelegate {
 
 @Suite struct NearbySimulatorTests {
     /// 20 devices with every pair in the air's reach (`ideal`): after 10 simulated seconds each app holds one
-    /// running session per peer, every one ranging, with estimates within 30 cm of the truth.
+    /// running session per peer, every one ranging, nine estimates in ten within 45 cm of the truth.
     @Test func oneRunningSessionPerPeerAtTwentyPeers() throws {
         var configuration = RoomConfiguration()
         configuration.policy = .ideal
@@ -82,7 +82,10 @@ final class App: SimulatedDeviceDelegate, NearbySessionDelegate {
         // Of the 380 ordered pairs about three quarters are heard in the last 0.15 s (measured 272): the rest stand
         // far apart with a phone turned away, where the link fades.
         #expect(errors.count > 240)
-        #expect(errors.sorted()[errors.count * 9 / 10] < 0.3, "\(errors.sorted().suffix(5))")
+        // The radio's own spread, not the sessions': the 90th percentile over seeds 1 to 6 is 0.29 to 0.37 m with the
+        // peer ids of before keys per node and 0.28 to 0.42 m with those of after (ids feed the pairs' random
+        // streams); the 0.3 m this held before passed at seed 1 by a millimetre (0.299), and fails at seeds 2, 5, 6.
+        #expect(errors.sorted()[errors.count * 9 / 10] < 0.45, "\(errors.sorted().suffix(5))")
     }
 
     /// The same configuration gives the same room: the same updates at the same times.

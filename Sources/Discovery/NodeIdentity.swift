@@ -1,0 +1,138 @@
+import Crypto
+import Foundation
+import Sessions
+import Synchronization
+
+/// A node's own key pair (Ed25519, swift-crypto's `Curve25519.Signing`): every datagram it sends is signed with it,
+/// and its peer id is derived from its public key, so that no other member of the group, which holds the same group
+/// key, can speak for it (docs/security.md).
+public struct NodeIdentity: Sendable {
+    private let key: Curve25519.Signing.PrivateKey
+    /// The public key, as announcements carry it.
+    public let publicKey: SigningKey
+    /// The peer id the public key gives (``SigningKey/peer``).
+    public var peer: PeerID { publicKey.peer }
+
+    /// The identity whose private key is `seed` (32 bytes): the same seed, the same identity, for reproducible runs.
+    ///
+    /// - Throws: ``NodeIdentityError`` for a seed of another length.
+    public init(seed: [UInt8]) throws(NodeIdentityError) {
+        guard seed.count == 32, let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: seed) else {
+            throw NodeIdentityError(seedLength: seed.count)
+        }
+        self.key = key
+        publicKey = SigningKey(bytes: Array(key.publicKey.rawRepresentation))
+    }
+
+    /// A fresh identity from the system's random generator, as a real node has.
+    public static func random() -> NodeIdentity {
+        var generator = SystemRandomNumberGenerator()
+        let seed = (0..<4).flatMap { _ in withUnsafeBytes(of: generator.next() as UInt64) { Array($0) } }
+        return try! NodeIdentity(seed: seed)
+    }
+
+    /// The identity of seed `seed`'s `index`th derivation: `SHA-256("nearcatch-sim node key" | seed | index)`, so
+    /// that every node of a seeded run has its own key, and the run the same keys.
+    public static func derived(from seed: UInt64, index: UInt64) -> NodeIdentity {
+        var hash = SHA256()
+        hash.update(data: Array("nearcatch-sim node key".utf8))
+        withUnsafeBytes(of: seed.bigEndian) { hash.update(bufferPointer: $0) }
+        withUnsafeBytes(of: index.bigEndian) { hash.update(bufferPointer: $0) }
+        return try! NodeIdentity(seed: Array(hash.finalize()))
+    }
+
+    /// The 64-byte Ed25519 signature of `body`; remembered, so that a receiver in this process checks it by a look-up
+    /// (``SignatureMemo``).
+    func sign(_ body: UnsafeRawBufferPointer) -> [UInt8] {
+        guard let signature = try? key.signature(for: body) else { return [UInt8](repeating: 0, count: 64) }
+        let bytes = Array(signature)
+        SignatureMemo.shared.remember(bytes, publicKey.bytes, body)
+        return bytes
+    }
+}
+
+/// A node's public key (32 bytes of Ed25519), and the peer id it gives.
+public struct SigningKey: Sendable, Hashable {
+    public static let size = 32
+    public let bytes: [UInt8]
+    /// The first 8 bytes, big-endian, of `SHA-256("nearcatch-sim peer id" | key)`: finding a key for a given id
+    /// takes about 2^64 tries, so an id cannot be claimed by another key.
+    public let peer: PeerID
+
+    public init(bytes: [UInt8]) {
+        self.bytes = bytes
+        var hash = SHA256()
+        hash.update(data: Array("nearcatch-sim peer id".utf8))
+        hash.update(data: bytes)
+        peer = PeerID(hash.finalize().prefix(8).reduce(0) { $0 << 8 | UInt64($1) })
+    }
+
+    /// Whether `signature` is this key's over `body` (remembered signatures are looked up, others checked).
+    func isValid(_ signature: UnsafeRawBufferPointer, of body: UnsafeRawBufferPointer) -> Bool {
+        if SignatureMemo.shared.contains(signature, bytes, body) { return true }
+        guard let key = try? Curve25519.Signing.PublicKey(rawRepresentation: bytes),
+              key.isValidSignature(Data(signature), for: body) else { return false }
+        SignatureMemo.shared.remember(Array(signature), bytes, body)
+        return true
+    }
+}
+
+/// Why an identity could not be made.
+public struct NodeIdentityError: Error, Sendable, CustomStringConvertible {
+    public let seedLength: Int
+    public var description: String { "a node key is made from 32 bytes, not \(seedLength)" }
+}
+
+/// The signatures this process made or checked lately, by a 128-bit digest of signature, key and body: checking a
+/// signature costs about 70 µs, looking it up about 1. Sound because Ed25519 is deterministic and an entry is only
+/// ever made by signing with the private key or by a check that passed: a triple not made so matches no entry
+/// (short of a second preimage of SHA-256's first 128 bits). What it saves: in a simulated room every node is in
+/// this process, and each multicast datagram is checked by every receiver.
+final class SignatureMemo: Sendable {
+    static let shared = SignatureMemo()
+    /// Entries kept, the oldest forgotten first: about 2 MB, and more than the datagrams a 1,000-node start sends
+    /// between a signature and its last check.
+    static let capacity = 1 << 16
+
+    private struct Digest: Hashable {
+        let high: UInt64
+        let low: UInt64
+    }
+
+    private struct State {
+        var set = Set<Digest>()
+        var order: [Digest] = []
+        var next = 0
+    }
+
+    private let state = Mutex(State())
+
+    private static func digest(_ signature: UnsafeRawBufferPointer, _ key: [UInt8], _ body: UnsafeRawBufferPointer) -> Digest {
+        var hash = SHA256()
+        hash.update(bufferPointer: signature)
+        key.withUnsafeBytes { hash.update(bufferPointer: $0) }
+        hash.update(bufferPointer: body)
+        return hash.finalize().withUnsafeBytes { bytes in
+            Digest(high: bytes.loadUnaligned(as: UInt64.self), low: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        }
+    }
+
+    func remember(_ signature: [UInt8], _ key: [UInt8], _ body: UnsafeRawBufferPointer) {
+        let digest = signature.withUnsafeBytes { Self.digest($0, key, body) }
+        state.withLock { s in
+            guard s.set.insert(digest).inserted else { return }
+            if s.order.count < Self.capacity {
+                s.order.append(digest)
+            } else {
+                s.set.remove(s.order[s.next])
+                s.order[s.next] = digest
+                s.next = (s.next + 1) % Self.capacity
+            }
+        }
+    }
+
+    func contains(_ signature: UnsafeRawBufferPointer, _ key: [UInt8], _ body: UnsafeRawBufferPointer) -> Bool {
+        let digest = Self.digest(signature, key, body)
+        return state.withLock { $0.set.contains(digest) }
+    }
+}
