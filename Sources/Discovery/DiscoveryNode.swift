@@ -85,15 +85,17 @@ public struct DiscoveryNode {
             (silenceCheckAt, announceInterval, lastHeard)
         }
 
-        /// What an announcement of a known peer told, as ``hearUnchanged(_:at:removals:)`` found it.
+        /// What an announcement of a known peer told, as ``hearUnchanged(_:at:removals:isSigned:)`` found it.
         enum Hearing { case changed, forged, replayed, sessionHeld, sessionUnknown }
 
         /// Takes `bytes` as heard now when they are its latest announcement but for a higher sequence number (and
         /// signed by its key: the sequence number is what a forger would change), and says whether its session is
         /// still held by the cache alone.
-        mutating func hearUnchanged(_ bytes: [UInt8], at now: Double, removals: UInt64) -> Hearing {
+        mutating func hearUnchanged(
+            _ bytes: [UInt8], at now: Double, removals: UInt64, isSigned: (SigningKey) -> Bool
+        ) -> Hearing {
             guard WireFormat.sameAnnouncement(bytes, announcement) else { return .changed }
-            guard WireFormat.isSigned(bytes, by: advertisement.signingKey) else { return .forged }
+            guard isSigned(advertisement.signingKey) else { return .forged }
             guard hearAnnouncementSequence(WireFormat.senderSequence(in: bytes)) else { return .replayed }
             lastHeard = now
             return sessionSeenAt == removals ? .sessionHeld : .sessionUnknown
@@ -367,6 +369,8 @@ final class DecodedFrame {
     let key: UInt64
     let authentic: Bool
     var result: Result<WireMessage, WireError>?
+    /// The signing key the frame's signature was found valid for: the receivers after the first look no further.
+    var signedBy: [UInt8]?
 
     init(key: UInt64, authentic: Bool) {
         self.key = key

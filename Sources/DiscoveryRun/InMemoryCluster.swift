@@ -14,7 +14,8 @@ public final class InMemoryCluster: Cluster {
     public private(set) var drivers: [NodeDriver] = []
     private let random: RandomSource
     private var incarnations: [Incarnation]
-    /// Each node's key pair, derived from the run's seed: a restarted node keeps its own (and so its peer id).
+    /// Each node's key pair, derived from the run's seed: a restarted node keeps its own (and so its peer id). They
+    /// sign in-process (``NodeIdentity/Scheme/inProcess``): every node of the network is in this process.
     private let identities: [NodeIdentity]
     public let peerIDs: [PeerID]
 
@@ -33,10 +34,10 @@ public final class InMemoryCluster: Cluster {
             // Ids are 64 bits of a key's hash: two alike in a room would take about 2^32 nodes; a later
             // derivation stands in for one all the same.
             var derivation = UInt64(i)
-            var identity = NodeIdentity.derived(from: settings.seed, index: derivation)
+            var identity = NodeIdentity.derived(from: settings.seed, index: derivation, scheme: .inProcess)
             while seen.contains(identity.peer) {
                 derivation += 1 << 32
-                identity = NodeIdentity.derived(from: settings.seed, index: derivation)
+                identity = NodeIdentity.derived(from: settings.seed, index: derivation, scheme: .inProcess)
             }
             seen.insert(identity.peer)
             keys.append(identity)

@@ -60,6 +60,11 @@ public final class RangingRoom {
         (try? World(scenario: .mingle, peers: peers, seed: seed))?.poses ?? []
     }
 
+    /// Where a room of `peers` peers made with `settings` stands (its seed, its hall's area per peer).
+    public static func standingPoses(peers: Int, settings: SimulationSettings) throws -> [Pose] {
+        try World(scenario: .mingle, peers: peers, seed: settings.seed, mingle: settings.mingle).poses
+    }
+
     /// Plans the round at `time` (seconds, after the previous round's) and ranges what the plan says.
     ///
     /// - Returns: the bumps fired in the round.

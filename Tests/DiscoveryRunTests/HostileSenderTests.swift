@@ -255,7 +255,10 @@ import Transport
 /// every datagram it forges in another's name, the holes of issue 26 among them, is refused as `forged` by every
 /// node that gets it, and none removes, locks out or replaces anyone.
 @Suite struct MemberTests {
-    @Test func noDatagramOfAMemberSpeaksForAnother() throws {
+    /// The member signs with Ed25519, as a process of its own would, or in-process, as a node of the same
+    /// simulated room would (the nodes of the cluster sign in-process).
+    @Test(arguments: [NodeIdentity.Scheme.ed25519, .inProcess])
+    func noDatagramOfAMemberSpeaksForAnother(scheme: NodeIdentity.Scheme) throws {
         let key = try GroupKey(bytes: (0..<32).map { UInt8(truncatingIfNeeded: $0 * 41 + 9) })
         var settings = ClusterSettings()
         settings.peers = 12
@@ -263,7 +266,7 @@ import Transport
         let n = settings.peers
         let c = try InMemoryCluster(settings: settings, conditions: NetworkConditions(), recordEvents: true)
         let member = c.network.attach()
-        let me = NodeIdentity.derived(from: 0xBAD, index: 0)
+        let me = NodeIdentity.derived(from: 0xBAD, index: 0, scheme: scheme)
         var captured: [[UInt8]] = []
         member.onReceive = { captured.append($0.bytes) }
         c.run(until: 10)

@@ -50,6 +50,41 @@ import Testing
         }
     }
 
+    /// The in-process scheme: a signature holds for its key and bytes alone, one of Ed25519 marked as in-process
+    /// holds for nothing, and an in-process one is refused by Ed25519's check (the mark cannot be one of its).
+    @Test func inProcessSignaturesHoldForTheirKeyAndBytesAlone() throws {
+        let seeds: [UInt64] = [1, 2, 3]
+        let signers = seeds.map { NodeIdentity.derived(from: 0xD1CE, index: $0, scheme: .inProcess) }
+        let message = WireMessage.goodbye(peer: signers[0].peer, incarnation: 1)
+        let bytes = WireFormat.encode(message, signer: signers[0], sequence: 9)
+        let signatureEnd = bytes.count - GroupKey.tagSize
+        #expect(bytes[signatureEnd - 1] == 0xFF && bytes[(signatureEnd - 32)..<(signatureEnd - 1)].allSatisfy { $0 == 0 })
+        #expect(WireFormat.isSigned(bytes, by: signers[0].publicKey))
+        #expect(!WireFormat.isSigned(bytes, by: signers[1].publicKey))
+        // Another key's in-process signature over the same bytes, put in its place.
+        let other = WireFormat.encode(message, signer: signers[1], sequence: 9)
+        var swapped = Array(bytes[..<(signatureEnd - WireFormat.signatureSize)])
+        swapped += other[(signatureEnd - WireFormat.signatureSize)..<signatureEnd]
+        swapped += bytes[signatureEnd...]
+        #expect(!WireFormat.isSigned(swapped, by: signers[0].publicKey))
+        // Every single bit of the signed part or of the signature changed: refused.
+        var refused = 0
+        for bit in 0..<(signatureEnd * 8) {
+            var flipped = bytes
+            flipped[bit / 8] ^= 1 << (bit % 8)
+            if !WireFormat.isSigned(flipped, by: signers[0].publicKey) { refused += 1 }
+        }
+        #expect(refused == signatureEnd * 8)
+        // The same identity signing with Ed25519, its last byte set to the mark: neither check takes it.
+        let ed = NodeIdentity.derived(from: 0xD1CE, index: 1)
+        var marked = WireFormat.encode(message, signer: ed, sequence: 9)
+        #expect(WireFormat.isSigned(marked, by: ed.publicKey))
+        #expect(marked[signatureEnd - 1] <= 0x10)
+        marked[signatureEnd - 1] = 0xFF
+        #expect(!WireFormat.isSigned(marked, by: ed.publicKey))
+        #expect(ed.peer == signers[0].peer)
+    }
+
     @Test func inviteLayoutIsAsDocumented() throws {
         let bytes = WireFormat.encode(.invite(Self.address, token: Self.token, advertisement: try Self.sender(),
                                               interval: Self.interval))
