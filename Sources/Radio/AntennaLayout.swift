@@ -54,10 +54,20 @@ public struct AntennaLayout: Sendable, Equatable {
     var unknowns: Int { measuresElevation ? 2 : 1 }
 
     /// Solves the direction cosines from the path differences measured on each baseline (wavelengths).
+    ///
+    /// `pathDifference` gives baseline `k`'s measured path difference, asked for in the baselines' order: the
+    /// solution is summed as they come, so that no link keeps a buffer for them.
     @inline(__always)
-    func solve(_ pathDifferences: [Double]) -> (u: Double, v: Double?) {
-        let r = Self.apply(solver, unknowns: unknowns, to: pathDifferences)
-        return (r.u, measuresElevation ? r.v : nil)
+    func solve(_ pathDifference: (Int, SIMD2<Double>) -> Double) -> (u: Double, v: Double?) {
+        var u = 0.0
+        var v = 0.0
+        let n = baselines.count
+        for (k, b) in baselines.enumerated() {
+            let x = pathDifference(k, b)
+            u += solver[k] * x
+            if unknowns == 2 { v += solver[n + k] * x }
+        }
+        return (u, measuresElevation ? v : nil)
     }
 
     private static func apply(_ m: [Double], unknowns: Int, to x: [Double]) -> (u: Double, v: Double) {

@@ -10,13 +10,11 @@ import Geometry
 public struct PairRadio {
     public let initiator: DeviceRadio
     public let responder: DeviceRadio
-    public let configuration: RadioConfiguration
+    /// The room's configuration, one copy for all its links (a copy in each was a third of a pair's slot).
+    private let shared: SharedRadioConfiguration
+    public var configuration: RadioConfiguration { shared.configuration }
     public private(set) var link = LinkState()
     private let random: RandomSource
-    private let cosFieldOfView: Double
-    /// The level's bias at the calibration distance, which the pair's calibration removes.
-    private let calibrationBias: Double
-    private var pathDifferences: [Double]
 
     /// A link between two devices, drawing from `random`.
     ///
@@ -24,14 +22,16 @@ public struct PairRadio {
     public init(
         initiator: DeviceRadio, responder: DeviceRadio, configuration: RadioConfiguration, random: RandomSource
     ) throws(RadioConfigurationError) {
-        try configuration.validate()
+        self.init(initiator: initiator, responder: responder, shared: try SharedRadioConfiguration(configuration),
+                  random: random)
+    }
+
+    /// A link between two devices under a configuration checked once for the room, drawing from `random`.
+    public init(initiator: DeviceRadio, responder: DeviceRadio, shared: SharedRadioConfiguration, random: RandomSource) {
         self.initiator = initiator
         self.responder = responder
-        self.configuration = configuration
+        self.shared = shared
         self.random = random
-        self.cosFieldOfView = cos(configuration.fieldOfViewHalfAngle)
-        self.calibrationBias = configuration.calibrationBias
-        self.pathDifferences = [Double](repeating: 0, count: configuration.antennaLayout.baselines.count)
     }
 
     /// Simulates one exchange at global time `time` between the initiator at `initiatorPose` and the responder at
@@ -51,47 +51,47 @@ public struct PairRadio {
     /// of the angles grows as 1 / sqrt(SNR). Under ``RadioConfiguration/LinkModel/geometry`` the link is obstructed
     /// when `path` is not clear; the other models draw or force the state and count an obstruction as one body.
     ///
-    /// Reads the configuration in place: a copy of it (about 250 bytes) per exchange was a tenth of a whole run's
+    /// Reads the configuration in place: a copy of it (about 270 bytes) per exchange was a tenth of a whole run's
     /// ranging.
     public mutating func exchange(
         geometry: PairGeometry, at time: Double, path: PathObstruction = .clear
     ) -> RangingMeasurement? {
         let lineOfSight: Bool
         var extraLoss = 0.0
-        if configuration.linkModel == .geometry {
+        if shared.configuration.linkModel == .geometry {
             lineOfSight = path.isClear
-            extraLoss = Double(path.bodies) * configuration.bodyLoss + path.wallLoss
+            extraLoss = Double(path.bodies) * shared.configuration.bodyLoss + path.wallLoss
         } else {
             lineOfSight = link.step(
-                to: time, model: configuration.linkModel, meanLOS: configuration.meanLineOfSightDuration,
-                meanNLOS: configuration.meanNonLineOfSightDuration, random: random)
-            if !lineOfSight { extraLoss = configuration.bodyLoss }
+                to: time, model: shared.configuration.linkModel, meanLOS: shared.configuration.meanLineOfSightDuration,
+                meanNLOS: shared.configuration.meanNonLineOfSightDuration, random: random)
+            if !lineOfSight { extraLoss = shared.configuration.bodyLoss }
         }
-        let pathLoss = configuration.pathLoss(distance: geometry.distance)
-        let snr = configuration.signalToNoise(
+        let pathLoss = shared.configuration.pathLoss(distance: geometry.distance)
+        let snr = shared.configuration.signalToNoise(
             pathLoss: pathLoss,
-            gainA: configuration.antennaGain(offBoresight: geometry.bearingFromA.offBoresight),
-            gainB: configuration.antennaGain(offBoresight: geometry.bearingFromB.offBoresight), extraLoss: extraLoss)
-        let floor = lineOfSight ? configuration.lineOfSightDropout : configuration.nonLineOfSightDropout
-        let fade = configuration.fadeLoss(snr: snr)
+            gainA: shared.configuration.antennaGain(offBoresight: geometry.bearingFromA.offBoresight),
+            gainB: shared.configuration.antennaGain(offBoresight: geometry.bearingFromB.offBoresight), extraLoss: extraLoss)
+        let floor = lineOfSight ? shared.configuration.lineOfSightDropout : shared.configuration.nonLineOfSightDropout
+        let fade = shared.configuration.fadeLoss(snr: snr)
         if random.bernoulli(1 - (1 - floor) * (1 - fade)) {
             return nil
         }
-        guard geometry.distance <= configuration.maximumRange else {
+        guard geometry.distance <= shared.configuration.maximumRange else {
             return RangingMeasurement(
                 time: time, lineOfSight: lineOfSight, distance: nil, angleAtInitiator: nil, angleAtResponder: nil)
         }
-        let weakness = configuration.weakness(snr: snr)
+        let weakness = shared.configuration.weakness(snr: snr)
         // Each phone turned away lengthens the first path: -z of the bearing is the cosine off its boresight.
         let turned = (2 + geometry.bearingFromA.direction.z + geometry.bearingFromB.direction.z) / 4
         // In line of sight the leading edge reads short when the path is short and strong, long when it is weak.
-        let level = lineOfSight ? configuration.levelBias(pathLoss: pathLoss, less: calibrationBias) : 0
+        let level = lineOfSight ? shared.configuration.levelBias(pathLoss: pathLoss, less: shared.calibrationBias) : 0
         let distance = measureDistance(trueDistance: geometry.distance, lineOfSight: lineOfSight, weakness: weakness,
-                                       bias: configuration.orientationBias * turned + level, at: time)
+                                       bias: shared.configuration.orientationBias * turned + level, at: time)
         var atInitiator: AngleMeasurement?
         var atResponder: AngleMeasurement?
         if lineOfSight {
-            let floor = configuration.boresightAngleSigma, w = configuration.weakSignalAngleSigma
+            let floor = shared.configuration.boresightAngleSigma, w = shared.configuration.weakSignalAngleSigma
             let phaseNoise = Double.pi * (floor * floor + w * w * weakness).squareRoot()
             atInitiator = measureAngle(geometry.bearingFromA, phaseNoise: phaseNoise)
             atResponder = measureAngle(geometry.bearingFromB, phaseNoise: phaseNoise)
@@ -107,41 +107,39 @@ public struct PairRadio {
         trueDistance: Double, lineOfSight: Bool, weakness: Double, bias: Double, at time: Double
     ) -> Double {
         var channelError = (initiator.antennaDelayBias + responder.antennaDelayBias) / 2 + bias
-        let weak = configuration.weakSignalSigma * configuration.weakSignalSigma * weakness
+        let weak = shared.configuration.weakSignalSigma * shared.configuration.weakSignalSigma * weakness
         if lineOfSight {
-            let floor = configuration.lineOfSightSigma
+            let floor = shared.configuration.lineOfSightSigma
             channelError += random.gaussian(sigma: (floor * floor + weak).squareRoot())
         } else {
-            let floor = configuration.nonLineOfSightSigma
-            channelError += random.exponential(mean: configuration.nonLineOfSightExcessMean)
+            let floor = shared.configuration.nonLineOfSightSigma
+            channelError += random.exponential(mean: shared.configuration.nonLineOfSightExcessMean)
             channelError += random.gaussian(sigma: (floor * floor + weak).squareRoot())
         }
         let speed = TwoWayRanging.speedOfLight
         var jitter = (poll: 0.0, response: 0.0, final: 0.0)
-        if configuration.timestampJitterSigma > 0 {
-            let sigma = configuration.timestampJitterSigma / speed
+        if shared.configuration.timestampJitterSigma > 0 {
+            let sigma = shared.configuration.timestampJitterSigma / speed
             jitter = (random.gaussian(sigma: sigma), random.gaussian(sigma: sigma), random.gaussian(sigma: sigma))
         }
-        let tick = configuration.tickDuration
+        let tick = shared.configuration.tickDuration
         let stamps = TwoWayRanging.timestamps(
             initiator: initiator, responder: responder, start: time,
             flightTime: (trueDistance + channelError) / speed,
-            responderReplyDelay: configuration.responderReplyDelay,
-            initiatorReplyDelay: configuration.initiatorReplyDelay, tick: tick, jitter: jitter)
+            responderReplyDelay: shared.configuration.responderReplyDelay,
+            initiatorReplyDelay: shared.configuration.initiatorReplyDelay, tick: tick, jitter: jitter)
         // Negative when the error exceeds the distance; the measurement reports that as zero, as chips do.
-        return TwoWayRanging.distance(stamps, scheme: configuration.scheme, tick: tick)
+        return TwoWayRanging.distance(stamps, scheme: shared.configuration.scheme, tick: tick)
     }
 
     /// Simulates the phase differences on each baseline and solves the direction back from them.
-    private mutating func measureAngle(_ truth: Bearing, phaseNoise: Double) -> AngleMeasurement? {
-        guard -truth.direction.z >= cosFieldOfView else { return nil }
-        let layout = configuration.antennaLayout
-        for (k, b) in layout.baselines.enumerated() {
+    private func measureAngle(_ truth: Bearing, phaseNoise: Double) -> AngleMeasurement? {
+        guard -truth.direction.z >= shared.cosFieldOfView else { return nil }
+        let random = self.random
+        let (u, v) = shared.configuration.antennaLayout.solve { _, b in
             let truePhase = 2 * Double.pi * (b.x * truth.direction.x + b.y * truth.direction.y)
-            let phase = Self.wrap(truePhase + random.gaussian(sigma: phaseNoise))
-            pathDifferences[k] = phase / (2 * Double.pi)
+            return Self.wrap(truePhase + random.gaussian(sigma: phaseNoise)) / (2 * Double.pi)
         }
-        let (u, v) = layout.solve(pathDifferences)
         return AngleMeasurement(
             horizontalCosine: min(max(u, -1), 1), verticalCosine: v.map { min(max($0, -1), 1) })
     }
@@ -184,17 +182,43 @@ extension PairRadio {
         initiator: DeviceRadio, responder: DeviceRadio, stream: (UInt64, UInt64), runSeed: UInt64,
         configuration: RadioConfiguration
     ) throws(PairRadioError) {
+        let shared: SharedRadioConfiguration
+        do throws(RadioConfigurationError) {
+            shared = try SharedRadioConfiguration(configuration)
+        } catch {
+            throw .configuration(error)
+        }
+        try self.init(initiator: initiator, responder: responder, stream: stream, runSeed: runSeed, shared: shared)
+    }
+
+    /// The same, under a configuration checked once for the room.
+    public init(
+        initiator: DeviceRadio, responder: DeviceRadio, stream: (UInt64, UInt64), runSeed: UInt64,
+        shared: SharedRadioConfiguration
+    ) throws(PairRadioError) {
         let random: RandomSource
         do throws(GSLError) {
             random = try RandomSource(runSeed: runSeed, stream: .pair(stream.0, stream.1))
         } catch {
             throw .gsl(error)
         }
-        do throws(RadioConfigurationError) {
-            try self.init(initiator: initiator, responder: responder, configuration: configuration, random: random)
-        } catch {
-            throw .configuration(error)
-        }
+        self.init(initiator: initiator, responder: responder, shared: shared, random: random)
+    }
+}
+
+/// A radio configuration checked once, with what the links derive from it, shared by every link of a room.
+public final class SharedRadioConfiguration: Sendable {
+    public let configuration: RadioConfiguration
+    let cosFieldOfView: Double
+    /// The level's bias at the calibration distance, which the pair's calibration removes.
+    let calibrationBias: Double
+
+    /// - Throws: ``RadioConfigurationError`` when the configuration is out of range.
+    public init(_ configuration: RadioConfiguration) throws(RadioConfigurationError) {
+        try configuration.validate()
+        self.configuration = configuration
+        cosFieldOfView = cos(configuration.fieldOfViewHalfAngle)
+        calibrationBias = configuration.calibrationBias
     }
 }
 

@@ -25,10 +25,6 @@ struct PairSlot {
     var rawCount = 0
     var filteredSquares = 0.0
     var filteredCount = 0
-    /// Keeps a slot at 856 bytes, its size before the session identities moved out of it: at 848 bytes rounds of
-    /// 1,000 peers measured 51 to 54 ms against 39 to 49 ms at 856 in two alternated batches (where each slot's hot
-    /// fields fall across cache lines changes with its size).
-    private let alignment: UInt64 = 0
 }
 
 /// How every pair's slot is made: the settings the radio, the estimators and the detector start from.
@@ -58,11 +54,14 @@ public struct PairSettings: Sendable {
 
 extension PairSlot {
     /// The slot of devices `low` < `high`; `lowInitiates` when `low` has the lower peer id.
-    init(low: Int, high: Int, lowInitiates: Bool, devices: [DeviceRadio], settings: PairSettings) throws {
+    init(
+        low: Int, high: Int, lowInitiates: Bool, devices: [DeviceRadio], settings: PairSettings,
+        radio shared: SharedRadioConfiguration
+    ) throws {
         initiator = lowInitiates ? low : high
         responder = lowInitiates ? high : low
         radio = try PairRadio(initiator: devices[initiator], responder: devices[responder],
-                              stream: (UInt64(low), UInt64(high)), runSeed: settings.seed, configuration: settings.radio)
+                              stream: (UInt64(low), UInt64(high)), runSeed: settings.seed, shared: shared)
         estimatorI = SessionEstimator(configuration: settings.estimator)
         estimatorR = SessionEstimator(configuration: settings.estimator)
         bump = BumpDetector(configuration: settings.bump)

@@ -132,12 +132,13 @@ public final class RoundEngine {
         var slots: [PairSlot] = []
         var pairs: [Pair] = []
         let count = peers * (peers - 1) / 2
+        let radio = try SharedRadioConfiguration(settings.radio)
         slots.reserveCapacity(count)
         pairs.reserveCapacity(count)
         for low in 0..<peers {
             for high in (low + 1)..<peers {
                 slots.append(try PairSlot(low: low, high: high, lowInitiates: peerIDs[low] < peerIDs[high],
-                                          devices: devices, settings: settings))
+                                          devices: devices, settings: settings, radio: radio))
                 pairs.append(Pair(low: Int32(low), high: Int32(high)))
             }
         }
