@@ -49,9 +49,22 @@ public struct SessionEstimator: Sendable, Equatable {
             verticalEstimate: verticalEstimate(), timestamp: time)
     }
 
-    /// Feeds this side's view of an exchange whose distance the pair's initiator has already filtered: the
-    /// responder shows what the initiator sends (the shared part is computed once per pair) and smooths only its
-    /// own angle.
+    private func verticalEstimate() -> VerticalEstimate { directionSmoother.verticalEstimate() }
+}
+
+/// The estimator of a pair's responder side: the initiator filters the pair's distance once and sends it, and the
+/// responder shows it with its own smoothed angle. No range filter of its own (it would filter the same distances
+/// again to the same estimate, `MirroredSessionTests`), so a pair's slot keeps one filter, not two.
+public struct ResponderEstimator: Sendable, Equatable {
+    public private(set) var directionSmoother: DirectionSmoother
+    /// Whether the last update's distance was the initiator's fresh one (``SessionEstimator/distanceIsFresh``).
+    public private(set) var distanceIsFresh = false
+
+    public init(configuration: EstimatorConfiguration = EstimatorConfiguration()) {
+        directionSmoother = DirectionSmoother(configuration: configuration.direction)
+    }
+
+    /// Feeds this side's view of an exchange whose distance the pair's initiator has already filtered.
     ///
     /// - Parameters:
     ///   - filteredDistance: the initiator's estimate, `nil` out of range.
@@ -63,24 +76,27 @@ public struct SessionEstimator: Sendable, Equatable {
         guard let angle else {
             return NearbyUpdate(
                 distance: filteredDistance, direction: nil, horizontalAngle: nil,
-                verticalEstimate: directionSmoother.isCurrent(at: time) ? verticalEstimate() : .unknown,
+                verticalEstimate: directionSmoother.isCurrent(at: time) ? directionSmoother.verticalEstimate() : .unknown,
                 timestamp: time)
         }
         let smoothed = directionSmoother.update(angle, at: time)
         return NearbyUpdate(
             distance: filteredDistance, direction: smoothed.bearing.map { SIMD3<Float>($0.direction) },
-            horizontalAngle: Float(smoothed.horizontalAngle), verticalEstimate: verticalEstimate(), timestamp: time)
+            horizontalAngle: Float(smoothed.horizontalAngle), verticalEstimate: directionSmoother.verticalEstimate(),
+            timestamp: time)
     }
+}
 
+extension DirectionSmoother {
     /// Reads the level from the smoothed elevation: the same level within the configured half-angle; above or
     /// below once the elevation is also twice its own spread away from level; otherwise off level, sign unsure.
-    private func verticalEstimate() -> VerticalEstimate {
-        guard let v = directionSmoother.smoothed?.verticalCosine else { return .unknown }
+    func verticalEstimate() -> VerticalEstimate {
+        guard let v = smoothed?.verticalCosine else { return .unknown }
         // v is sin(elevation), and sin grows with the angle: comparing sines spares an arc sine per update.
-        if abs(v) <= sin(directionSmoother.configuration.sameLevelHalfAngle) { return .same }
-        let w = directionSmoother.configuration.weight
+        if abs(v) <= sin(configuration.sameLevelHalfAngle) { return .same }
+        let w = configuration.weight
         // The spread of an exponential average of weight w is sqrt(w / (2 - w)) times the spread of one sample.
-        let spread = (directionSmoother.verticalVariance * w / (2 - w)).squareRoot()
+        let spread = (verticalVariance * w / (2 - w)).squareRoot()
         if abs(v) > 2 * spread { return v > 0 ? .above : .below }
         return .aboveOrBelow
     }

@@ -13,7 +13,7 @@ struct PairSlot {
     let responder: Int
     var radio: PairRadio
     var estimatorI: SessionEstimator
-    var estimatorR: SessionEstimator
+    var estimatorR: ResponderEstimator
     var bump: BumpDetector
     /// Whether the estimators hold anything of the present sessions: only then is there state to start afresh.
     var hasState: Bool {
@@ -63,7 +63,7 @@ extension PairSlot {
         radio = try PairRadio(initiator: devices[initiator], responder: devices[responder],
                               stream: (UInt64(low), UInt64(high)), runSeed: settings.seed, shared: shared)
         estimatorI = SessionEstimator(configuration: settings.estimator)
-        estimatorR = SessionEstimator(configuration: settings.estimator)
+        estimatorR = ResponderEstimator(configuration: settings.estimator)
         bump = BumpDetector(configuration: settings.bump)
     }
 }

@@ -281,7 +281,7 @@ public final class RoundEngine {
             sessionsRenewed += 1
             estimates[p] = PairEstimate()
             slots[p].estimatorI = SessionEstimator(configuration: settings.estimator)
-            slots[p].estimatorR = SessionEstimator(configuration: settings.estimator)
+            slots[p].estimatorR = ResponderEstimator(configuration: settings.estimator)
             slots[p].bump = BumpDetector(configuration: settings.bump)
         }
     }

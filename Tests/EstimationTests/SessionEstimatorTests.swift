@@ -87,7 +87,7 @@ import TestSupport
         var radio = try Fixtures.link(RadioConfiguration(), seed: 4)
         var initiator = SessionEstimator()
         var responder = SessionEstimator()
-        var mirrored = SessionEstimator()
+        var mirrored = ResponderEstimator()
         let g = Fixtures.pair(distance: 2.5, azimuthDegrees: 15)
         for i in 0..<200 {
             let t = Double(i) / 10

@@ -18,7 +18,7 @@ final class ComputeFloor {
         let responder: Int
         var radio: PairRadio
         var estimatorI: SessionEstimator
-        var estimatorR: SessionEstimator
+        var estimatorR: ResponderEstimator
     }
 
     private var slots: [Slot]
@@ -41,7 +41,7 @@ final class ComputeFloor {
                     radio: try PairRadio(initiator: devices[a], responder: devices[b], stream: (UInt64(a), UInt64(b)),
                                          runSeed: settings.seed, configuration: settings.radio),
                     estimatorI: SessionEstimator(configuration: settings.tunedEstimator),
-                    estimatorR: SessionEstimator(configuration: settings.tunedEstimator)))
+                    estimatorR: ResponderEstimator(configuration: settings.tunedEstimator)))
             }
         }
         self.slots = slots
