@@ -19,8 +19,10 @@ extension DiscoveryNode {
         return [solicit(peer, incarnation: known.advertisement.incarnation, at: known.endpoint)]
     }
 
+    /// Mutating only to be read in place: called from the receiving path as a plain method, it copied the whole node
+    /// (every table's reference retained and released) on each announcement of a new peer.
     @inline(__always)
-    func consents(to peer: PeerID) -> Bool {
+    mutating func consents(to peer: PeerID) -> Bool {
         !configuration.connectsByConsent || consented.contains(peer)
     }
 

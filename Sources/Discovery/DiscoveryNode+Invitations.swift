@@ -116,7 +116,8 @@ extension DiscoveryNode {
                         from: sender.source, now: now)
     }
 
-    func isAddressed(_ address: SessionAddress, senderInitiates: Bool) -> Bool {
+    /// Mutating only to be read in place (``consents(to:)``).
+    mutating func isAddressed(_ address: SessionAddress, senderInitiates: Bool) -> Bool {
         address.to == me && address.toIncarnation == configuration.incarnation
             && address.from.initiates(with: me) == senderInitiates
     }
