@@ -176,7 +176,20 @@ public struct ImpactChannel: Sendable {
 ///
 /// No allocation: one lives in each pair's slot.
 public struct BumpDetector: Sendable, Equatable {
-    public let configuration: BumpConfiguration
+    /// A configuration held once for the many detectors a room makes from it (one in each pair's slot: a copy in
+    /// each was 88 of a slot's bytes). Equal by value.
+    public final class Settings: Sendable, Equatable {
+        public let configuration: BumpConfiguration
+
+        public init(_ configuration: BumpConfiguration) {
+            self.configuration = configuration
+        }
+
+        public static func == (a: Settings, b: Settings) -> Bool { a === b || a.configuration == b.configuration }
+    }
+
+    private let settings: Settings
+    public var configuration: BumpConfiguration { settings.configuration }
     /// The last `window` verdicts, newest in bit 0.
     private var recent: UInt16 = 0
     private var count: UInt8 = 0
@@ -189,7 +202,11 @@ public struct BumpDetector: Sendable, Equatable {
     private var lastNear = -Double.infinity
 
     public init(configuration: BumpConfiguration = BumpConfiguration()) {
-        self.configuration = configuration
+        settings = Settings(configuration)
+    }
+
+    public init(settings: Settings) {
+        self.settings = settings
     }
 
     /// Feeds one estimate (`nil` when out of range) and says whether a bump fires now.

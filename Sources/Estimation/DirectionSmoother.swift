@@ -17,7 +17,8 @@ public struct DirectionSmootherConfiguration: Sendable, Equatable {
 /// Averaging the cosines rather than angles or unit vectors is linear in what the antennas measure, has no wrap at
 /// +-180 degrees, and keeps the spread of v for the vertical estimate.
 public struct DirectionSmoother: Sendable, Equatable {
-    public let configuration: DirectionSmootherConfiguration
+    private let shared: Shared<DirectionSmootherConfiguration>
+    public var configuration: DirectionSmootherConfiguration { shared.value }
     /// The smoothed cosines; `nil` before the first angle measurement or after a long gap.
     public private(set) var smoothed: AngleMeasurement?
     /// Exponentially weighted variance of the vertical cosine around its average.
@@ -25,7 +26,12 @@ public struct DirectionSmoother: Sendable, Equatable {
     private var lastTime: Double = 0
 
     public init(configuration: DirectionSmootherConfiguration = DirectionSmootherConfiguration()) {
-        self.configuration = configuration
+        shared = Shared(configuration)
+    }
+
+    /// A smoother under settings shared with others.
+    public init(shared: Shared<DirectionSmootherConfiguration>) {
+        self.shared = shared
     }
 
     /// Feeds one angle measurement taken at `time`; returns the smoothed cosines.

@@ -44,7 +44,8 @@ public struct RangeFilter: Sendable, Equatable {
         case restarted
     }
 
-    public let configuration: RangeFilterConfiguration
+    private let shared: Shared<RangeFilterConfiguration>
+    public var configuration: RangeFilterConfiguration { shared.value }
     /// The filter's range at the last update time, metres: the prediction when the last measurement was refused.
     public private(set) var range: Double = 0
     /// The range an app is shown, metres: the last estimate a measurement supported. While measurements are refused
@@ -72,7 +73,12 @@ public struct RangeFilter: Sendable, Equatable {
     public private(set) var restartCount = 0
 
     public init(configuration: RangeFilterConfiguration = RangeFilterConfiguration()) {
-        self.configuration = configuration
+        shared = Shared(configuration)
+    }
+
+    /// A filter under settings shared with others.
+    public init(shared: Shared<RangeFilterConfiguration>) {
+        self.shared = shared
     }
 
     /// Feeds one raw distance measured at `time` (seconds, not earlier than the previous one).

@@ -10,6 +10,17 @@ public struct EstimatorConfiguration: Sendable, Equatable {
     public init() {}
 }
 
+/// An ``EstimatorConfiguration`` held once for the many estimators a room makes from it (``Shared``).
+public struct SharedEstimatorConfiguration: Sendable {
+    public let range: Shared<RangeFilterConfiguration>
+    public let direction: Shared<DirectionSmootherConfiguration>
+
+    public init(_ configuration: EstimatorConfiguration) {
+        range = Shared(configuration.range)
+        direction = Shared(configuration.direction)
+    }
+}
+
 /// The estimator of one session: turns this side's raw measurements into the updates an app would receive.
 public struct SessionEstimator: Sendable, Equatable {
     public private(set) var rangeFilter: RangeFilter
@@ -19,8 +30,12 @@ public struct SessionEstimator: Sendable, Equatable {
     public private(set) var distanceIsFresh = false
 
     public init(configuration: EstimatorConfiguration = EstimatorConfiguration()) {
-        self.rangeFilter = RangeFilter(configuration: configuration.range)
-        self.directionSmoother = DirectionSmoother(configuration: configuration.direction)
+        self.init(shared: SharedEstimatorConfiguration(configuration))
+    }
+
+    public init(shared: SharedEstimatorConfiguration) {
+        rangeFilter = RangeFilter(shared: shared.range)
+        directionSmoother = DirectionSmoother(shared: shared.direction)
     }
 
     /// Feeds this side's view of one exchange and returns the update.
@@ -61,7 +76,11 @@ public struct ResponderEstimator: Sendable, Equatable {
     public private(set) var distanceIsFresh = false
 
     public init(configuration: EstimatorConfiguration = EstimatorConfiguration()) {
-        directionSmoother = DirectionSmoother(configuration: configuration.direction)
+        self.init(shared: SharedEstimatorConfiguration(configuration))
+    }
+
+    public init(shared: SharedEstimatorConfiguration) {
+        directionSmoother = DirectionSmoother(shared: shared.direction)
     }
 
     /// Feeds this side's view of an exchange whose distance the pair's initiator has already filtered.

@@ -56,14 +56,14 @@ extension PairSlot {
     /// The slot of devices `low` < `high`; `lowInitiates` when `low` has the lower peer id.
     init(
         low: Int, high: Int, lowInitiates: Bool, devices: [DeviceRadio], settings: PairSettings,
-        radio shared: SharedRadioConfiguration
+        radio shared: SharedRadioConfiguration, estimator: SharedEstimatorConfiguration, bump: BumpDetector.Settings
     ) throws {
         initiator = lowInitiates ? low : high
         responder = lowInitiates ? high : low
         radio = try PairRadio(initiator: devices[initiator], responder: devices[responder],
                               stream: (UInt64(low), UInt64(high)), runSeed: settings.seed, shared: shared)
-        estimatorI = SessionEstimator(configuration: settings.estimator)
-        estimatorR = ResponderEstimator(configuration: settings.estimator)
-        bump = BumpDetector(configuration: settings.bump)
+        estimatorI = SessionEstimator(shared: estimator)
+        estimatorR = ResponderEstimator(shared: estimator)
+        self.bump = BumpDetector(settings: bump)
     }
 }

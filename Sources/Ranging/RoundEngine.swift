@@ -106,6 +106,9 @@ public final class RoundEngine {
     public private(set) var estimates: [PairEstimate]
     private var outputs: [WorkerOutput]
     private let settings: PairSettings
+    /// The estimators' and detectors' settings, one copy for all the slots.
+    private let sharedEstimator: SharedEstimatorConfiguration
+    private let sharedBump: BumpDetector.Settings
     /// The version of the session view the pairs' identities were last compared with, the identities then (apart
     /// from the slots: comparing them all reads one small array, not every slot), and the renewals so far.
     private var sessionsVersion: UInt64 = .max
@@ -133,12 +136,15 @@ public final class RoundEngine {
         var pairs: [Pair] = []
         let count = peers * (peers - 1) / 2
         let radio = try SharedRadioConfiguration(settings.radio)
+        sharedEstimator = SharedEstimatorConfiguration(settings.estimator)
+        sharedBump = BumpDetector.Settings(settings.bump)
         slots.reserveCapacity(count)
         pairs.reserveCapacity(count)
         for low in 0..<peers {
             for high in (low + 1)..<peers {
                 slots.append(try PairSlot(low: low, high: high, lowInitiates: peerIDs[low] < peerIDs[high],
-                                          devices: devices, settings: settings, radio: radio))
+                                          devices: devices, settings: settings, radio: radio,
+                                          estimator: sharedEstimator, bump: sharedBump))
                 pairs.append(Pair(low: Int32(low), high: Int32(high)))
             }
         }
@@ -273,16 +279,16 @@ public final class RoundEngine {
     /// whenever the session view changed (a few rounds while a group forms), one sequential pass over the pairs'
     /// identities, rather than at every exchange of every round.
     private func renew() {
-        let settings = self.settings
+        let estimator = sharedEstimator, bump = sharedBump
         view.update(&identities) { p in
             // A pair whose estimators hold nothing has nothing to start afresh (the two halves of a first meeting,
             // a round apart, are one session).
             guard slots[p].hasState else { return }
             sessionsRenewed += 1
             estimates[p] = PairEstimate()
-            slots[p].estimatorI = SessionEstimator(configuration: settings.estimator)
-            slots[p].estimatorR = ResponderEstimator(configuration: settings.estimator)
-            slots[p].bump = BumpDetector(configuration: settings.bump)
+            slots[p].estimatorI = SessionEstimator(shared: estimator)
+            slots[p].estimatorR = ResponderEstimator(shared: estimator)
+            slots[p].bump = BumpDetector(settings: bump)
         }
     }
 

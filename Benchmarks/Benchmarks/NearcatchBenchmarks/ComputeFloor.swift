@@ -32,6 +32,8 @@ final class ComputeFloor {
         settings.mingle.areaPerPeer = areaPerPeer
         poses = try RangingRoom.standingPoses(peers: peers, settings: settings)
         let devices = try DeviceRadio.room(count: peers, runSeed: settings.seed, configuration: settings.radio)
+        let radio = try SharedRadioConfiguration(settings.radio)
+        let estimator = SharedEstimatorConfiguration(settings.tunedEstimator)
         var slots: [Slot] = []
         slots.reserveCapacity(peers * (peers - 1) / 2)
         for a in 0..<peers {
@@ -39,9 +41,9 @@ final class ComputeFloor {
                 slots.append(Slot(
                     initiator: a, responder: b,
                     radio: try PairRadio(initiator: devices[a], responder: devices[b], stream: (UInt64(a), UInt64(b)),
-                                         runSeed: settings.seed, configuration: settings.radio),
-                    estimatorI: SessionEstimator(configuration: settings.tunedEstimator),
-                    estimatorR: ResponderEstimator(configuration: settings.tunedEstimator)))
+                                         runSeed: settings.seed, shared: radio),
+                    estimatorI: SessionEstimator(shared: estimator),
+                    estimatorR: ResponderEstimator(shared: estimator)))
             }
         }
         self.slots = slots
