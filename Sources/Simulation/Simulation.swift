@@ -395,9 +395,8 @@ public final class Simulation {
             rangeRound(at: time, poses: poses, sessions: sessions, engine: engine, into: &out)
         }
         if time - lastBandCount >= 1 - 1e-9 {
-            let sample = engine.sampleBands(at: time, poses: poses, sessions: sessions)
-            for b in sample.pairs.indices { bandSeconds[b] += Double(sample.pairs[b]) * (time - lastBandCount) }
-            bands.merge(sample)
+            let inBands = engine.sampleBands(at: time, poses: poses, sessions: sessions, into: &bands)
+            for b in inBands.indices { bandSeconds[b] += Double(inBands[b]) * (time - lastBandCount) }
             lastBandCount = time
             let received = engine.receivedByBand
             out.happened(at: time, .air(exchanges: secondExchanges, collided: secondCollided,
