@@ -17,9 +17,27 @@ struct NeighbourGrid {
         self.cell = cell
         self.points = points
         var keyed = points.indices.map { (key: Self.key(column: column(points[$0]), row: row(points[$0])), index: $0) }
-        keyed.sort { ($0.key, $0.index) < ($1.key, $1.index) }
-        keys = keyed.map(\.key)
-        order = keyed.map(\.index)
+        // Ordered by key, then index. Where the cells and the indices fit in 21 bits each (any room of a run: a
+        // kilometre in half-metre cells), both go into one integer and a plain sort of integers orders them the
+        // same way, several times faster than comparing pairs (the world builds these grids three times a step).
+        let span: Int64 = 1 << 20
+        let packable = points.count < 1 << 21 && keyed.allSatisfy {
+            let (row, column) = ($0.key >> 32, $0.key - ($0.key >> 32) << 32)
+            return abs(row) < span && abs(column) < span
+        }
+        if packable {
+            var packed = keyed.map { entry -> UInt64 in
+                let row = entry.key >> 32, column = entry.key - row << 32
+                return UInt64(row + span) << 42 | UInt64(column + span) << 21 | UInt64(entry.index)
+            }
+            packed.sort()
+            order = packed.map { Int($0 & (1 << 21 - 1)) }
+            keys = order.map { keyed[$0].key }
+        } else {
+            keyed.sort { ($0.key, $0.index) < ($1.key, $1.index) }
+            keys = keyed.map(\.key)
+            order = keyed.map(\.index)
+        }
     }
 
     /// A cell's coordinate, clamped far beyond any room so that a key never overflows.
@@ -70,10 +88,14 @@ struct NeighbourGrid {
     /// is the same in every run.
     func candidatePairs() -> [(Int, Int)] {
         var pairs: [(Int, Int)] = []
+        var near: [Int] = []
         for (i, p) in points.enumerated() {
-            forEachCandidate(near: p) { j in if i < j { pairs.append((i, j)) } }
+            // Each point's partners sorted alone: the pairs come out in the same order as one sort of them all.
+            near.removeAll(keepingCapacity: true)
+            forEachCandidate(near: p) { j in if i < j { near.append(j) } }
+            near.sort()
+            for j in near { pairs.append((i, j)) }
         }
-        pairs.sort { $0 < $1 }
         return pairs
     }
 }

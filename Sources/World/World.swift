@@ -275,8 +275,11 @@ public final class World {
                 guard j != i else { return }
                 var d = motion[j].position - m.position
                 d.z = 0
+                // Behind or beside (a dot product not above 0 can never exceed 0.707 of a distance): no root taken.
+                let along = d.dot(way)
+                guard along > 0 else { return }
                 let distance = d.length
-                if distance < clearance[i], d.dot(way) > 0.707 * distance { clearance[i] = distance }
+                if distance < clearance[i], along > 0.707 * distance { clearance[i] = distance }
             }
         }
         return clearance
