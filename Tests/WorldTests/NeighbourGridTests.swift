@@ -20,9 +20,11 @@ import Testing
         return d.length
     }
 
-    @Test(arguments: [0.5, 1.5])
-    func everyPairCloserThanACellIsFoundOnceInAscendingOrder(cell: Double) throws {
-        let points = try points(seed: 11)
+    /// Offset 0 puts points on both sides of both axes; +100 m puts every cell at positive coordinates, where the
+    /// grid orders its points as packed integers, and -100 m every one at negative ones, where it compares pairs.
+    @Test(arguments: [0.5, 1.5], [0.0, 100, -100])
+    func everyPairCloserThanACellIsFoundOnceInAscendingOrder(cell: Double, offset: Double) throws {
+        let points = try points(seed: 11).map { $0 + Vector3(offset, offset, 0) }
         let pairs = NeighbourGrid(points, cell: cell).candidatePairs().map { Int64($0.0) << 32 | Int64($0.1) }
         #expect(pairs.allSatisfy { $0 >> 32 < $0 & 0xFFFF_FFFF })
         #expect(zip(pairs, pairs.dropFirst()).allSatisfy { $0 < $1 })
