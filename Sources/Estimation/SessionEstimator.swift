@@ -51,20 +51,8 @@ public struct SessionEstimator: Sendable, Equatable {
             distanceIsFresh = rangeFilter.update(distance, at: time) != .refused
             estimate = Float(max(rangeFilter.estimate, 0))
         }
-        guard let angle else {
-            return NearbyUpdate(
-                distance: estimate, direction: nil, horizontalAngle: nil,
-                verticalEstimate: directionSmoother.isCurrent(at: time) ? verticalEstimate() : .unknown,
-                timestamp: time)
-        }
-        let smoothed = directionSmoother.update(angle, at: time)
-        let direction = smoothed.bearing.map { SIMD3<Float>($0.direction) }
-        return NearbyUpdate(
-            distance: estimate, direction: direction, horizontalAngle: Float(smoothed.horizontalAngle),
-            verticalEstimate: verticalEstimate(), timestamp: time)
+        return directionSmoother.update(distance: estimate, angle: angle, at: time)
     }
-
-    private func verticalEstimate() -> VerticalEstimate { directionSmoother.verticalEstimate() }
 }
 
 /// The estimator of a pair's responder side: the initiator filters the pair's distance once and sends it, and the
@@ -92,21 +80,24 @@ public struct ResponderEstimator: Sendable, Equatable {
         filteredDistance: Float?, fresh: Bool, angle: AngleMeasurement?, at time: Double
     ) -> NearbyUpdate {
         distanceIsFresh = fresh && filteredDistance != nil
-        guard let angle else {
-            return NearbyUpdate(
-                distance: filteredDistance, direction: nil, horizontalAngle: nil,
-                verticalEstimate: directionSmoother.isCurrent(at: time) ? directionSmoother.verticalEstimate() : .unknown,
-                timestamp: time)
-        }
-        let smoothed = directionSmoother.update(angle, at: time)
-        return NearbyUpdate(
-            distance: filteredDistance, direction: smoothed.bearing.map { SIMD3<Float>($0.direction) },
-            horizontalAngle: Float(smoothed.horizontalAngle), verticalEstimate: directionSmoother.verticalEstimate(),
-            timestamp: time)
+        return directionSmoother.update(distance: filteredDistance, angle: angle, at: time)
     }
 }
 
 extension DirectionSmoother {
+    /// The update an app receives: `distance` as given, with this side's angle smoothed in (when it has one).
+    mutating func update(distance: Float?, angle: AngleMeasurement?, at time: Double) -> NearbyUpdate {
+        guard let angle else {
+            return NearbyUpdate(
+                distance: distance, direction: nil, horizontalAngle: nil,
+                verticalEstimate: isCurrent(at: time) ? verticalEstimate() : .unknown, timestamp: time)
+        }
+        let smoothed = update(angle, at: time)
+        return NearbyUpdate(
+            distance: distance, direction: smoothed.bearing.map { SIMD3<Float>($0.direction) },
+            horizontalAngle: Float(smoothed.horizontalAngle), verticalEstimate: verticalEstimate(), timestamp: time)
+    }
+
     /// Reads the level from the smoothed elevation: the same level within the configured half-angle; above or
     /// below once the elevation is also twice its own spread away from level; otherwise off level, sign unsure.
     func verticalEstimate() -> VerticalEstimate {

@@ -154,15 +154,21 @@ struct JSONReader {
             }
             guard seen.insert(key).inserted else { throw failure(path, "appears twice; a field is given once") }
             try member(&self, key, path)
-            _ = try peek()
-            switch try take() {
-            case UInt8(ascii: ",")?:
-                continue
-            case UInt8(ascii: "}")?:
-                return
-            default:
-                throw syntax("',' or '}' expected after the value of \(path)")
-            }
+            guard try another(closing: UInt8(ascii: "}"), after: "the value of \(path)") else { return }
+        }
+    }
+
+    /// After a member or an element: `true` at a comma (another follows), `false` at `closer`; anything else is
+    /// refused.
+    private mutating func another(closing closer: UInt8, after what: String) throws(ScenarioError) -> Bool {
+        _ = try peek()
+        switch try take() {
+        case UInt8(ascii: ",")?:
+            return true
+        case closer?:
+            return false
+        default:
+            throw syntax("',' or '\(Character(Unicode.Scalar(closer)))' expected after \(what)")
         }
     }
 
@@ -182,16 +188,8 @@ struct JSONReader {
         while true {
             guard index < limit else { throw failure(field, tooMany) }
             try element(&self, index, "\(field)[\(index)]")
+            guard try another(closing: UInt8(ascii: "]"), after: "\(field)[\(index)]") else { return }
             index += 1
-            _ = try peek()
-            switch try take() {
-            case UInt8(ascii: ",")?:
-                continue
-            case UInt8(ascii: "]")?:
-                return
-            default:
-                throw syntax("',' or ']' expected after \(field)[\(index - 1)]")
-            }
         }
     }
 
