@@ -108,6 +108,10 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
             help: "Ranging sessions one device keeps active; those over it are suspended (default: no limit).")
     var sessionsPerDevice: Int?
 
+    @Option(name: .customLong("discovery-range"), parsing: .unconditional,
+            help: "In memory: metres within which devices discover each other and exchange tokens, or none (default 35.5: where the phones' mean Bluetooth reading falls to the receivers' sensitivity, docs/simulation.md).")
+    var discoveryRange: DiscoveryRange?
+
     @Option(name: .customLong("exchanges-per-device"), parsing: .unconditional,
             help: "Exchanges one device takes part in per second (default: no limit beyond one at a time).")
     var exchangesPerDevice: Double?
@@ -128,7 +132,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
         case peers, duration, rate, scenario, clock, workers, trace, force, traceUpdateInterval, tracePoseInterval
         case bumpDistance, losSigma, antennaSigma, levelBias, link, detector, sensors, imuRate, clockOffset, rangingPolicy, channels
         case interferenceRange
-        case sessionsPerDevice, exchangesPerDevice, report, svg, network
+        case sessionsPerDevice, discoveryRange, exchangesPerDevice, report, svg, network
     }
 
     /// The run's own group, apart from `discover`'s, so that the two can run side by side.
@@ -203,6 +207,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
         s.medium.channels = channels
         s.medium.interferenceRange = interferenceRange
         s.medium.sessionsPerDevice = sessionsPerDevice
+        if let discoveryRange { s.discoveryRange = discoveryRange.metres }
         s.medium.exchangesPerDevicePerSecond = exchangesPerDevice
         s.loss = network.loss
         s.bump.distance = bumpDistance
@@ -332,3 +337,18 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
 extension SimulationSettings.RangingPolicy: ExpressibleByArgument {}
 extension BumpConfiguration.Method: ExpressibleByArgument {}
 extension Sensors: ExpressibleByArgument {}
+
+/// `--discovery-range`: metres, or `none`.
+struct DiscoveryRange: ExpressibleByArgument, Sendable {
+    let metres: Double
+
+    init?(argument: String) {
+        if argument == "none" {
+            metres = .infinity
+        } else if let m = Double(argument), m.isFinite {
+            metres = m
+        } else {
+            return nil
+        }
+    }
+}

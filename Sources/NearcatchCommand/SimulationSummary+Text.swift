@@ -39,8 +39,14 @@ extension SimulationSummary {
         }
         lines.append("")
         let converged = discovery.convergenceSeconds.map { "converged in \(s($0))" } ?? "did not converge"
-        lines.append("discovery   \(converged); \(discovery.pairs) pairs, "
-            + "\(discovery.sessions) of \(discovery.expectedSessions) sessions running at the end")
+        if let reach = discovery.withinReach {
+            lines.append("discovery   within reach (\(String(format: "%.1f", reach.range)) m) \(converged); "
+                + "\(discovery.pairs) pairs, \(reach.pairs) within reach at the end: \(reach.sessions) of "
+                + "\(2 * reach.pairs) sessions running there, \(discovery.sessions) in all")
+        } else {
+            lines.append("discovery   \(converged); \(discovery.pairs) pairs, "
+                + "\(discovery.sessions) of \(discovery.expectedSessions) sessions running at the end")
+        }
         lines.append("ranging     \(ranging.exchanges) exchanges, \(ranging.received) received, "
             + "\(ranging.updatesDelivered) updates delivered"
             + (ranging.collided > 0 ? "; \(ranging.collided) lost to collisions" : "")

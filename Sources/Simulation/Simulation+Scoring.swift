@@ -8,6 +8,18 @@ import World
 /// Scoring: the summary of a run from the engine's statistics, the air counted, the distance bands and the bumps
 /// against the truth's contacts (``BumpScore``). The one place the run's figures are made.
 extension Simulation {
+    /// Discovery's figures: over the whole group, or, when the reach left some pair out, within reach.
+    private func discoveryFigures(convergence: Double?, sessions: Int) -> SimulationSummary.Discovery {
+        let pairs = peers * (peers - 1) / 2
+        guard reachLimited, let reach else {
+            return .init(convergenceSeconds: convergence, pairs: pairs, sessions: sessions, expectedSessions: 2 * pairs)
+        }
+        let end = reachCount(finalSessions ?? running.snapshot())
+        return .init(convergenceSeconds: convergedWithinReach, pairs: pairs, sessions: sessions,
+                     expectedSessions: 2 * pairs,
+                     withinReach: .init(range: reach.range, pairs: end.pairs, sessions: end.sessions))
+    }
+
     func summarise(
         _ outcome: ClusterPacer.Outcome, engine: RoundEngine, convergence: Double?, sessions: Int, wall: Double
     ) -> SimulationSummary {
@@ -26,8 +38,7 @@ extension Simulation {
         run.interruptedAt = outcome.interrupted ? outcome.reached : nil
         return SimulationSummary(
             run: run,
-            discovery: .init(convergenceSeconds: convergence, pairs: peers * (peers - 1) / 2,
-                             sessions: sessions, expectedSessions: peers * (peers - 1)),
+            discovery: discoveryFigures(convergence: convergence, sessions: sessions),
             ranging: .init(exchanges: stats.exchanges + collided, received: stats.received, collided: collided,
                            suspensions: suspensions, updatesDelivered: stats.updates,
                            sessionsRenewed: stats.sessionsRenewed,

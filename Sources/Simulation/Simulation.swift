@@ -103,6 +103,16 @@ public final class Simulation {
     var lastReceivedByBand = [Int](repeating: 0, count: RoundEngine.bandLimits.count)
     var suspensions = 0
     var roundsRun = 0
+    /// In memory: how far discovery's radio reaches (``SimulationSettings/discoveryRange``), placed every round at
+    /// the devices' positions; `nil` over UDP or with no limit.
+    var reach: RadioReach?
+    /// Whether some pair has been out of reach at a round's start (then discovery converges within reach), and the
+    /// first whole second at which every pair within reach held running sessions both ways.
+    var reachLimited = false
+    var convergedWithinReach: Double?
+    private var lastReachCount = -Double.infinity
+    /// The sessions running at the end of the simulated time, before the nodes say goodbye.
+    var finalSessions: RunningSessions.Snapshot?
     /// Every device's pose at the start of the next round (the world has run to it); empty before the first.
     var roundStart: [Pose] = []
     let peers: Int
@@ -233,7 +243,8 @@ public final class Simulation {
                                        bumps: tally.bumpCount))
                 })
             // Counted at the end of the simulated time, before the nodes say goodbye (which removes them).
-            let sessions = running.snapshot().count
+            finalSessions = running.snapshot()
+            let sessions = finalSessions?.count ?? 0
             // Let the last profiles arrive before the nodes say goodbye (not when told to stop: then at once).
             if !cluster.isVirtual, !outcome.interrupted { try? await Task.sleep(for: .milliseconds(100)) }
             let report = await cluster.finish(wallSeconds: Date().timeIntervalSince(started),
@@ -286,6 +297,11 @@ public final class Simulation {
             settings: PairSettings(seed: settings.seed, radio: settings.radio, estimator: settings.tunedEstimator,
                                    bump: app?.bump ?? settings.bump, walls: world.walls, detectsBumps: app != nil),
             workers: settings.workers, view: running)
+        if let memory = cluster as? InMemoryCluster, settings.discoveryRange.isFinite {
+            reach = RadioReach(range: settings.discoveryRange)
+            memory.network.reach = reach
+            placeReach(world.poses, sessions: running.snapshot(), at: 0)
+        }
         // Watched before the nodes start, so that no event goes unseen.
         watch(cluster)
         trace?.writeHeader(run: runInfo, peerIDs: cluster.peerIDs)
@@ -343,6 +359,35 @@ public final class Simulation {
         }
     }
 
+    /// Tells discovery's radio where the devices stand, and until every pair within reach has held sessions once,
+    /// checks whether they do now.
+    private func placeReach(_ poses: [Pose], sessions: RunningSessions.Snapshot, at time: Double) {
+        guard let reach else { return }
+        var coordinates: [Double] = []
+        coordinates.reserveCapacity(3 * poses.count)
+        for pose in poses { coordinates += [pose.position.x, pose.position.y, pose.position.z] }
+        reach.place(coordinates)
+        // Once a second: at a thousand peers the count reads half a million pairs.
+        guard convergedWithinReach == nil, time - lastReachCount >= 1 - 1e-9 else { return }
+        lastReachCount = time
+        let count = reachCount(sessions)
+        if count.pairs < peers * (peers - 1) / 2 { reachLimited = true }
+        if count.sessions == 2 * count.pairs { convergedWithinReach = time }
+    }
+
+    /// The pairs within discovery's reach as last placed, and the running sessions they hold (two a pair at most).
+    func reachCount(_ sessions: RunningSessions.Snapshot) -> (pairs: Int, sessions: Int) {
+        guard let reach else { return (peers * (peers - 1) / 2, sessions.count) }
+        var pairs = 0, held = 0
+        for a in 0..<peers {
+            for b in (a + 1)..<peers where reach.reaches(a, b) {
+                pairs += 1
+                held += (sessions.holds(a, b) ? 1 : 0) + (sessions.holds(b, a) ? 1 : 0)
+            }
+        }
+        return (pairs, held)
+    }
+
     private func samplePoses(at time: Double, _ poses: [Pose], into out: inout StepOutput) {
         guard detail.contains(.poses), time - lastPoses >= settings.tracePoseInterval - 1e-9 else { return }
         lastPoses = time
@@ -389,6 +434,7 @@ public final class Simulation {
             roundStart = world.poses
         }
         let poses = roundStart
+        placeReach(poses, sessions: sessions, at: time)
         samplePoses(at: time, poses, into: &out)
         // The round at the run's end ranges nothing: its exchanges would come after the end.
         if time < settings.duration - 1e-9 {

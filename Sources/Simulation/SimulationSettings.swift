@@ -46,6 +46,11 @@ public struct SimulationSettings: Sendable {
     public var proximity = ProximitySettings()
     /// How the phones' Bluetooth radios hear each other (the world's side) ...
     public var bluetooth = BluetoothSettings()
+    /// How far discovery and the token exchange reach, metres: in memory, a datagram reaches only the devices this
+    /// close to its sender. By default the Bluetooth reach of ``bluetooth`` (where its mean reading falls to the
+    /// receivers' sensitivity: 35.5 m at the defaults); `.infinity`: every device hears every other. Over UDP the
+    /// sockets decide.
+    public var discoveryRange: Double = BluetoothSettings().reach
     /// ... and how the devices smooth the readings: the newest reading's weight.
     public var bluetoothSmoothing = 0.3
     /// Relabels what only the scorer reads (a test's proof that no device reads it); `nil` in every real run.
@@ -137,6 +142,7 @@ extension SimulationSettings {
         try require(duration.isFinite && duration > 0 && duration <= 86_400,
                     "--duration must be above 0 and at most 86400 seconds, got \(duration)")
         try require(rate.isFinite && rate >= 0.5 && rate <= 100, "--rate must be between 0.5 and 100 Hz, got \(rate)")
+        try require(discoveryRange >= 1, "--discovery-range must be at least 1 metre (or none), got \(discoveryRange)")
         try require(workers >= 1 && workers <= 256, "--workers must be between 1 and 256, got \(workers)")
         try require(!(transport == .udp && clock == .virtual),
                     "--clock virtual needs --transport memory: real sockets run in real time")

@@ -41,12 +41,24 @@ public struct SimulationSummary: Sendable, Codable, Equatable {
     }
 
     public struct Discovery: Sendable, Codable, Equatable {
-        /// When every peer first held a running session with every other; `nil` if never.
+        /// When every peer first held a running session with every other; `nil` if never. When discovery's reach
+        /// left some pair out (``withinReach``): the first round's start at which every pair within reach did.
         public var convergenceSeconds: Double?
         public var pairs: Int
-        /// Running sessions at the end, and how many a full mesh has.
+        /// Running sessions at the end, and how many a full mesh has (within reach, when the reach left some pair
+        /// out).
         public var sessions: Int
         public var expectedSessions: Int
+        /// Present when discovery's reach left some pair out at some round.
+        public var withinReach: WithinReach?
+
+        public struct WithinReach: Sendable, Codable, Equatable {
+            /// Metres (``SimulationSettings/discoveryRange``).
+            public var range: Double
+            /// Pairs within reach at the end, and the running sessions they held (two a pair at most).
+            public var pairs: Int
+            public var sessions: Int
+        }
     }
 
     public struct Ranging: Sendable, Codable, Equatable {

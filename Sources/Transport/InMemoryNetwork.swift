@@ -22,6 +22,12 @@ public final class InMemoryNetwork {
     public private(set) var delivered = 0
     /// Deliveries dropped because the receiver's queue was full (``NetworkConditions/receiveQueue``).
     public private(set) var queueDrops = 0
+    /// Deliveries that did not happen because the receiver was out of the radio's ``reach`` (a group datagram
+    /// counts once per receiver out of reach).
+    public private(set) var outOfReach = 0
+    /// Where hosts hear each other; `nil`: everywhere. Loss and delay are drawn as if everyone heard, so that the
+    /// draws of the datagrams that do arrive do not depend on where the hosts stand.
+    public var reach: RadioReach?
 
     /// A network with the given conditions, drawing from `seed`.
     ///
@@ -38,7 +44,7 @@ public final class InMemoryNetwork {
         let n = nextHost
         nextHost += 1
         let endpoint = Endpoint(host: "10.\(n >> 16 & 255).\(n >> 8 & 255).\(n & 255)", port: 5000)
-        let transport = InMemoryTransport(network: self, endpoint: endpoint)
+        let transport = InMemoryTransport(network: self, endpoint: endpoint, host: n - 1)
         members[endpoint] = transport
         orderedMembers = nil
         return transport
@@ -67,7 +73,12 @@ public final class InMemoryNetwork {
                 _ = draws()
                 return
             }
-            for arrival in draws() { deliver(bytes, from: source, to: receiver, viaGroup: false, at: arrival) }
+            let arrivals = draws()
+            if let reach, let sender = members[source], !reach.reaches(sender.host, receiver.host) {
+                outOfReach += arrivals.count
+                return
+            }
+            for arrival in arrivals { deliver(bytes, from: source, to: receiver, viaGroup: false, at: arrival) }
         }
     }
 
@@ -79,6 +90,8 @@ public final class InMemoryNetwork {
         if random.bernoulli(c.reordering) { arrival += c.reorderDelay }
         var together: [InMemoryTransport] = []
         together.reserveCapacity(receivers.count)
+        let reach = self.reach
+        let sender = reach == nil ? -1 : members[source]?.host ?? -1
         // A condition that is off draws nothing: a group of a thousand would otherwise make two thousand draws a
         // datagram to learn nothing.
         for receiver in receivers {
@@ -86,6 +99,10 @@ public final class InMemoryNetwork {
             for copy in 0..<copies {
                 if c.loss > 0, random.bernoulli(c.loss) {
                     dropped += 1
+                    continue
+                }
+                if let reach, sender >= 0, !reach.reaches(sender, receiver.host) {
+                    outOfReach += 1
                     continue
                 }
                 if copy == 0, c.receiveCost == 0 {
@@ -149,10 +166,13 @@ public final class InMemoryTransport: DatagramTransport {
     public var onReceive: ((IncomingDatagram) -> Void)?
     /// When this receiver will have read everything queued for it (with a receive cost).
     var busyUntil = 0.0
+    /// The host's number: its place in the order of attachment, from 0.
+    public let host: Int
 
-    init(network: InMemoryNetwork, endpoint: Endpoint) {
+    init(network: InMemoryNetwork, endpoint: Endpoint, host: Int) {
         self.network = network
         self.unicastEndpoint = endpoint
+        self.host = host
     }
 
     /// Stored, not read from the weak reference: every delivery asks.

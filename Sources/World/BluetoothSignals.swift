@@ -18,6 +18,9 @@ public struct BluetoothSettings: Sendable, Equatable {
 
     public init() {}
 
+    /// Where the mean reading falls to the sensitivity, metres: half the readings there are heard, fewer beyond.
+    public var reach: Double { pow(10, (referencePower - sensitivity) / (10 * exponent)) }
+
     /// Beyond this distance no reading is drawn, metres: the mean reading is 12 dB (two shadowing spreads) under the
     /// sensitivity there, and a planner has nothing to learn from a stray reading that far.
     var farthest: Double { pow(10, (referencePower - sensitivity + 2 * shadowingSigma) / (10 * exponent)) }

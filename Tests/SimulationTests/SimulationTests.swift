@@ -87,6 +87,33 @@ import World
         #expect(try #require(summary.bumps.latencyP95) <= 0.5)
     }
 
+    /// Two groups of three standing 50 m apart, beyond the Bluetooth reach of 35.5 m: discovery finds only the peers
+    /// of one's own group (six sessions a group, none across), and counts itself converged within reach; with no
+    /// limit every device holds a session with the five others.
+    @Test func discoveryReachesOnlyTheDevicesWithinItsRange() async throws {
+        var peers: [String] = []
+        for (i, x) in [0.0, 1, 2, 50, 51, 52].enumerated() {
+            peers.append(#"{"name": "P\#(i)", "interests": ["jazz"], "waypoints": [{"t": 0, "x": \#(x), "y": 0, "z": 1.2}]}"#)
+        }
+        let json = #"{"version": 1, "name": "two groups", "peers": [\#(peers.joined(separator: ","))]}"#
+        let file = try ScenarioFile.parse(Data(json.utf8), file: "two-groups.json")
+        #expect(abs(SimulationSettings().discoveryRange - 35.48) < 0.01)
+        let limited = try await Simulation(settings: settings { $0.scenario = .scripted(file); $0.duration = 5 }).run()
+        let reach = try #require(limited.discovery.withinReach)
+        #expect(reach.pairs == 6 && reach.sessions == 12)
+        #expect(limited.discovery.sessions == 12)
+        #expect(try #require(limited.discovery.convergenceSeconds) <= 3)
+        let everywhere = try await Simulation(settings: settings {
+            $0.scenario = .scripted(file); $0.duration = 5; $0.discoveryRange = .infinity
+        }).run()
+        #expect(everywhere.discovery.withinReach == nil)
+        #expect(everywhere.discovery.sessions == 30)
+        #expect(try #require(everywhere.discovery.convergenceSeconds) < 3)
+        // Within 35 m of each other, the limit leaves the run as it was.
+        let near = try await Simulation(settings: settings { $0.peers = 20; $0.duration = 3 }).run()
+        #expect(near.discovery.withinReach == nil && near.discovery.sessions == 380)
+    }
+
     @Test func hundredPeersHold9900Sessions() async throws {
         let summary = try await Simulation(settings: settings { $0.peers = 100; $0.duration = 6 }).run()
         #expect(summary.discovery.pairs == 4_950)

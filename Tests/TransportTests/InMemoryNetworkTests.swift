@@ -21,6 +21,33 @@ import Transport
         #expect(Set(nodes.map(\.unicastEndpoint)).count == 3)
     }
 
+    /// Hosts at 0, 10 and 30 m with a reach of 15 m: a group datagram reaches the sender and its 10-m neighbour
+    /// only, a unicast to the far host is not delivered and is counted; a host placed nowhere is heard by all.
+    @Test func aReachDeliversOnlyWithinItsRange() throws {
+        let net = try network(NetworkConditions())
+        let nodes = (0..<4).map { _ in net.attach() }
+        let reach = RadioReach(range: 15)
+        reach.place([0, 0, 0, 10, 0, 0, 30, 0, 0])
+        net.reach = reach
+        var heard: [Int: [UInt8]] = [:]
+        for (i, node) in nodes.enumerated() { node.onReceive = { heard[i, default: []] += $0.bytes } }
+        nodes[0].send([1], to: .group)
+        nodes[0].send([2], to: .unicast(nodes[2].unicastEndpoint))
+        nodes[1].send([3], to: .unicast(nodes[2].unicastEndpoint))
+        nodes[2].send([4], to: .unicast(nodes[3].unicastEndpoint))
+        net.clock.run(until: 1)
+        #expect(heard[0] == [1] && heard[1] == [1])
+        #expect(heard[2] == nil)
+        #expect(heard[3] == [1, 4])
+        #expect(net.outOfReach == 3)
+        #expect(net.delivered == 4)
+        // Moved within reach, the far host hears again.
+        reach.place([0, 0, 0, 10, 0, 0, 20, 0, 0])
+        nodes[1].send([5], to: .unicast(nodes[2].unicastEndpoint))
+        net.clock.run(until: 2)
+        #expect(heard[2] == [5])
+    }
+
     @Test func lossAndDuplicationFollowTheirShares() throws {
         var conditions = NetworkConditions(loss: 0.3, duplication: 0.1)
         conditions.jitter = 0
