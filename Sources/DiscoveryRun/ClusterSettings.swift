@@ -31,6 +31,11 @@ public struct ClusterSettings: Sendable {
     /// starting by itself within `startSpread`.
     public var startsOnRequest = false
 
+    /// How many peers each node is expected to find, to size its tables at start; by default all the others.
+    /// Where discovery's radio reaches only part of a large hall, fewer: tables sized for 10,000 peers on each of
+    /// 10,000 nodes would take gigabytes.
+    public var expectedNeighbours: Int?
+
     public init() {}
 
     /// The number of sessions each node must hold to have converged.

@@ -60,7 +60,8 @@ public final class InMemoryCluster: Cluster {
             serviceType: settings.serviceType, identity: identities[i], incarnation: incarnations[i],
             displayName: "peer-\(i)", discoveryInfo: settings.discoveryInfo(i),
             maximumSessions: settings.maximumSessions, timing: settings.timing,
-            expectedPeers: settings.sessionsPerNode, groupKey: settings.groupKey)
+            expectedPeers: min(settings.expectedNeighbours ?? settings.sessionsPerNode, settings.sessionsPerNode),
+            groupKey: settings.groupKey)
         configuration.connectsByConsent = settings.connectsByConsent
         let streamKey = UInt64(i) << 16 | incarnations[i]
         let node = try DiscoveryNode(

@@ -211,6 +211,10 @@ public final class Simulation {
         s.seed = settings.seed
         s.timing = settings.discoveryTiming
         s.maximumSessions = max(peers, 1)
+        if settings.discoveryRange.isFinite, let area = world.floorAreaPerPeer {
+            // A node's tables are sized for the peers within reach in a crowd of this density.
+            s.expectedNeighbours = Int((Double.pi * settings.discoveryRange * settings.discoveryRange / area).rounded(.up))
+        }
         s.groupKey = settings.groupKey
         s.duration = settings.duration
         s.connectsByConsent = settings.appInTheLoop && settings.connectsByConsent

@@ -37,6 +37,8 @@ public final class World {
     public let peerCount: Int
     /// Side of the square hall, metres (mingle and random waypoint).
     public let hallSide: Double
+    /// Floor area per person of a built-in hall, m²; `nil` for a scenario file.
+    public var floorAreaPerPeer: Double? { hallSide > 0 ? hallSide * hallSide / Double(peerCount) : nil }
     /// The interests each peer publishes in its discovery info.
     public let interests: [[String]]
     public private(set) var time: Double = 0
