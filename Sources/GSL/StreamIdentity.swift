@@ -16,6 +16,8 @@ public struct StreamIdentity: Sendable, Hashable {
         case planner = 9
         case sensors = 10
         case clock = 11
+        /// The Bluetooth readings of one pair (its two device indices, lower first).
+        case bluetooth = 12
     }
 
     public let kind: Kind

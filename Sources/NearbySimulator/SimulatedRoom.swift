@@ -375,7 +375,7 @@ public final class SimulatedRoom {
     private func startRangingIfMutual(_ session: NearbySession) {
         guard let token = session.peerToken, let other = sessionsByToken[token], other.state == .running,
               other.peerToken == session.discoveryToken else { return }
-        let pair = RunningSessions.pairIndex(session.index, other.index, peers: devices.count)
+        let pair = pairKey(session.index, other.index)
         pairSessions[pair] = session.index < other.index ? (session, other) : (other, session)
         simulation.runningSessions.began(session.index, other.index)
         simulation.runningSessions.began(other.index, session.index)
@@ -383,7 +383,7 @@ public final class SimulatedRoom {
 
     private func stopRanging(_ session: NearbySession) {
         guard session.state == .running, let peer = session.peer, let j = index[peer] else { return }
-        let pair = RunningSessions.pairIndex(session.index, j, peers: devices.count)
+        let pair = pairKey(session.index, j)
         guard let (a, b) = pairSessions[pair], a === session || b === session else { return }
         pairSessions[pair] = nil
         simulation.runningSessions.set(session.index, j, running: false)
@@ -400,9 +400,12 @@ public final class SimulatedRoom {
         }
     }
 
+    /// The key of the pair of devices `i` and `j` (either order) in ``pairSessions``.
+    private func pairKey(_ i: Int, _ j: Int) -> Int { min(i, j) * devices.count + max(i, j) }
+
     /// The session of `device` in the pair it ranges with `peer`.
     private func session(of device: Int, with peer: Int) -> NearbySession? {
-        guard let (a, b) = pairSessions[RunningSessions.pairIndex(device, peer, peers: devices.count)] else { return nil }
+        guard let (a, b) = pairSessions[pairKey(device, peer)] else { return nil }
         return a.index == device ? a : b
     }
 

@@ -16,7 +16,7 @@ public struct BluetoothDistances {
     /// The distance of each pair, metres, by pair index; NaN where the latest reading heard nothing.
     public private(set) var distances: [Float]
 
-    public init(pairs: Int, referencePower: Double = -59, exponent: Double = 2, smoothing: Double = 0.3,
+    public init(pairs: Int = 0, referencePower: Double = -59, exponent: Double = 2, smoothing: Double = 0.3,
                 shadowingSigma: Double = 6) {
         self.referencePower = Float(referencePower)
         self.exponent = Float(exponent)
@@ -28,16 +28,19 @@ public struct BluetoothDistances {
         distances = smoothed
     }
 
-    /// Takes one reading of every pair (dBm, by pair index; NaN: not heard, which forgets the average).
-    public mutating func take(_ readings: [Float]) {
-        precondition(readings.count == smoothed.count, "a reading for every pair")
+    /// Takes one reading of every pair met so far, or of pairs `first...` only (dBm, by pair index; NaN: not heard, which forgets the average).
+    public mutating func take(_ readings: [Float], from first: Int = 0) {
+        precondition(readings.count >= smoothed.count, "a reading for every pair")
+        // Pairs met since the last reading: nothing heard of them yet.
+        smoothed += repeatElement(.nan, count: readings.count - smoothed.count)
+        distances += repeatElement(.nan, count: readings.count - distances.count)
         let alpha = smoothing
         // 10^((P0 - P) / 10n) as e^(ln 10 (P0 - P) / 10n).
         let scale = Float(M_LN10) / (10 * exponent)
         let p0 = referencePower
         smoothed.withUnsafeMutableBufferPointer { s in
             distances.withUnsafeMutableBufferPointer { d in
-                for p in readings.indices {
+                for p in first..<readings.count {
                     let r = readings[p]
                     guard r.isFinite else {
                         s[p] = .nan

@@ -62,12 +62,17 @@ public struct Proximity: RangingPlanner {
         self.settings = settings
         air = AirAllocator(medium: medium, scheme: scheme, peers: peers, hearingMargin: hearingMargin)
         admitted = AdmittedPairs(medium: medium, peers: peers)
-        lastRanged = [Float](repeating: -.infinity, count: peers * (peers - 1) / 2)
-        failures = [UInt8](repeating: 0, count: lastRanged.count)
+        lastRanged = []
+        failures = []
     }
 
     public mutating func plan(_ context: PlanningContext, into plan: inout RangingPlan) {
         plan.suspensions.removeAll(keepingCapacity: true)
+        if lastRanged.count < context.pairs.count {
+            let more = context.pairs.count - lastRanged.count
+            lastRanged += repeatElement(-.infinity, count: more)
+            failures += repeatElement(0, count: more)
+        }
         let t = context.time
         let rerank = t - reranked >= 1 - 1e-9
         if rerank { reranked = t }
@@ -77,7 +82,7 @@ public struct Proximity: RangingPlanner {
             // written: a copy alive then would make each write copy its array).
             let ranking = self
             admitted.refresh(context, rerank: rerank, score: { d, e in
-                let p = RunningSessions.pairIndex(d, e, peers: context.sessions.peers)
+                guard let p = context.pairs.index(d, e) else { return 0 }
                 return 1 / ranking.wantedInterval(p, walking: ranking.isWalkingPair(p, context), context)
             }, into: &plan.suspensions)
         } else {
@@ -169,7 +174,7 @@ public struct Proximity: RangingPlanner {
                 near = e.distance - (max(e.closing, 0) + Float(mayClose(p, context))) * max(0, t - e.time)
             }
         }
-        if !context.bluetooth.isEmpty, context.bluetooth[p].isFinite {
+        if p < context.bluetooth.count, context.bluetooth[p].isFinite {
             near = max(near, context.nearestByBluetooth(p))
         }
         return near <= settings.tapReach
@@ -217,7 +222,7 @@ public struct Proximity: RangingPlanner {
             distance = Double(e.distance) - max(closing, 0) * age - (walking ? 0 : mayClose(p, context) * age)
             // Not nearer than its Bluetooth signal allows.
             if !walking { distance = max(distance, Double(context.nearestByBluetooth(p))) }
-        } else if !context.bluetooth.isEmpty, context.bluetooth[p].isFinite {
+        } else if p < context.bluetooth.count, context.bluetooth[p].isFinite {
             distance = Double(context.bluetooth[p])
         } else {
             return longest

@@ -49,12 +49,12 @@ public struct PlanningContext {
     public let time: Double
     public let interval: Double
     public let sessions: RunningSessions.Snapshot
-    /// Every pair, by index: the lower and the higher device index.
-    public let pairs: [RangingPair]
+    /// Every pair that has met, by index: the lower and the higher device index.
+    public let pairs: PairTable
     /// The latest estimate of each pair, by pair index (empty: none known).
     public let estimates: [PairEstimate]
-    /// Each pair's distance from Bluetooth signal strength, metres, by pair index; NaN where none was heard (empty:
-    /// none known) ...
+    /// Each pair's distance from Bluetooth signal strength, metres, by pair index; NaN where none was heard, and
+    /// none past its end (a pair met since the last reading; empty: none known) ...
     public let bluetooth: [Float]
     /// ... and the least share of it the pair may truly be at (``BluetoothDistances/floor``).
     public let bluetoothFloor: Float
@@ -68,7 +68,7 @@ public struct PlanningContext {
     /// The world's truth, for the `oracle` policy alone: every device's true pose at the round's start.
     public let truth: [Pose]?
 
-    public init(time: Double, interval: Double, sessions: RunningSessions.Snapshot, pairs: [RangingPair],
+    public init(time: Double, interval: Double, sessions: RunningSessions.Snapshot, pairs: PairTable,
                 estimates: [PairEstimate] = [], bluetooth: [Float] = [], bluetoothFloor: Float = 1,
                 targets: [Int32] = [], speeds: [Float] = [], taps: [Float] = [], truth: [Pose]? = nil) {
         self.time = time
@@ -91,7 +91,7 @@ public struct PlanningContext {
     /// How near pair `p` may be by its Bluetooth signal alone, metres: 0 when none was heard.
     @inline(__always)
     public func nearestByBluetooth(_ p: Int) -> Float {
-        guard !bluetooth.isEmpty, bluetooth[p].isFinite else { return 0 }
+        guard p < bluetooth.count, bluetooth[p].isFinite else { return 0 }
         return bluetooth[p] * bluetoothFloor
     }
 
@@ -102,13 +102,12 @@ public struct PlanningContext {
     @inline(__always)
     public func believedDistance(_ i: Int, _ j: Int) -> Float {
         if let truth { return Float((truth[i].position - truth[j].position).length) }
-        guard i != j else { return 0 }
-        let p = RunningSessions.pairIndex(i, j, peers: sessions.peers)
+        guard i != j, let p = pairs.index(i, j) else { return i == j ? 0 : .infinity }
         if !estimates.isEmpty, estimates[p].distance.isFinite {
             let age = max(0, Float(time) - estimates[p].time)
             return max(0, estimates[p].distance - Self.staleClosingSpeed * age)
         }
-        if !bluetooth.isEmpty, bluetooth[p].isFinite { return bluetooth[p] * bluetoothFloor }
+        if p < bluetooth.count, bluetooth[p].isFinite { return bluetooth[p] * bluetoothFloor }
         return .infinity
     }
 
@@ -124,7 +123,10 @@ public struct PlanningContext {
     /// Calls `body` with the index of every pair whose two devices both hold a running session, in pair order.
     @inline(__always)
     public func forEachRunningPair(_ body: (Int) -> Void) {
-        for (p, pair) in pairs.enumerated() where sessions.ranges(Int(pair.low), Int(pair.high)) { body(p) }
+        for p in pairs.ordered {
+            let pair = pairs[Int(p)]
+            if sessions.ranges(Int(pair.low), Int(pair.high)) { body(Int(p)) }
+        }
     }
 }
 

@@ -1,17 +1,17 @@
 import Synchronization
 
-/// Which device holds a running session with which, and which session it is: the planner's view of the session
-/// tables, kept up to date from the session events, readable from any thread.
+/// Which device holds a running session with which: the planner's view of the session tables, kept up to date from
+/// the session events, readable from any thread.
 ///
-/// A pair's identity is a count of the sessions its two devices have begun with each other: a new session on
-/// either side (a peer restarting with a new token, a pair repaired after a timeout) counts one more, a suspension
-/// and its end do not. The ranging engine compares it with the identity a pair last ranged under, so that a new
-/// session starts with fresh estimators and a fresh bump detector. Kept by pair, in the engine's pair order, so
-/// that comparing every pair reads one array front to back.
+/// Every discovery and every session begun is also logged by pair, for the ranging engine, which takes the log once
+/// a round (``takeMeetings()``): a pair found by either side joins the pairs the devices know (and read Bluetooth
+/// for); a pair that begins its first session gets its slot; a new session on either side (a peer restarting with a
+/// new token, a pair repaired after a timeout) starts the pair's estimators and bump detector afresh. Suspensions and
+/// their ends are not logged: the same session runs on.
 public final class RunningSessions: Sendable {
     private struct State {
         var bits: [UInt64]
-        var generations: [UInt32]
+        var meetings: [Meeting] = []
         var version: UInt64 = 0
     }
 
@@ -20,27 +20,24 @@ public final class RunningSessions: Sendable {
 
     public init(peers: Int) {
         self.peers = peers
-        state = Mutex(State(bits: [UInt64](repeating: 0, count: (peers * peers + 63) / 64),
-                            generations: [UInt32](repeating: 0, count: peers * (peers - 1) / 2)))
-    }
-
-    /// The index of the pair of devices `i` and `j` (either order) among all pairs, in the order (0,1), (0,2) ...
-    /// (1,2) ...
-    @inline(__always)
-    public static func pairIndex(_ i: Int, _ j: Int, peers: Int) -> Int {
-        let (low, high) = i < j ? (i, j) : (j, i)
-        return low * (2 * peers - low - 1) / 2 + (high - low - 1)
+        state = Mutex(State(bits: [UInt64](repeating: 0, count: (peers * peers + 63) / 64)))
     }
 
     /// Records that `holder` began a new session with `peer` (running from now).
     public func began(_ holder: Int, _ peer: Int) {
         let i = holder * peers + peer
-        let pair = Self.pairIndex(holder, peer, peers: peers)
+        let pair = RangingPair(low: Int32(min(holder, peer)), high: Int32(max(holder, peer)))
         state.withLock { s in
-            s.generations[pair] &+= 1
+            s.meetings.append(Meeting(pair: pair, began: true))
             s.bits[i >> 6] |= 1 << UInt64(i & 63)
             s.version &+= 1
         }
+    }
+
+    /// Records that `device` found `peer` (its first announcement heard, or a new life's).
+    public func found(_ device: Int, _ peer: Int) {
+        let pair = RangingPair(low: Int32(min(device, peer)), high: Int32(max(device, peer)))
+        state.withLock { $0.meetings.append(Meeting(pair: pair, began: false)) }
     }
 
     /// Marks whether `holder`'s session with `peer` is running (suspended, resumed, ended), the same session.
@@ -54,28 +51,28 @@ public final class RunningSessions: Sendable {
     }
 
     /// A consistent copy of who runs a session with whom, for one round (shared until the next change: copy on
-    /// write). The identities stay out of it: copied on every change while a group forms, their array (2 MB at
-    /// 1,000 peers) made the allocator give memory back and fault it in again.
+    /// write).
     public func snapshot() -> Snapshot {
         state.withLock { s in Snapshot(bits: s.bits, version: s.version, peers: peers) }
     }
 
-    /// The identity of the pair of devices `a` and `b`: changes whenever either side begins a new session.
-    public func identity(_ a: Int, _ b: Int) -> UInt32 {
-        let pair = Self.pairIndex(a, b, peers: peers)
-        return state.withLock { $0.generations[pair] }
+    /// A pair's discovery by one of its devices, or a session one of them began.
+    public struct Meeting: Sendable, Equatable {
+        public let pair: RangingPair
+        /// A session began (otherwise the pair was found).
+        public let began: Bool
+
+        public init(pair: RangingPair, began: Bool) {
+            self.pair = pair
+            self.began = began
+        }
     }
 
-    /// Brings `known` (an identity per pair, in pair order) up to date, calling `changed` with each pair whose
-    /// identity moved: one pass over an array, under the lock.
-    public func update(_ known: inout [UInt32], changed: (Int) -> Void) {
+    /// The discoveries and sessions begun since the last call, in the order they happened.
+    public func takeMeetings() -> [Meeting] {
         state.withLock { s in
-            s.generations.withUnsafeBufferPointer { generations in
-                for p in generations.indices where known[p] != generations[p] {
-                    known[p] = generations[p]
-                    changed(p)
-                }
-            }
+            defer { s.meetings.removeAll(keepingCapacity: true) }
+            return s.meetings
         }
     }
 

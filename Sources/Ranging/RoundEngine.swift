@@ -101,59 +101,87 @@ public final class RoundEngine {
     /// A pair of devices, `low` < `high`.
     public typealias Pair = RangingPair
 
-    private var slots: [PairSlot]
+    /// The slots of the pairs that have begun a session, in the order they did, and each pair's slot (-1: none
+    /// yet): a pair found but never in session takes a few bytes, not a slot.
+    private var slots: [PairSlot] = []
+    private var slotOf: [Int32] = []
     /// Each pair's latest estimate, by pair index.
-    public private(set) var estimates: [PairEstimate]
+    public private(set) var estimates: [PairEstimate] = []
     private var outputs: [WorkerOutput]
     private let settings: PairSettings
-    /// The estimators' and detectors' settings, one copy for all the slots.
+    /// The radio's, the estimators' and the detectors' settings, one copy for all the slots.
+    private let sharedRadio: SharedRadioConfiguration
     private let sharedEstimator: SharedEstimatorConfiguration
     private let sharedBump: BumpDetector.Settings
-    /// The version of the session view the pairs' identities were last compared with, the identities then (apart
-    /// from the slots: comparing them all reads one small array, not every slot), and the renewals so far.
-    private var sessionsVersion: UInt64 = .max
-    private var identities: [UInt32]
+    private let devices: [DeviceRadio]
+    private let peerIDs: [UInt64]
     private let view: RunningSessions
     private var sessionsRenewed = 0
-    /// Every pair, in the order of the slots: (0,1), (0,2) ... (1,2) ...
-    public let pairs: [Pair]
+    /// The pairs whose devices have found each other: the devices' Bluetooth readings and estimates are kept by
+    /// their indices.
+    public let table: PairTable
+    /// Every pair found, by index (``table``).
+    public var pairs: [Pair] { table.pairs }
     public let peers: Int
     /// Each device's own clock: its updates are stamped with it.
     public let clocks: [DeviceClock]
     public let workers: Int
 
-    /// One slot for every pair of `peerIDs.count` devices, the one with the lower peer id initiating, ranging under
-    /// the sessions of `view`.
+    /// An engine for `peerIDs.count` devices ranging under the sessions of `view`: each pair that begins a session
+    /// gets a slot, the one of the two with the lower peer id initiating.
     ///
     /// - Throws: a radio configuration or GSL allocation error.
     public init(peerIDs: [UInt64], settings: PairSettings, workers: Int, view: RunningSessions) throws {
         peers = peerIDs.count
+        self.peerIDs = peerIDs
         self.view = view
         self.settings = settings
-        let devices = try DeviceRadio.room(count: peers, runSeed: settings.seed, configuration: settings.radio)
+        devices = try DeviceRadio.room(count: peers, runSeed: settings.seed, configuration: settings.radio)
         clocks = devices.map(\.clock)
-        var slots: [PairSlot] = []
-        var pairs: [Pair] = []
-        let count = peers * (peers - 1) / 2
-        let radio = try SharedRadioConfiguration(settings.radio)
+        sharedRadio = try SharedRadioConfiguration(settings.radio)
         sharedEstimator = SharedEstimatorConfiguration(settings.estimator)
         sharedBump = BumpDetector.Settings(settings.bump)
-        slots.reserveCapacity(count)
-        pairs.reserveCapacity(count)
-        for low in 0..<peers {
-            for high in (low + 1)..<peers {
-                slots.append(try PairSlot(low: low, high: high, lowInitiates: peerIDs[low] < peerIDs[high],
-                                          devices: devices, settings: settings, radio: radio,
-                                          estimator: sharedEstimator, bump: sharedBump))
-                pairs.append(Pair(low: Int32(low), high: Int32(high)))
-            }
-        }
-        self.slots = slots
-        self.pairs = pairs
-        estimates = [PairEstimate](repeating: PairEstimate(), count: count)
-        identities = [UInt32](repeating: 0, count: count)
-        self.workers = max(1, min(workers, max(count, 1)))
+        table = PairTable(peers: peers)
+        self.workers = max(1, workers)
         outputs = Array(repeating: WorkerOutput(), count: self.workers)
+    }
+
+    /// Takes the discoveries and sessions begun since the last call: a pair found by either side joins ``table``
+    /// (the pairs the devices know), a pair's first session gets it its slot, and a later one (a restart, a repair)
+    /// starts its estimators and detector afresh, nothing of the old session's filter state carrying over. Called
+    /// before each round is planned, so that the planner sees every pair that may range.
+    ///
+    /// - Throws: a GSL allocation error (a new slot's random stream).
+    public func adoptMeetings() throws {
+        let meetings = view.takeMeetings()
+        guard !meetings.isEmpty else { return }
+        let estimator = sharedEstimator, bump = sharedBump
+        for meeting in meetings {
+            let low = Int(meeting.pair.low), high = Int(meeting.pair.high)
+            let (p, added) = table.add(low, high)
+            if added {
+                slotOf.append(-1)
+                estimates.append(PairEstimate())
+            }
+            guard meeting.began else { continue }
+            guard slotOf[p] >= 0 else {
+                slotOf[p] = Int32(slots.count)
+                slots.append(try PairSlot(low: low, high: high, lowInitiates: peerIDs[low] < peerIDs[high],
+                                          devices: devices, settings: settings, radio: sharedRadio,
+                                          estimator: estimator, bump: bump))
+                continue
+            }
+            let s = Int(slotOf[p])
+            // A pair whose estimators hold nothing has nothing to start afresh (the two halves of a first meeting,
+            // a round apart, are one session).
+            guard slots[s].hasState else { continue }
+            sessionsRenewed += 1
+            estimates[p] = PairEstimate()
+            slots[s].estimatorI = SessionEstimator(shared: estimator)
+            slots[s].estimatorR = ResponderEstimator(shared: estimator)
+            slots[s].bump = BumpDetector(settings: bump)
+        }
+        table.sortNewPairs()
     }
 
     /// The upper ends of the true distance bands the update rates are reported by, metres: 0-0.5, 0.5-1, 1-2, 2-5 and
@@ -227,11 +255,14 @@ public final class RoundEngine {
         return inBands
     }
 
-    /// The pair index of devices `i` and `j` (either order).
-    public func pairIndex(_ i: Int, _ j: Int) -> Int { RunningSessions.pairIndex(i, j, peers: peers) }
+    /// The pair index of devices `i` and `j` (either order), `nil` if they never began a session.
+    public func pairIndex(_ i: Int, _ j: Int) -> Int? { table.index(i, j) }
 
     /// The initiator of pair `p`: the device with the lower peer id.
-    public func initiator(ofPair p: Int) -> Int { slots[p].initiator }
+    public func initiator(ofPair p: Int) -> Int {
+        let pair = table[p]
+        return peerIDs[Int(pair.low)] < peerIDs[Int(pair.high)] ? Int(pair.low) : Int(pair.high)
+    }
 
     /// Ranges the plan's exchanges of the round starting at `time`, at the poses given.
     ///
@@ -250,10 +281,6 @@ public final class RoundEngine {
         sessions: RunningSessions.Snapshot, impacts: [[Impact]] = [], heard: [[HeardImpact]] = [], record: Bool
     ) -> RoundResult {
         precondition(end.isEmpty || (end.count == poses.count && interval > 0), "the round's end poses need its interval")
-        if sessions.version != sessionsVersion {
-            renew()
-            sessionsVersion = sessions.version
-        }
         let count = plan.exchanges.count
         let workers = self.workers
         // The bodies stand where the round starts: in a tenth of a second a walker moves 14 cm, under a body's
@@ -265,6 +292,7 @@ public final class RoundEngine {
                                    impacts: impacts.count == peers ? impacts : [],
                                    heard: heard.count == peers ? heard : [],
                                    fused: settings.bump.method == .fused)
+        let slotOf = self.slotOf
         plan.exchanges.withUnsafeBufferPointer { planned in
             slots.withUnsafeMutableBufferPointer { slotBuffer in
                 estimates.withUnsafeMutableBufferPointer { estimateBuffer in
@@ -276,7 +304,9 @@ public final class RoundEngine {
                             for e in range {
                                 let exchange = shared.planned[e]
                                 let p = Int(exchange.pair)
-                                Self.range(&shared.slots[p], &shared.estimates[p], p, at: time,
+                                let slot = Int(slotOf[p])
+                                precondition(slot >= 0, "a planned pair holds sessions")
+                                Self.range(&shared.slots[slot], &shared.estimates[p], p, at: time,
                                            offset: Double(exchange.offset), into: &shared.outputs[w], context)
                             }
                         }
@@ -292,24 +322,6 @@ public final class RoundEngine {
             outputs[w].round.exchanges.removeAll(keepingCapacity: true)
         }
         return result
-    }
-
-    /// A new session on either side of a pair (a restart, a repair) starts with fresh estimators and a fresh
-    /// detector: nothing of the old session's filter state carries over. Looked at for every pair, planned or not,
-    /// whenever the session view changed (a few rounds while a group forms), one sequential pass over the pairs'
-    /// identities, rather than at every exchange of every round.
-    private func renew() {
-        let estimator = sharedEstimator, bump = sharedBump
-        view.update(&identities) { p in
-            // A pair whose estimators hold nothing has nothing to start afresh (the two halves of a first meeting,
-            // a round apart, are one session).
-            guard slots[p].hasState else { return }
-            sessionsRenewed += 1
-            estimates[p] = PairEstimate()
-            slots[p].estimatorI = SessionEstimator(shared: estimator)
-            slots[p].estimatorR = ResponderEstimator(shared: estimator)
-            slots[p].bump = BumpDetector(settings: bump)
-        }
     }
 
     /// One pair's exchange, both sides' updates, scoring against the truth and the bump detector.
@@ -406,7 +418,8 @@ public final class RoundEngine {
         var total = RangingStatistics()
         for o in outputs { total.merge(o.statistics) }
         total.sessionsRenewed = sessionsRenewed
-        for slot in slots {
+        for p in table.ordered where slotOf[Int(p)] >= 0 {
+            let slot = slots[Int(slotOf[Int(p)])]
             total.rawSquares += slot.rawSquares
             total.rawCount += slot.rawCount
             total.filteredSquares += slot.filteredSquares

@@ -44,11 +44,12 @@ public final class RangingRoom {
             peerIDs: (0..<peers).map(UInt64.init),
             settings: PairSettings(seed: s.seed, radio: s.radio, estimator: s.tunedEstimator, bump: s.bump),
             workers: workers, view: running)
+        for a in 0..<peers { for b in 0..<peers where a != b { running.began(a, b) } }
+        try engine.adoptMeetings()
         pairs = engine.pairs.count
         planner = try s.makePlanner(peers: peers)
         air = s.rangingPolicy == .ideal ? nil : AirPhysics(medium: s.medium, scheme: s.radio.scheme)
         oracle = s.rangingPolicy.isOracle
-        for a in 0..<peers { for b in 0..<peers where a != b { running.began(a, b) } }
         sessions = running.snapshot()
         poses = world.poses
         interval = 1 / s.rate
@@ -80,7 +81,7 @@ public final class RangingRoom {
     /// - Returns: the exchanges planned that did not collide.
     @discardableResult
     public func plan(at time: Double) -> Int {
-        planner.plan(PlanningContext(time: time, interval: interval, sessions: sessions, pairs: engine.pairs,
+        planner.plan(PlanningContext(time: time, interval: interval, sessions: sessions, pairs: engine.table,
                                      estimates: engine.estimates, truth: oracle ? poses : nil), into: &plan)
         air?.resolve(&plan, pairs: engine.pairs, positions: poses.map(\.position), interval: interval,
                      circular: planner.roundIsCircular)

@@ -62,8 +62,10 @@ public struct OutputFile: Sendable {
         guard kind(info.st_mode) == "a folder" else {
             throw SimulationSettingsError(message: "\(flag): \(folder) is not a folder")
         }
+        // Unique to the check, not only to the process: two runs of one process (a test suite's) may check one
+        // folder at once, and the second would find the first's probe.
         let probe = (folder as NSString).appendingPathComponent(
-            ".nearcatch-probe-\(ProcessInfo.processInfo.processIdentifier)")
+            ".nearcatch-probe-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)")
         let fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             throw SimulationSettingsError(message: "\(flag): cannot create files in \(folder): \(reason(errno))")

@@ -151,8 +151,8 @@ public final class Simulation {
         }
         planner = try settings.makePlanner(peers: peers)
         air = settings.rangingPolicy == .ideal ? nil : AirPhysics(medium: settings.medium, scheme: settings.radio.scheme)
-        signals = try BluetoothSignals(peers: peers, seed: settings.seed, settings: settings.bluetooth)
-        heard = BluetoothDistances(pairs: peers * (peers - 1) / 2, referencePower: settings.bluetooth.referencePower,
+        signals = BluetoothSignals(seed: settings.seed, settings: settings.bluetooth)
+        heard = BluetoothDistances(referencePower: settings.bluetooth.referencePower,
                                    exponent: settings.bluetooth.exponent, smoothing: settings.bluetoothSmoothing,
                                    shadowingSigma: settings.bluetooth.shadowingSigma)
         channelExchanges = [Int](repeating: 0, count: settings.medium.channels)
@@ -335,6 +335,7 @@ public final class Simulation {
             switch entry.event {
             case .found(let ad):
                 guard let peer = index[ad.peer] else { return }
+                running.found(device, peer)
                 emit(RunEvent(time: entry.time, kind: .found(device: device, peer: peer)))
             case .lost(let id, let reason):
                 guard let peer = index[id] else { return }
@@ -430,6 +431,12 @@ public final class Simulation {
         var out = StepOutput()
         // Mingling peers choose among the peers they hold sessions with, as of the round's start.
         let sessions = running.snapshot()
+        // Pairs found or in session since the last round join the engine's before anything is planned for them.
+        do {
+            try engine.adoptMeetings()
+        } catch {
+            fatalError("out of memory for the random streams of new pairs: \(error)")
+        }
         world.knows = { i, j in sessions.holds(i, j) }
         // The world runs a round ahead: an exchange planned at an offset into the round measures the positions at
         // its instant, between the round's start and end.
@@ -470,12 +477,21 @@ public final class Simulation {
         // What the devices observe at the round's start, before the world runs on: each phone's own speed over the
         // last round, and, once a reading interval, every pair's Bluetooth signal.
         let speeds = world.groundSpeeds
-        if time - lastHeard >= settings.bluetooth.interval - 1e-9 {
-            lastHeard = time
-            signals.read(poses)
-            heard.take(signals.readings)
+        // A pair found since the last reading is read at once: its devices found each other by their advertisements.
+        let everyPair = time - lastHeard >= settings.bluetooth.interval - 1e-9
+        let first = everyPair ? 0 : signals.readings.count
+        let pairs = engine.pairs
+        if everyPair { lastHeard = time }
+        if first < pairs.count {
+            do {
+                try signals.read(poses, from: first, pairs: pairs.count) { (Int(pairs[$0].low), Int(pairs[$0].high)) }
+            } catch {
+                fatalError("out of memory for the Bluetooth streams of \(pairs.count) pairs: \(error)")
+            }
+            heard.take(signals.readings, from: first)
             record {
-                "bluetooth \(time) " + signals.readings.map { $0.isFinite ? "\($0)" : "-" }.joined(separator: ",")
+                (everyPair ? "bluetooth \(time) " : "bluetooth-found \(time) ")
+                    + signals.readings[first...].map { $0.isFinite ? "\($0)" : "-" }.joined(separator: ",")
             }
         }
         // Only the oracle is told the truth: where everyone stands and who walks to whom.
@@ -490,7 +506,7 @@ public final class Simulation {
         let taps = felt.map { peaks in
             peaks.last { $0.known <= time && bump.isKnock($0) }.map { Float($0.time) } ?? -.infinity
         }
-        planner.plan(PlanningContext(time: time, interval: interval, sessions: sessions, pairs: engine.pairs,
+        planner.plan(PlanningContext(time: time, interval: interval, sessions: sessions, pairs: engine.table,
                                      estimates: engine.estimates, bluetooth: heard.distances,
                                      bluetoothFloor: heard.floor, targets: targets,
                                      speeds: speeds, taps: taps, truth: oracle ? poses : nil),
@@ -510,12 +526,12 @@ public final class Simulation {
         // Each app sends its jolts to the peers it believes may be within reach of a touch, by what its own phone
         // knows (never the oracle's truth): its estimate brought forward by two walkers' speeds, but no nearer than
         // the pair's Bluetooth signal allows.
-        let known = PlanningContext(time: time, interval: interval, sessions: sessions, pairs: engine.pairs,
+        let known = PlanningContext(time: time, interval: interval, sessions: sessions, pairs: engine.table,
                                     estimates: engine.estimates, bluetooth: heard.distances,
                                     bluetoothFloor: heard.floor)
         let heard = exchangeJolts(at: time, sessions: sessions, into: &out) {
             max(known.believedDistance($0, $1),
-                known.nearestByBluetooth(RunningSessions.pairIndex($0, $1, peers: peers))) <= settings.bump.shareReach
+                known.pairs.index($0, $1).map(known.nearestByBluetooth) ?? 0) <= settings.bump.shareReach
         }
         let result = engine.round(plan, at: time, poses: poses, end: end, interval: interval, sessions: sessions,
                                   impacts: impacts, heard: heard,

@@ -23,6 +23,7 @@ public struct Crowd {
                                  settings: PairSettings(seed: 1, radio: Fixtures.noiseless,
                                                         estimator: EstimatorConfiguration(), bump: BumpConfiguration()),
                                  workers: 2, view: running)
+        try engine.adoptMeetings()
         poses = positions.map { Pose(position: $0, orientation: Orientation(heading: 0)) }
     }
 
@@ -42,7 +43,7 @@ public struct Crowd {
     public func context(round k: Int, interval: Double = 0.1, speeds: [Float] = [], taps: [Float] = []) -> PlanningContext {
         let bluetooth = !hearsBluetooth ? [] : engine.pairs.map { Float((poses[Int($0.low)].position - poses[Int($0.high)].position).length) }
         return PlanningContext(time: Double(k) * interval, interval: interval, sessions: running.snapshot(),
-                               pairs: engine.pairs, estimates: engine.estimates, bluetooth: bluetooth,
+                               pairs: engine.table, estimates: engine.estimates, bluetooth: bluetooth,
                                bluetoothFloor: bluetoothFloor, speeds: speeds, taps: taps)
     }
 

@@ -26,41 +26,47 @@ public struct BluetoothSettings: Sendable, Equatable {
     var farthest: Double { pow(10, (referencePower - sensitivity + 2 * shadowingSigma) / (10 * exponent)) }
 }
 
-/// Every pair's Bluetooth signal strength as the phones read it, made by the world from the true distance once a
-/// reading interval: the observation a device may rank or place pairs by before it has ranged them.
+/// The Bluetooth signal strength of every pair that has met, as the phones read it, made by the world from the
+/// true distance once a reading interval: the observation a device may rank or place pairs by before it has ranged
+/// them.
+///
+/// Each pair draws from its own stream, so that a pair's readings do not depend on which other pairs exist or in
+/// which order they met.
 public struct BluetoothSignals {
     public let settings: BluetoothSettings
-    private let random: RandomSource
-    /// The latest reading of each pair, by pair index (the order of ``pairIndex``), dBm; NaN where none was heard.
-    public private(set) var readings: [Float]
-    private let peers: Int
+    private let seed: UInt64
+    private var streams: [RandomSource] = []
+    /// The latest reading of each pair, by pair index, dBm; NaN where none was heard.
+    public private(set) var readings: [Float] = []
 
-    /// - Throws: a GSL allocation error.
-    public init(peers: Int, seed: UInt64, settings: BluetoothSettings = BluetoothSettings()) throws {
+    public init(seed: UInt64, settings: BluetoothSettings = BluetoothSettings()) {
         self.settings = settings
-        self.peers = peers
-        random = try RandomSource(runSeed: seed, stream: StreamIdentity(kind: .sensors, first: 1, second: 0))
-        readings = [Float](repeating: .nan, count: peers * (peers - 1) / 2)
+        self.seed = seed
     }
 
-    /// Reads every pair at `poses`, in pair order.
-    public mutating func read(_ poses: [Pose]) {
-        precondition(poses.count == peers, "a reading needs every device's pose")
+    /// Reads pairs `from..<count` at `poses` (by default all of them), pair `p` being the devices `pair(p)`.
+    ///
+    /// - Throws: a GSL allocation error (a new pair's stream).
+    public mutating func read(
+        _ poses: [Pose], from first: Int = 0, pairs count: Int, _ pair: (Int) -> (Int, Int)
+    ) throws(GSLError) {
+        while streams.count < count {
+            let (a, b) = pair(streams.count)
+            streams.append(try RandomSource(runSeed: seed, stream: StreamIdentity(
+                kind: .bluetooth, first: UInt64(min(a, b)), second: UInt64(max(a, b)))))
+            readings.append(.nan)
+        }
         let farthest = settings.farthest * settings.farthest
         let s = settings
-        var p = 0
         readings.withUnsafeMutableBufferPointer { out in
-            for a in 0..<peers {
-                let pa = poses[a].position
-                for b in (a + 1)..<peers {
-                    defer { p += 1 }
-                    let d2 = (pa - poses[b].position).lengthSquared
-                    guard d2 < farthest else { out[p] = .nan; continue }
-                    // 10 n log10(d) = 5 n log10(d²).
-                    let rssi = s.referencePower - 5 * s.exponent * log10(max(d2, 1e-4))
-                        + random.gaussian(sigma: s.shadowingSigma)
-                    out[p] = rssi >= s.sensitivity ? Float(rssi) : .nan
-                }
+            for p in first..<count {
+                let (a, b) = pair(p)
+                let d2 = (poses[a].position - poses[b].position).lengthSquared
+                guard d2 < farthest else { out[p] = .nan; continue }
+                // 10 n log10(d) = 5 n log10(d²).
+                let rssi = s.referencePower - 5 * s.exponent * log10(max(d2, 1e-4))
+                    + streams[p].gaussian(sigma: s.shadowingSigma)
+                out[p] = rssi >= s.sensitivity ? Float(rssi) : .nan
             }
         }
     }

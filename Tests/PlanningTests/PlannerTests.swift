@@ -30,7 +30,8 @@ import TestSupport
         // A pair that stops running leaves the turn at once.
         crowd.running.set(0, 1, running: false)
         planner.plan(crowd.context(round: 22), into: &plan)
-        #expect(!plan.exchanges.contains { $0.pair == Int32(crowd.engine.pairIndex(0, 1)) })
+        let stopped = Int32(try #require(crowd.engine.pairIndex(0, 1)))
+        #expect(!plan.exchanges.contains { $0.pair == stopped })
     }
 
     /// Fewer running pairs than slots: each ranges once a round, and unused air is not saved up for later.
@@ -151,7 +152,7 @@ import TestSupport
         medium.slotDuration = 0.02
         var planner = Proximity(medium: medium, scheme: .doubleSided, peers: 12)
         var plan = RangingPlan()
-        let pair = RunningSessions.pairIndex(10, 11, peers: 12)
+        let pair = try #require(crowd.engine.pairIndex(10, 11))
         var rounds: [Int] = []
         for k in 0..<150 {
             crowd.round(k, &planner, &plan, speeds: (0..<12).map { walking && $0 >= 10 ? 1 : 0 })

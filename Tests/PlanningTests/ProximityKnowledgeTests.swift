@@ -31,7 +31,7 @@ import TestSupport
         var crowd = try crowd()
         var planner = Proximity(medium: medium(), scheme: .doubleSided, peers: 12)
         var plan = RangingPlan()
-        let pair = Int32(RunningSessions.pairIndex(10, 11, peers: 12))
+        let pair = Int32(try #require(crowd.engine.pairIndex(10, 11)))
         var ranged = 0
         for k in 0..<40 {
             crowd.round(k, &planner, &plan, speeds: [Float](repeating: 0, count: 12), taps: taps(k))
@@ -65,7 +65,7 @@ import TestSupport
     @Test func failuresBackOff() throws {
         let running = RunningSessions(peers: 3)
         for (a, b) in [(0, 1), (1, 0), (0, 2), (2, 0)] { running.began(a, b) }
-        let pairs = [RangingPair(low: 0, high: 1), RangingPair(low: 0, high: 2), RangingPair(low: 1, high: 2)]
+        let pairs = PairTable.everyPair(of: 3)
         var estimates = [PairEstimate](repeating: PairEstimate(), count: 3)
         for p in 0..<2 {
             estimates[p].distance = 0.3

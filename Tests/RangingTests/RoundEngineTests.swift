@@ -24,10 +24,11 @@ import TestSupport
                         workers: 2, view: view ?? RunningSessions(peers: ids.count))
     }
 
-    private static func plan(_ engine: RoundEngine, _ sessions: RunningSessions.Snapshot) -> RangingPlan {
+    private static func plan(_ engine: RoundEngine, _ sessions: RunningSessions.Snapshot) throws -> RangingPlan {
+        try engine.adoptMeetings()
         var planner = EveryRunningPair()
         var plan = RangingPlan()
-        planner.plan(PlanningContext(time: 0, interval: 0.1, sessions: sessions, pairs: engine.pairs),
+        planner.plan(PlanningContext(time: 0, interval: 0.1, sessions: sessions, pairs: engine.table),
                      into: &plan)
         return plan
     }
@@ -41,14 +42,17 @@ import TestSupport
     @Test func theLowerPeerIDInitiates() throws {
         let running = RunningSessions(peers: 3)
         let engine = try Self.engine(ids: [5, 3, 9], view: running)
-        #expect(engine.pairs.count == 3)
-        #expect(engine.initiator(ofPair: engine.pairIndex(0, 1)) == 1)
-        #expect(engine.initiator(ofPair: engine.pairIndex(0, 2)) == 0)
-        #expect(engine.initiator(ofPair: engine.pairIndex(2, 1)) == 1)
         Self.bothRunning(running, 0, 1)
+        running.began(0, 2)
+        running.began(2, 1)
         let sessions = running.snapshot()
+        try engine.adoptMeetings()
+        #expect(engine.pairs.count == 3)
+        #expect(engine.initiator(ofPair: try #require(engine.pairIndex(0, 1))) == 1)
+        #expect(engine.initiator(ofPair: try #require(engine.pairIndex(0, 2))) == 0)
+        #expect(engine.initiator(ofPair: try #require(engine.pairIndex(2, 1))) == 1)
         let poses = [Self.pose(x: 0, facing: 1), Self.pose(x: 1, facing: 0), Self.pose(x: 5, facing: 0)]
-        let result = engine.round(Self.plan(engine, sessions), at: 0.1, poses: poses, sessions: sessions, record: true)
+        let result = engine.round(try Self.plan(engine, sessions), at: 0.1, poses: poses, sessions: sessions, record: true)
         let exchange = try #require(result.exchanges.first)
         #expect(result.exchanges.count == 1)
         #expect(exchange.initiator == 1 && exchange.responder == 0)
@@ -65,12 +69,12 @@ import TestSupport
         var sessions = running.snapshot()
         let near = [Self.pose(x: 0, facing: 1), Self.pose(x: 1, facing: 0)]
         for k in 1...30 {
-            _ = engine.round(Self.plan(engine, sessions), at: Double(k) / 10, poses: near, sessions: sessions, record: false)
+            _ = engine.round(try Self.plan(engine, sessions), at: Double(k) / 10, poses: near, sessions: sessions, record: false)
         }
         if renewed { running.began(1, 0) }
         sessions = running.snapshot()
         let far = [Self.pose(x: 0, facing: 3), Self.pose(x: 3, facing: 0)]
-        let result = engine.round(Self.plan(engine, sessions), at: 3.1, poses: far, sessions: sessions, record: true)
+        let result = engine.round(try Self.plan(engine, sessions), at: 3.1, poses: far, sessions: sessions, record: true)
         let update = try #require(result.exchanges.first?.atInitiator)
         let distance = Double(try #require(update.distance))
         #expect(engine.statistics.sessionsRenewed == (renewed ? 1 : 0))
@@ -81,31 +85,28 @@ import TestSupport
         }
     }
 
-    /// A suspension and its end are the same session: nothing is reset.
+    /// A suspension and its end are the same session: nothing is logged for the engine; a session begun on either
+    /// side is, once, pair by pair.
     @Test func suspensionKeepsTheSession() throws {
         let running = RunningSessions(peers: 2)
         Self.bothRunning(running, 0, 1)
         let before = running.snapshot()
-        let identity = running.identity(0, 1)
+        let pair = RangingPair(low: 0, high: 1)
+        let began = RunningSessions.Meeting(pair: pair, began: true)
+        #expect(running.takeMeetings() == [began, began])
         running.set(0, 1, running: false)
         let suspended = running.snapshot()
         running.set(0, 1, running: true)
         let resumed = running.snapshot()
         #expect(before.ranges(0, 1) && !suspended.ranges(0, 1) && resumed.ranges(0, 1))
         #expect(suspended.holds(1, 0) && !suspended.holds(0, 1))
-        #expect(running.identity(0, 1) == identity)
+        #expect(running.takeMeetings().isEmpty)
         #expect(before.version != suspended.version && suspended.version != resumed.version)
         #expect(resumed.count == 2)
-        running.began(0, 1)
+        running.began(1, 0)
         let renewed = running.snapshot()
-        #expect(running.identity(0, 1) != identity && running.identity(1, 0) == running.identity(0, 1))
-        // What changed is told once, pair by pair.
-        var known = [identity]
-        var changed: [Int] = []
-        running.update(&known) { changed.append($0) }
-        #expect(changed == [0] && known == [running.identity(0, 1)])
-        running.update(&known) { changed.append($0) }
-        #expect(changed == [0])
+        #expect(running.takeMeetings() == [began])
+        #expect(running.takeMeetings().isEmpty)
         // Setting what is already so changes nothing a planner must see.
         running.set(0, 1, running: true)
         #expect(running.snapshot().version == renewed.version)
@@ -121,24 +122,26 @@ import TestSupport
         running.began(0, 1)
         var planner = EveryRunningPair()
         var plan = RangingPlan()
-        func replan() {
-            planner.plan(PlanningContext(time: 0, interval: 0.1, sessions: running.snapshot(), pairs: engine.pairs),
+        func replan() throws {
+            try engine.adoptMeetings()
+            planner.plan(PlanningContext(time: 0, interval: 0.1, sessions: running.snapshot(), pairs: engine.table),
                                          into: &plan)
         }
-        replan()
-        #expect(plan.exchanges.map(\.pair) == [Int32(engine.pairIndex(0, 3)), Int32(engine.pairIndex(1, 2))])
+        func index(_ a: Int, _ b: Int) throws -> Int32 { Int32(try #require(engine.pairIndex(a, b))) }
+        try replan()
+        // Indices in the order the pairs met; the plan in the order of the pairs.
+        #expect(try [index(0, 3), index(1, 2), index(0, 1)] == [0, 1, 2])
+        #expect(try plan.exchanges.map(\.pair) == [index(0, 3), index(1, 2)])
         #expect(plan.exchanges.allSatisfy { $0.offset == 0 })
         // Kept while nothing changed (a planner may keep the previous plan), rebuilt when something did.
         plan.exchanges.append(PlannedExchange(pair: 5))
-        replan()
+        try replan()
         #expect(plan.exchanges.count == 3)
         running.began(1, 0)
-        replan()
-        #expect(plan.exchanges.map(\.pair)
-            == [Int32(engine.pairIndex(0, 1)), Int32(engine.pairIndex(0, 3)), Int32(engine.pairIndex(1, 2))])
+        try replan()
+        #expect(try plan.exchanges.map(\.pair) == [index(0, 1), index(0, 3), index(1, 2)])
     }
 
-    /// Pair indices run over every pair once, in the order of the engine's pairs.
     /// An exchange planned 60 ms into a 100-ms round in which the devices close from 1 m to 0.5 m measures them
     /// 0.7 m apart at its own instant; without the round's end poses, the start's geometry.
     @Test(arguments: [true, false])
@@ -147,6 +150,7 @@ import TestSupport
         let engine = try Self.engine(ids: [1, 2], view: running)
         Self.bothRunning(running, 0, 1)
         let sessions = running.snapshot()
+        try engine.adoptMeetings()
         var plan = RangingPlan()
         plan.exchanges = [PlannedExchange(pair: 0, offset: 0.06)]
         let start = [Self.pose(x: 0, facing: 1), Self.pose(x: 1, facing: 0)]
@@ -159,13 +163,33 @@ import TestSupport
         #expect(abs(Double(try #require(exchange.measurement.distance)) - (withEnd ? 0.7 : 1)) < 0.01)
     }
 
-    @Test func pairIndicesAreTheOrderOfThePairs() throws {
-        let engine = try Self.engine(ids: Array(1...7))
-        for (p, pair) in engine.pairs.enumerated() {
-            #expect(engine.pairIndex(Int(pair.low), Int(pair.high)) == p)
-            #expect(engine.pairIndex(Int(pair.high), Int(pair.low)) == p)
+    /// A pair gets its index when either side finds the other or begins a session, in the order pairs meet, and
+    /// its slot at its first session; a pair that never met has none.
+    @Test func pairsGetSlotsInTheOrderTheyMeet() throws {
+        let running = RunningSessions(peers: 7)
+        let engine = try Self.engine(ids: Array(1...7), view: running)
+        try engine.adoptMeetings()
+        #expect(engine.pairs.isEmpty)
+        let met = [(6, 2), (0, 1), (2, 6), (5, 3), (1, 0), (4, 0)]
+        for (a, b) in met { running.began(a, b) }
+        running.found(3, 6)
+        try engine.adoptMeetings()
+        #expect(engine.pairs.count == 5)
+        for (p, (a, b)) in [(6, 2), (0, 1), (5, 3), (4, 0), (3, 6)].enumerated() {
+            #expect(engine.pairIndex(a, b) == p && engine.pairIndex(b, a) == p)
         }
-        #expect(engine.pairs.count == 21)
+        #expect(engine.pairIndex(0, 2) == nil)
+        #expect(engine.table.ordered == [1, 3, 0, 2, 4])
+        #expect(engine.estimates.count == 5)
+        // Only the pairs in session range: a pair found but never in session has no slot, and ranges once it has.
+        Self.bothRunning(running, 3, 6)
+        let sessions = running.snapshot()
+        let plan = try Self.plan(engine, sessions)
+        // (0,1), (2,6) and (3,6) run on both sides, planned in the pairs' order.
+        #expect(plan.exchanges.map(\.pair) == [1, 0, 4])
+        let poses = (0..<7).map { Self.pose(x: Double($0) * 0.2, facing: 10) }
+        let ranged = engine.round(plan, at: 0.1, poses: poses, sessions: sessions, record: true).exchanges
+        #expect(!ranged.isEmpty && ranged.allSatisfy { [1, 0, 4].contains($0.pair) })
     }
 }
 

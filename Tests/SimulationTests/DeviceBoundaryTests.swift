@@ -54,7 +54,10 @@ import World
         let kinds = Dictionary(grouping: plain.lines, by: { $0.split(separator: " ").prefix(2).last.map(String.init) ?? "" })
         #expect((kinds["session"]?.count ?? 0) > 1_000)
         #expect(plain.lines.filter { $0.hasPrefix("plan ") }.count == 300)
-        #expect(plain.lines.filter { $0.hasPrefix("bluetooth ") }.count == 30)
+        // Every pair found once a second, on the second (none at 0 s: no pair has been found yet), and each pair as
+        // it is found.
+        #expect(plain.lines.filter { $0.hasPrefix("bluetooth ") }.count == 29)
+        #expect(plain.lines.contains { $0.hasPrefix("bluetooth-found ") })
         #expect((kinds["bump"]?.count ?? 0) >= 5)
         // The relabelling reached the scorer: the same bumps now meet other pairs' contacts.
         let recall = try #require(plain.summary.bumps.recall)

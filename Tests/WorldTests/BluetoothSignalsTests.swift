@@ -7,13 +7,31 @@ import World
 /// nothing heard under −90 dBm.
 @Suite struct BluetoothSignalsTests {
     private static func readings(at distance: Double, count: Int = 4_000) throws -> [Float] {
-        var signals = try BluetoothSignals(peers: 2, seed: 5)
+        var signals = BluetoothSignals(seed: 5)
         let poses = [Pose(position: Vector3(0, 0, 1.2), orientation: Orientation(heading: 0)),
                      Pose(position: Vector3(distance, 0, 1.2), orientation: Orientation(heading: 0))]
-        return (0..<count).map { _ in
-            signals.read(poses)
+        return try (0..<count).map { _ throws in
+            try signals.read(poses, pairs: 1) { _ in (0, 1) }
             return signals.readings[0]
         }
+    }
+
+    /// A pair's readings come from its own stream: the same whether it is read alone or after other pairs, and
+    /// whichever index it has.
+    @Test func aPairsReadingsDoNotDependOnTheOtherPairs() throws {
+        let poses = (0..<4).map { Pose(position: Vector3(Double($0) * 3, 0, 1.2), orientation: Orientation(heading: 0)) }
+        var alone = BluetoothSignals(seed: 9)
+        var among = BluetoothSignals(seed: 9)
+        let others = [(0, 1), (2, 3), (1, 3), (0, 2)]
+        var first: [Float] = [], later: [Float] = []
+        for _ in 0..<50 {
+            try alone.read(poses, pairs: 1) { _ in (0, 2) }
+            first.append(alone.readings[0])
+            try among.read(poses, pairs: 4) { others[$0] }
+            later.append(among.readings[3])
+        }
+        #expect(first == later)
+        #expect(first.filter(\.isFinite).count == 50)
     }
 
     @Test(arguments: [1.0, 2.0, 4.0])
