@@ -223,6 +223,8 @@ extension DiscoveryNode {
     }
 
     mutating func beginInvitation(to peer: PeerID, incarnation: Incarnation, now: Double) -> [NodeDirective] {
+        // A full device invites no one: the peer is invited at a later announcement once a place frees.
+        guard hasRoom else { return [] }
         declinedAt[peer] = nil
         let first = roundTrip.timeout(initial: timing.initialRetransmitInterval, floor: timing.retransmitInterval,
                                       cap: timing.maximumRetransmitInterval, limit: DiscoveryTiming.retransmitLimit)
@@ -280,6 +282,15 @@ extension DiscoveryNode {
         while inFlight < windowLimit, let peer = waiting.popFirst() {
             // Ended while it waited (answered by a new life, the peer lost): nothing to send.
             guard let invitation = invitations[peer], !invitation.inWindow else { continue }
+            guard hasRoom else {
+                // Full: the waiting invitations are dropped (each is begun again at a later announcement once a
+                // place frees) rather than each failing in turn.
+                endInvitation(peer)
+                while let next = waiting.popFirst() {
+                    if invitations[next].map({ !$0.inWindow }) ?? false { endInvitation(next) }
+                }
+                break
+            }
             out += admit(peer, now: now)
         }
         return out

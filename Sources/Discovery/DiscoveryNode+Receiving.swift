@@ -239,7 +239,8 @@ extension DiscoveryNode {
         guard consents(to: ad.peer) else { return out }
         if me.initiates(with: ad.peer) {
             out += beginInvitation(to: ad.peer, incarnation: ad.incarnation, now: now)
-        } else if Self.cannotKnowUs(peerAnnouncing: sequence, now: now, lastAnnouncedAt: lastAnnouncedAt, timing: timing),
+        } else if hasRoom,
+                  Self.cannotKnowUs(peerAnnouncing: sequence, now: now, lastAnnouncedAt: lastAnnouncedAt, timing: timing),
                   nextAnnounceAt > now + timing.announceInterval {
             // Its invitation would wait for our next announcement, which a large group spaces out: introduce
             // ourselves now, or in our slot of the budget.
@@ -364,12 +365,12 @@ extension DiscoveryNode {
         let (incarnation, discoveredAt) = peers.values[index].life()
         guard consents(to: peer) else { return [] }
         if me.initiates(with: peer) {
-            guard shouldInvite(peer, now: now) else { return [] }
+            guard hasRoom, shouldInvite(peer, now: now) else { return [] }
             return beginInvitation(to: peer, incarnation: incarnation, now: now)
         }
         // A solicit that went unanswered holds the next off, longer each time (``holdOff(_:now:)``): an id that
         // announces and never invites costs a few solicits a minute, not one per announcement.
-        guard !isHeldOff(peer, now: now), !table.hasSession(with: peer), now - discoveredAt >= timing.solicitAfter,
+        guard hasRoom, !isHeldOff(peer, now: now), !table.hasSession(with: peer), now - discoveredAt >= timing.solicitAfter,
               budget.take(now: now)
         else { return [] }
         holdOff(peer, now: now)

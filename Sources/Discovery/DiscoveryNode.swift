@@ -229,6 +229,9 @@ public struct DiscoveryNode {
 
     var me: PeerID { configuration.peer }
 
+    /// Whether the session table has a place for one more session (pending invitations hold theirs).
+    var hasRoom: Bool { table.count < table.capacity }
+
     /// How many entries each of the node's tables and queues holds: what a flood of ids could grow.
     public var held: [String: Int] {
         ["peers": peers.count, "sessions": table.count, "strangers": strangers.count, "invitations": invitations.count,

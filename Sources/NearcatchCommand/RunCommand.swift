@@ -34,7 +34,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
 
     public enum ClockChoice: String, ExpressibleByArgument, CaseIterable, Sendable { case real, virtual }
 
-    @Option(parsing: .unconditional, help: "Peers in the room (2 to 1000, default 100; at most 400 over UDP). A scenario file brings its own.")
+    @Option(parsing: .unconditional, help: "Peers in the room (2 to 10000, default 100; at most 400 over UDP). A scenario file brings its own.")
     var peers: Int?
 
     @Option(parsing: .unconditional, help: "Simulated seconds (default 60).")
@@ -105,12 +105,16 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     var interferenceRange: Double = 20
 
     @Option(name: .customLong("sessions-per-device"), parsing: .unconditional,
-            help: "Ranging sessions one device keeps active; those over it are suspended (default: no limit).")
+            help: "Of the sessions a device holds (--max-sessions), those it keeps active; the others are suspended (default: all it holds).")
     var sessionsPerDevice: Int?
 
     @Option(name: .customLong("discovery-range"), parsing: .unconditional,
             help: "In memory: metres within which devices discover each other and exchange tokens, or none (default 35.5: where the phones' mean Bluetooth reading falls to the receivers' sensitivity, docs/simulation.md).")
     var discoveryRange: DiscoveryRange?
+
+    @Option(name: .customLong("max-sessions"), parsing: .unconditional,
+            help: "The most sessions a device holds at once; its discovery invites no more and declines more (default 100).")
+    var maxSessions: Int = 100
 
     @Option(name: .customLong("exchanges-per-device"), parsing: .unconditional,
             help: "Exchanges one device takes part in per second (default: no limit beyond one at a time).")
@@ -132,7 +136,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
         case peers, duration, rate, scenario, clock, workers, trace, force, traceUpdateInterval, tracePoseInterval
         case bumpDistance, losSigma, antennaSigma, levelBias, link, detector, sensors, imuRate, clockOffset, rangingPolicy, channels
         case interferenceRange
-        case sessionsPerDevice, discoveryRange, exchangesPerDevice, report, svg, network
+        case sessionsPerDevice, discoveryRange, maxSessions, exchangesPerDevice, report, svg, network
     }
 
     /// The run's own group, apart from `discover`'s, so that the two can run side by side.
@@ -208,6 +212,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
         s.medium.interferenceRange = interferenceRange
         s.medium.sessionsPerDevice = sessionsPerDevice
         if let discoveryRange { s.discoveryRange = discoveryRange.metres }
+        s.maximumSessions = maxSessions
         s.medium.exchangesPerDevicePerSecond = exchangesPerDevice
         s.loss = network.loss
         s.bump.distance = bumpDistance

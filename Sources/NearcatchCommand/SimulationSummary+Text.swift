@@ -40,9 +40,10 @@ extension SimulationSummary {
         lines.append("")
         let converged = discovery.convergenceSeconds.map { "converged in \(s($0))" } ?? "did not converge"
         if let reach = discovery.withinReach {
-            lines.append("discovery   within reach (\(String(format: "%.1f", reach.range)) m) \(converged); "
-                + "\(discovery.pairs) pairs, \(reach.pairs) within reach at the end: \(reach.sessions) of "
-                + "\(2 * reach.pairs) sessions running there, \(discovery.sessions) in all")
+            let range = reach.range.map { "within reach (\(String(format: "%.1f", $0)) m)" } ?? "within reach"
+            lines.append("discovery   \(range), at most \(reach.maximumSessions) sessions a device: \(converged); "
+                + "\(discovery.pairs) pairs, \(reach.pairs) within reach at the end: \(reach.sessions) sessions "
+                + "running there of at most \(reach.fillable), \(discovery.sessions) in all")
         } else {
             lines.append("discovery   \(converged); \(discovery.pairs) pairs, "
                 + "\(discovery.sessions) of \(discovery.expectedSessions) sessions running at the end")

@@ -16,6 +16,8 @@ public final class PairTable {
     private var square: [Int32]
     private var hashed: [UInt64: Int32] = [:]
     private var unordered = 0
+    /// The key of each pair of ``ordered``, in its order.
+    private var orderedKeys: [UInt64] = []
 
     /// Rooms up to this many devices look pairs up in a square of 4-byte entries (64 MB at the limit).
     public static let squareLimit = 4096
@@ -72,35 +74,42 @@ public final class PairTable {
         return (Int(p), true)
     }
 
-    /// Puts the pairs added since the last call in their places in ``ordered``: the new ones sorted, then merged.
+    /// Puts the pairs added since the last call in their places in ``ordered``: the new ones sorted, then merged
+    /// (comparing the pairs' keys, kept beside ``ordered``).
     public func sortNewPairs() {
         guard unordered > 0 else { return }
         let old = ordered.count - unordered
         unordered = 0
-        let pairs = self.pairs
-        func before(_ a: Int32, _ b: Int32) -> Bool {
-            let x = pairs[Int(a)], y = pairs[Int(b)]
-            return x.low != y.low ? x.low < y.low : x.high < y.high
-        }
-        var fresh = Array(ordered[old...])
-        fresh.sort(by: before)
-        // Pairs added in order (a table of every pair) need no merge.
-        if old == 0 || before(ordered[old - 1], fresh[0]) {
-            ordered.replaceSubrange(old..., with: fresh)
+        var fresh = ordered[old...].map { (key: Self.key(Int(pairs[Int($0)].low), Int(pairs[Int($0)].high)), index: $0) }
+        fresh.sort { $0.key < $1.key }
+        ordered.removeSubrange(old...)
+        // Pairs added in order (a table of every pair, a crowd made at once) need no merge.
+        if old == 0 || orderedKeys[old - 1] < fresh[0].key {
+            ordered += fresh.map(\.index)
+            orderedKeys += fresh.map(\.key)
             return
         }
-        var merged: [Int32] = []
-        merged.reserveCapacity(ordered.count)
+        var mergedIndices: [Int32] = []
+        var mergedKeys: [UInt64] = []
+        mergedIndices.reserveCapacity(old + fresh.count)
+        mergedKeys.reserveCapacity(old + fresh.count)
         var a = 0, b = 0
-        while a < old || b < fresh.count {
-            if b == fresh.count || (a < old && before(ordered[a], fresh[b])) {
-                merged.append(ordered[a])
-                a += 1
-            } else {
-                merged.append(fresh[b])
-                b += 1
+        orderedKeys.withUnsafeBufferPointer { keys in
+            ordered.withUnsafeBufferPointer { indices in
+                while a < old || b < fresh.count {
+                    if b == fresh.count || (a < old && keys[a] < fresh[b].key) {
+                        mergedIndices.append(indices[a])
+                        mergedKeys.append(keys[a])
+                        a += 1
+                    } else {
+                        mergedIndices.append(fresh[b].index)
+                        mergedKeys.append(fresh[b].key)
+                        b += 1
+                    }
+                }
             }
         }
-        ordered = merged
+        ordered = mergedIndices
+        orderedKeys = mergedKeys
     }
 }

@@ -8,16 +8,17 @@ import World
 /// Scoring: the summary of a run from the engine's statistics, the air counted, the distance bands and the bumps
 /// against the truth's contacts (``BumpScore``). The one place the run's figures are made.
 extension Simulation {
-    /// Discovery's figures: over the whole group, or, when the reach left some pair out, within reach.
+    /// Discovery's figures: over the whole group, or, when the reach or the session limit bounded it, within reach.
     private func discoveryFigures(convergence: Double?, sessions: Int) -> SimulationSummary.Discovery {
         let pairs = peers * (peers - 1) / 2
-        guard reachLimited, let reach else {
+        guard reachLimited else {
             return .init(convergenceSeconds: convergence, pairs: pairs, sessions: sessions, expectedSessions: 2 * pairs)
         }
         let end = reachCount(finalSessions ?? running.snapshot())
         return .init(convergenceSeconds: convergedWithinReach, pairs: pairs, sessions: sessions,
                      expectedSessions: 2 * pairs,
-                     withinReach: .init(range: reach.range, pairs: end.pairs, sessions: end.sessions))
+                     withinReach: .init(range: reach?.range, pairs: end.pairs, sessions: end.sessions,
+                                        fillable: end.fillable, maximumSessions: settings.maximumSessions))
     }
 
     func summarise(

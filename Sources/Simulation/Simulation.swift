@@ -106,8 +106,9 @@ public final class Simulation {
     /// In memory: how far discovery's radio reaches (``SimulationSettings/discoveryRange``), placed every round at
     /// the devices' positions; `nil` over UDP or with no limit.
     var reach: RadioReach?
-    /// Whether some pair has been out of reach at a round's start (then discovery converges within reach), and the
-    /// first whole second at which every pair within reach held running sessions both ways.
+    /// Whether discovery has been bounded (a pair out of reach, or a device with more peers within reach than it may
+    /// hold) at a whole second before it converged, and the first whole second at which every device held a running
+    /// session with each peer within reach, or as many as it may hold.
     var reachLimited = false
     var convergedWithinReach: Double?
     private var lastReachCount = -Double.infinity
@@ -173,7 +174,10 @@ public final class Simulation {
             detector: settings.bump.method.rawValue,
             sensors: settings.sensors.rawValue, imuRate: settings.sensors == .samples ? settings.imu.rate : nil,
             clockOffset: settings.sensors == .samples ? settings.clockOffset : nil,
-            traceUpdateInterval: settings.traceUpdateInterval, tracePoseInterval: settings.tracePoseInterval)
+            traceUpdateInterval: settings.traceUpdateInterval, tracePoseInterval: settings.tracePoseInterval,
+            discoveryRange: settings.transport == .memory && settings.discoveryRange.isFinite
+                ? settings.discoveryRange : nil,
+            maximumSessions: settings.maximumSessions)
         trace = try settings.traceFile.map { file throws(SimulationSettingsError) in
             TraceRecorder(writer: try TraceWriter(file: file), peers: settings.peerCount,
                           updateInterval: settings.traceUpdateInterval,
@@ -210,7 +214,7 @@ public final class Simulation {
         s.peers = peers
         s.seed = settings.seed
         s.timing = settings.discoveryTiming
-        s.maximumSessions = max(peers, 1)
+        s.maximumSessions = settings.maximumSessions
         if settings.discoveryRange.isFinite, let area = world.floorAreaPerPeer {
             // A node's tables are sized for the peers within reach in a crowd of this density.
             s.expectedNeighbours = Int((Double.pi * settings.discoveryRange * settings.discoveryRange / area).rounded(.up))
@@ -238,7 +242,8 @@ public final class Simulation {
                 cluster = try InMemoryCluster(settings: clusterSettings, conditions: NetworkConditions(loss: settings.loss))
             }
             let engine = try setUp(cluster)
-            let expected = peers * (peers - 1)
+            // The most the devices may hold: every other peer, or each device's limit.
+            let expected = peers * min(peers - 1, settings.maximumSessions)
             let outcome = await ClusterPacer.run(
                 cluster, until: settings.duration, step: 1, realTime: settings.clock == .real,
                 progress: { [running, tally, settings] reached in
@@ -364,33 +369,51 @@ public final class Simulation {
         }
     }
 
-    /// Tells discovery's radio where the devices stand, and until every pair within reach has held sessions once,
-    /// checks whether they do now.
+    /// Tells discovery's radio where the devices stand and, once a second until discovery has converged, checks
+    /// whether it has: every device holding a running session with every peer within reach, or as many as it may
+    /// hold (``SimulationSettings/maximumSessions``).
     private func placeReach(_ poses: [Pose], sessions: RunningSessions.Snapshot, at time: Double) {
-        guard let reach else { return }
-        var coordinates: [Double] = []
-        coordinates.reserveCapacity(3 * poses.count)
-        for pose in poses { coordinates += [pose.position.x, pose.position.y, pose.position.z] }
-        reach.place(coordinates)
+        if let reach {
+            var coordinates: [Double] = []
+            coordinates.reserveCapacity(3 * poses.count)
+            for pose in poses { coordinates += [pose.position.x, pose.position.y, pose.position.z] }
+            reach.place(coordinates)
+        }
         // Once a second: at a thousand peers the count reads half a million pairs.
         guard convergedWithinReach == nil, time - lastReachCount >= 1 - 1e-9 else { return }
         lastReachCount = time
         let count = reachCount(sessions)
-        if count.pairs < peers * (peers - 1) / 2 { reachLimited = true }
-        if count.sessions == 2 * count.pairs { convergedWithinReach = time }
+        if count.bounded { reachLimited = true }
+        if count.filled { convergedWithinReach = time }
     }
 
-    /// The pairs within discovery's reach as last placed, and the running sessions they hold (two a pair at most).
-    func reachCount(_ sessions: RunningSessions.Snapshot) -> (pairs: Int, sessions: Int) {
-        guard let reach else { return (peers * (peers - 1) / 2, sessions.count) }
-        var pairs = 0, held = 0
+    /// What discovery can and does hold at the devices' positions as last placed: the pairs within reach, the
+    /// running sessions they hold, the most the devices could hold there (each its peers within reach, up to its
+    /// limit), whether every device holds that many, and whether the reach or the limit bounds what a device may
+    /// hold at all.
+    func reachCount(_ sessions: RunningSessions.Snapshot)
+        -> (pairs: Int, sessions: Int, fillable: Int, filled: Bool, bounded: Bool)
+    {
+        let cap = settings.maximumSessions
+        var within = [Int](repeating: 0, count: peers), held = within
+        var pairs = 0
         for a in 0..<peers {
-            for b in (a + 1)..<peers where reach.reaches(a, b) {
+            for b in (a + 1)..<peers where reach?.reaches(a, b) ?? true {
                 pairs += 1
-                held += (sessions.holds(a, b) ? 1 : 0) + (sessions.holds(b, a) ? 1 : 0)
+                within[a] += 1
+                within[b] += 1
+                if sessions.holds(a, b) { held[a] += 1 }
+                if sessions.holds(b, a) { held[b] += 1 }
             }
         }
-        return (pairs, held)
+        var fillable = 0, filled = true, bounded = pairs < peers * (peers - 1) / 2
+        for d in 0..<peers {
+            let most = min(within[d], cap)
+            fillable += most
+            if held[d] < most { filled = false }
+            if within[d] > cap { bounded = true }
+        }
+        return (pairs, held.reduce(0, +), fillable, filled, bounded)
     }
 
     private func samplePoses(at time: Double, _ poses: [Pose], into out: inout StepOutput) {

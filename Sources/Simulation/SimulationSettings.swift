@@ -51,6 +51,10 @@ public struct SimulationSettings: Sendable {
     /// receivers' sensitivity: 35.5 m at the defaults); `.infinity`: every device hears every other. Over UDP the
     /// sockets decide.
     public var discoveryRange: Double = BluetoothSettings().reach
+    /// The most sessions a device holds at once: its discovery invites no more and declines more
+    /// (`activeSessionsLimitExceeded`, as a phone does when its resources run out). 100: NearCatch held 99 sessions a
+    /// phone (docs/airtime.md); a hall of 100 peers is not bound by it, a venue of thousands is.
+    public var maximumSessions = 100
     /// ... and how the devices smooth the readings: the newest reading's weight.
     public var bluetoothSmoothing = 0.3
     /// Relabels what only the scorer reads (a test's proof that no device reads it); `nil` in every real run.
@@ -136,12 +140,14 @@ extension SimulationSettings {
         func require(_ ok: Bool, _ message: String) throws(SimulationSettingsError) {
             if !ok { throw SimulationSettingsError(message: message) }
         }
-        try require(peerCount >= 2 && peerCount <= 1000, "--peers must be between 2 and 1000, got \(peerCount)")
+        try require(peerCount >= 2 && peerCount <= 10000, "--peers must be between 2 and 10000, got \(peerCount)")
         try require(transport == .memory || peerCount <= 400,
                     "--peers over UDP must be at most 400 (the start bursts of larger groups keep two cores behind; docs/discover.md), got \(peerCount)")
         try require(duration.isFinite && duration > 0 && duration <= 86_400,
                     "--duration must be above 0 and at most 86400 seconds, got \(duration)")
         try require(rate.isFinite && rate >= 0.5 && rate <= 100, "--rate must be between 0.5 and 100 Hz, got \(rate)")
+        try require(maximumSessions >= 1 && maximumSessions <= 10_000,
+                    "--max-sessions must be between 1 and 10000, got \(maximumSessions)")
         try require(discoveryRange >= 1, "--discovery-range must be at least 1 metre (or none), got \(discoveryRange)")
         try require(workers >= 1 && workers <= 256, "--workers must be between 1 and 256, got \(workers)")
         try require(!(transport == .udp && clock == .virtual),

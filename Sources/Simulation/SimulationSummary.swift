@@ -38,26 +38,35 @@ public struct SimulationSummary: Sendable, Codable, Equatable {
         public var clockOffset: Double?
         public var traceUpdateInterval: Double
         public var tracePoseInterval: Double
+        /// In memory: how far discovery reached, metres (absent: every device heard every other); and the most
+        /// sessions a device held at once.
+        public var discoveryRange: Double?
+        public var maximumSessions: Int?
     }
 
     public struct Discovery: Sendable, Codable, Equatable {
-        /// When every peer first held a running session with every other; `nil` if never. When discovery's reach
-        /// left some pair out (``withinReach``): the first round's start at which every pair within reach did.
+        /// When every peer first held a running session with every other; `nil` if never. When discovery was
+        /// bounded (``withinReach``): the first whole second at which every device held a session with each peer
+        /// within reach, or as many as it may hold.
         public var convergenceSeconds: Double?
         public var pairs: Int
-        /// Running sessions at the end, and how many a full mesh has (within reach, when the reach left some pair
-        /// out).
+        /// Running sessions at the end, and how many a full mesh has.
         public var sessions: Int
         public var expectedSessions: Int
-        /// Present when discovery's reach left some pair out at some round.
+        /// Present when discovery's reach left some pair out, or some device had more peers within reach than it
+        /// may hold, at a whole second before discovery converged.
         public var withinReach: WithinReach?
 
         public struct WithinReach: Sendable, Codable, Equatable {
-            /// Metres (``SimulationSettings/discoveryRange``).
-            public var range: Double
-            /// Pairs within reach at the end, and the running sessions they held (two a pair at most).
+            /// Metres (``SimulationSettings/discoveryRange``); `nil`: every device hears every other.
+            public var range: Double?
+            /// Pairs within reach at the end, and the running sessions they held (two a pair at most) ...
             public var pairs: Int
             public var sessions: Int
+            /// ... of the most the devices could have held there: each device its peers within reach, up to
+            /// ``maximumSessions``.
+            public var fillable: Int
+            public var maximumSessions: Int
         }
     }
 

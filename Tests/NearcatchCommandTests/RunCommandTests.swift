@@ -9,7 +9,7 @@ import Testing
         .deletingLastPathComponent().appendingPathComponent("examples").path
 
     @Test(arguments: [
-        (["--peers", "0"], "--peers must be between 2 and 1000, got 0"),
+        (["--peers", "0"], "--peers must be between 2 and 10000, got 0"),
         (["--rate", "0"], "--rate must be between 0.5 and 100 Hz, got 0.0"),
         (["--peers", "500"], "--peers over UDP must be at most 400 (the start bursts of larger groups keep two cores behind; docs/discover.md), got 500"),
         (["--clock", "virtual"], "--clock virtual needs --transport memory: real sockets run in real time"),
@@ -24,7 +24,7 @@ import Testing
         (["--trace", "/nonexistent/dir/t.jsonl"], "--trace: the folder /nonexistent/dir does not exist"),
         // Negative numbers are values, not flags: the message names the flag and its range.
         (["--duration", "-1"], "--duration must be above 0 and at most 86400 seconds, got -1.0"),
-        (["--peers", "-5"], "--peers must be between 2 and 1000, got -5"),
+        (["--peers", "-5"], "--peers must be between 2 and 10000, got -5"),
         (["discover", "--duration", "-1"], "--duration must be between 0.1 and 3600 seconds, got -1.0"),
     ])
     func errorsNameTheFlag(_ arguments: [String], _ expected: String) {
@@ -163,8 +163,8 @@ import Testing
             "run": ["peers", "scenario", "transport", "clock", "workers", "seed", "duration", "rate", "interruptedAt",
                     "groupKey", "version", "loss", "bumpDistance", "lineOfSightSigma", "antennaDelaySigma", "levelBias", "link",
                     "planner", "detector", "sensors", "imuRate", "clockOffset", "traceUpdateInterval",
-                    "tracePoseInterval"],
-            "discovery": ["convergenceSeconds", "pairs", "sessions", "expectedSessions"],
+                    "tracePoseInterval", "discoveryRange", "maximumSessions"],
+            "discovery": ["convergenceSeconds", "pairs", "sessions", "expectedSessions", "withinReach"],
             "ranging": ["exchanges", "received", "collided", "suspensions", "updatesDelivered", "sessionsRenewed",
                         "airtime", "bands"],
             "distanceRaw": ["rmse", "p50", "p95", "count"],
@@ -180,7 +180,7 @@ import Testing
             // Optional figures are left out of the JSON when there is nothing to report (no bumps in 10 s).
             let optional: Set<String> = ["convergenceSeconds", "rmse", "p50", "p95", "p50Degrees", "p95Degrees",
                                          "precision", "recall", "latencyP50", "latencyP95", "interruptedAt", "byClass", "imuRate",
-                                         "clockOffset", "jolts"]
+                                         "clockOffset", "jolts", "discoveryRange", "withinReach"]
             #expect(Set(object.keys).isSubset(of: keys), "\(section) has unknown fields")
             #expect(keys.subtracting(optional).isSubset(of: Set(object.keys)), "\(section) misses fields")
         }

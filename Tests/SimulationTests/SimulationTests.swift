@@ -3,6 +3,7 @@ import Foundation
 import Radio
 import Simulation
 import MulticastTransport
+import Synchronization
 import Testing
 import UDPRun
 import World
@@ -112,6 +113,40 @@ import World
         // Within 35 m of each other, the limit leaves the run as it was.
         let near = try await Simulation(settings: settings { $0.peers = 20; $0.duration = 3 }).run()
         #expect(near.discovery.withinReach == nil && near.discovery.sessions == 380)
+    }
+
+    /// Twelve peers all within reach, each allowed four sessions: no device holds more than four, nearly every
+    /// place is taken (a device may be left with a place whose peers are all full), refusals stay few, and the
+    /// summary counts within the limit.
+    @Test func aDeviceHoldsNoMoreSessionsThanItsLimit() async throws {
+        let s = settings { $0.peers = 12; $0.duration = 8; $0.maximumSessions = 4 }
+        let simulation = try Simulation(settings: s)
+        // Each device's sessions as its events tell them, and the most any device held at once.
+        let held = Mutex((sessions: [Set<Int>](repeating: [], count: 12), most: 0, refused: 0))
+        simulation.observe { event in
+            guard case .session(let device, let peer, let change, _) = event.kind else { return }
+            held.withLock { h in
+                switch change {
+                case .began: h.sessions[device].insert(peer)
+                case .didRemove: h.sessions[device].remove(peer)
+                case .invalidated:
+                    if !h.sessions[device].contains(peer) { h.refused += 1 }
+                    h.sessions[device].remove(peer)
+                default: return
+                }
+                h.most = max(h.most, h.sessions[device].count)
+            }
+        }
+        let summary = try await simulation.run()
+        let (most, refused) = held.withLock { ($0.most, $0.refused) }
+        // A full device neither invites nor asks to be invited, and a declined invitation waits 30 s: each of the
+        // 66 pairs is refused at most once on each side in 8 s (measured: 30), not at every announcement.
+        #expect(refused <= 132, "\(refused)")
+        let reach = try #require(summary.discovery.withinReach)
+        #expect(reach.maximumSessions == 4 && reach.fillable == 48)
+        #expect(most == 4)
+        #expect(summary.discovery.sessions <= 48 && summary.discovery.sessions >= 40, "\(summary.discovery.sessions)")
+        #expect(reach.sessions == summary.discovery.sessions)
     }
 
     @Test func hundredPeersHold9900Sessions() async throws {
@@ -552,7 +587,7 @@ import World
     }
 
     @Test(arguments: [
-        ("peers", "--peers must be between 2 and 1000, got 1"),
+        ("peers", "--peers must be between 2 and 10000, got 1"),
         ("rate", "--rate must be between 0.5 and 100 Hz, got 0.0"),
         ("clock", "--clock virtual needs --transport memory: real sockets run in real time"),
         ("dropout", "radio configuration: lineOfSightDropout must be between 0 and 1, got 2.0"),
