@@ -6,18 +6,22 @@
 /// device finds the few hundred within reach of its radio.
 public final class PairTable {
     /// Every pair, by index.
-    public private(set) var pairs: [RangingPair] = []
+    // Unchecked: the table changes only between rounds, on the run's thread, and is read by every lookup of a
+    // round (a dynamic exclusivity check per read was a tenth of a 100-peer plan).
+    @exclusivity(unchecked) public private(set) var pairs: [RangingPair] = []
     /// The indices in the order of the pairs themselves, (0,1), (0,2) ... (1,2) ...: the order the planners scan
-    /// pairs in, so that which pairs exist, not when each met, decides a plan.
-    public private(set) var ordered: [Int32] = []
+    /// pairs in, so that which pairs exist, not when each met, decides a plan ...
+    public var ordered: [Int32] { everyOrder.indices }
+    /// ... and those of the pairs that have begun a session (``markInSession(_:)``), the only ones that may range,
+    /// in the same order.
+    public var inSession: [Int32] { inSessionOrder.indices }
+    @exclusivity(unchecked) private var everyOrder = SortedIndices()
+    @exclusivity(unchecked) private var inSessionOrder = SortedIndices()
     public let peers: Int
     /// Index + 1 of every pair, row by row, while the square of the peer count is small (a lookup is one load);
     /// beyond it, a hash map from the pair's key.
-    private var square: [Int32]
-    private var hashed: [UInt64: Int32] = [:]
-    private var unordered = 0
-    /// The key of each pair of ``ordered``, in its order.
-    private var orderedKeys: [UInt64] = []
+    @exclusivity(unchecked) private var square: [Int32]
+    @exclusivity(unchecked) private var hashed: [UInt64: Int32] = [:]
 
     /// Rooms up to this many devices look pairs up in a square of 4-byte entries (64 MB at the limit).
     public static let squareLimit = 4096
@@ -27,12 +31,13 @@ public final class PairTable {
         square = peers <= squareLimit ? [Int32](repeating: 0, count: peers * peers) : []
     }
 
-    /// A table holding every pair of `peers` devices, in pair order.
+    /// A table holding every pair of `peers` devices, each in session, in pair order.
     public static func everyPair(of peers: Int) -> PairTable {
         let table = PairTable(peers: peers)
         for low in 0..<peers {
-            for high in (low + 1)..<peers { table.add(low, high) }
+            for high in (low + 1)..<peers { table.markInSession(table.add(low, high).index) }
         }
+        table.sortNewPairs()
         return table
     }
 
@@ -69,33 +74,51 @@ public final class PairTable {
         } else {
             hashed[Self.key(low, high)] = p
         }
-        ordered.append(p)
-        unordered += 1
+        everyOrder.insert(key: Self.key(low, high), index: p)
         return (Int(p), true)
     }
 
-    /// Puts the pairs added since the last call in their places in ``ordered``: the new ones sorted, then merged
-    /// (comparing the pairs' keys, kept beside ``ordered``).
+    /// Marks pair `p` as having begun a session: it joins ``inSession``.
+    public func markInSession(_ p: Int) {
+        let pair = pairs[p]
+        inSessionOrder.insert(key: Self.key(Int(pair.low), Int(pair.high)), index: Int32(p))
+    }
+
+    /// Puts the pairs added or marked since the last call in their places in ``ordered`` and ``inSession``.
     public func sortNewPairs() {
-        guard unordered > 0 else { return }
-        let old = ordered.count - unordered
-        unordered = 0
-        var fresh = ordered[old...].map { (key: Self.key(Int(pairs[Int($0)].low), Int(pairs[Int($0)].high)), index: $0) }
+        everyOrder.settle()
+        inSessionOrder.settle()
+    }
+}
+
+/// Indices kept in the order of their keys: new ones wait, then are sorted and merged in at once.
+private struct SortedIndices {
+    private(set) var indices: [Int32] = []
+    private var keys: [UInt64] = []
+    private var fresh: [(key: UInt64, index: Int32)] = []
+
+    mutating func insert(key: UInt64, index: Int32) {
+        fresh.append((key, index))
+    }
+
+    mutating func settle() {
+        guard !fresh.isEmpty else { return }
         fresh.sort { $0.key < $1.key }
-        ordered.removeSubrange(old...)
-        // Pairs added in order (a table of every pair, a crowd made at once) need no merge.
-        if old == 0 || orderedKeys[old - 1] < fresh[0].key {
-            ordered += fresh.map(\.index)
-            orderedKeys += fresh.map(\.key)
+        defer { fresh.removeAll(keepingCapacity: true) }
+        // Indices added in order (a table of every pair, a crowd made at once) need no merge.
+        if keys.last.map({ $0 < fresh[0].key }) ?? true {
+            indices += fresh.map(\.index)
+            keys += fresh.map(\.key)
             return
         }
         var mergedIndices: [Int32] = []
         var mergedKeys: [UInt64] = []
-        mergedIndices.reserveCapacity(old + fresh.count)
-        mergedKeys.reserveCapacity(old + fresh.count)
+        mergedIndices.reserveCapacity(indices.count + fresh.count)
+        mergedKeys.reserveCapacity(indices.count + fresh.count)
         var a = 0, b = 0
-        orderedKeys.withUnsafeBufferPointer { keys in
-            ordered.withUnsafeBufferPointer { indices in
+        let old = indices.count
+        keys.withUnsafeBufferPointer { keys in
+            indices.withUnsafeBufferPointer { indices in
                 while a < old || b < fresh.count {
                     if b == fresh.count || (a < old && keys[a] < fresh[b].key) {
                         mergedIndices.append(indices[a])
@@ -109,7 +132,7 @@ public final class PairTable {
                 }
             }
         }
-        ordered = mergedIndices
-        orderedKeys = mergedKeys
+        indices = mergedIndices
+        keys = mergedKeys
     }
 }

@@ -82,7 +82,7 @@ public struct Proximity: RangingPlanner {
             // written: a copy alive then would make each write copy its array).
             let ranking = self
             admitted.refresh(context, rerank: rerank, score: { d, e in
-                guard let p = context.pairs.index(d, e) else { return 0 }
+                guard let p = context.table.index(d, e) else { return 0 }
                 return 1 / ranking.wantedInterval(p, walking: ranking.isWalkingPair(p, context), context)
             }, into: &plan.suspensions)
         } else {

@@ -49,8 +49,10 @@ public struct PlanningContext {
     public let time: Double
     public let interval: Double
     public let sessions: RunningSessions.Snapshot
-    /// Every pair that has met, by index: the lower and the higher device index.
-    public let pairs: PairTable
+    /// Every pair found, by index: the lower and the higher device index ...
+    public let pairs: [RangingPair]
+    /// ... and the table they come from, which finds a pair's index from its devices.
+    public let table: PairTable
     /// The latest estimate of each pair, by pair index (empty: none known).
     public let estimates: [PairEstimate]
     /// Each pair's distance from Bluetooth signal strength, metres, by pair index; NaN where none was heard, and
@@ -74,7 +76,8 @@ public struct PlanningContext {
         self.time = time
         self.interval = interval
         self.sessions = sessions
-        self.pairs = pairs
+        self.pairs = pairs.pairs
+        table = pairs
         self.estimates = estimates
         self.bluetooth = bluetooth
         self.bluetoothFloor = bluetoothFloor
@@ -102,7 +105,7 @@ public struct PlanningContext {
     @inline(__always)
     public func believedDistance(_ i: Int, _ j: Int) -> Float {
         if let truth { return Float((truth[i].position - truth[j].position).length) }
-        guard i != j, let p = pairs.index(i, j) else { return i == j ? 0 : .infinity }
+        guard i != j, let p = table.index(i, j) else { return i == j ? 0 : .infinity }
         if !estimates.isEmpty, estimates[p].distance.isFinite {
             let age = max(0, Float(time) - estimates[p].time)
             return max(0, estimates[p].distance - Self.staleClosingSpeed * age)
@@ -120,10 +123,11 @@ public struct PlanningContext {
             || believedDistance(b, c) <= range || believedDistance(b, d) <= range
     }
 
-    /// Calls `body` with the index of every pair whose two devices both hold a running session, in pair order.
+    /// Calls `body` with the index of every pair whose two devices both hold a running session, in pair order
+    /// (of the pairs that have begun a session: a pair found and never in session cannot range).
     @inline(__always)
     public func forEachRunningPair(_ body: (Int) -> Void) {
-        for p in pairs.ordered {
+        for p in table.inSession {
             let pair = pairs[Int(p)]
             if sessions.ranges(Int(pair.low), Int(pair.high)) { body(Int(p)) }
         }

@@ -166,6 +166,7 @@ public final class RoundEngine {
             guard meeting.began else { continue }
             guard slotOf[p] >= 0 else {
                 slotOf[p] = Int32(slots.count)
+                table.markInSession(p)
                 slots.append(try PairSlot(low: low, high: high, lowInitiates: peerIDs[low] < peerIDs[high],
                                           devices: devices, settings: settings, radio: sharedRadio,
                                           estimator: estimator, bump: bump))
@@ -418,7 +419,7 @@ public final class RoundEngine {
         var total = RangingStatistics()
         for o in outputs { total.merge(o.statistics) }
         total.sessionsRenewed = sessionsRenewed
-        for p in table.ordered where slotOf[Int(p)] >= 0 {
+        for p in table.inSession {
             let slot = slots[Int(slotOf[Int(p)])]
             total.rawSquares += slot.rawSquares
             total.rawCount += slot.rawCount

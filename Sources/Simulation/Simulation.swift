@@ -554,7 +554,7 @@ public final class Simulation {
                                     bluetoothFloor: heard.floor)
         let heard = exchangeJolts(at: time, sessions: sessions, into: &out) {
             max(known.believedDistance($0, $1),
-                known.pairs.index($0, $1).map(known.nearestByBluetooth) ?? 0) <= settings.bump.shareReach
+                known.table.index($0, $1).map(known.nearestByBluetooth) ?? 0) <= settings.bump.shareReach
         }
         let result = engine.round(plan, at: time, poses: poses, end: end, interval: interval, sessions: sessions,
                                   impacts: impacts, heard: heard,

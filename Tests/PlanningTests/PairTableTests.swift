@@ -33,6 +33,15 @@ import Testing
         }
         let keys = table.ordered.map { Int(table[Int($0)].low) * 50 + Int(table[Int($0)].high) }
         #expect(keys == expected.keys.sorted())
+        // A third of the pairs begin sessions, in index order and in two batches: `inSession` holds them in pair
+        // order.
+        let chosen = (0..<table.count).filter { $0 % 3 == 0 }
+        for p in chosen.reversed() where p % 2 == 0 { table.markInSession(p) }
+        table.sortNewPairs()
+        for p in chosen where p % 2 == 1 { table.markInSession(p) }
+        table.sortNewPairs()
+        let inSession = table.inSession.map { Int(table[Int($0)].low) * 50 + Int(table[Int($0)].high) }
+        #expect(inSession == chosen.map { Int(table[$0].low) * 50 + Int(table[$0].high) }.sorted())
         #expect(table.pairs.allSatisfy { $0.low < $0.high })
     }
 
@@ -40,6 +49,7 @@ import Testing
         let table = PairTable.everyPair(of: 5)
         #expect(table.count == 10)
         #expect(table.ordered == (0..<10).map(Int32.init))
+        #expect(table.inSession == table.ordered)
         #expect(table.index(3, 1) == 5)
         #expect(table.index(4, 3) == 9)
     }
