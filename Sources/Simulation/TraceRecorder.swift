@@ -40,8 +40,9 @@ final class TraceRecorder: Sendable {
     private struct State {
         var pending: [Line] = []
         var order = 0
-        /// When each session's (device, peer) updates last went into the trace.
-        var lastTraced: [Double]
+        /// When each session (`device × peers + peer`) last had an update traced: only sessions that updated take
+        /// room (a square of every pair was 800 MB at 10,000 devices).
+        var lastTraced: [Int: Double] = [:]
         /// Updates left out by the interval, in time order, from `heldStart` on (older slots are spent).
         var held: [HeldUpdate?] = []
         var heldStart = 0
@@ -56,7 +57,7 @@ final class TraceRecorder: Sendable {
         self.peers = peers
         self.updateInterval = updateInterval
         self.horizon = max(horizon, Self.bumpWindow)
-        state = Mutex(State(lastTraced: [Double](repeating: -.infinity, count: peers * peers)))
+        state = Mutex(State())
     }
 
     /// Writes the first line at once: what the run is, every setting it used but the worker count (the trace is the
@@ -103,7 +104,7 @@ final class TraceRecorder: Sendable {
             switch event.kind {
             case .session(let device, let peer, .didUpdate, _):
                 let key = device * peers + peer
-                guard event.time - s.lastTraced[key] >= updateInterval - 1e-9 else {
+                guard event.time - s.lastTraced[key, default: -.infinity] >= updateInterval - 1e-9 else {
                     s.held.append(HeldUpdate(event: event, order: s.order))
                     return
                 }
