@@ -113,7 +113,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     var discoveryRange: DiscoveryRange?
 
     @Option(name: .customLong("max-sessions"), parsing: .unconditional,
-            help: "The most sessions a device holds at once; its discovery invites no more and declines more (default 100).")
+            help: "The most sessions a device holds at once; its discovery invites no more and declines more.")
     var maxSessions: Int = 100
 
     @Option(name: .customLong("exchanges-per-device"), parsing: .unconditional,

@@ -25,10 +25,19 @@ import Testing
         // Negative numbers are values, not flags: the message names the flag and its range.
         (["--duration", "-1"], "--duration must be above 0 and at most 86400 seconds, got -1.0"),
         (["--peers", "-5"], "--peers must be between 2 and 10000, got -5"),
+        (["--peers", "10001", "--transport", "memory"], "--peers must be between 2 and 10000, got 10001"),
+        (["--max-sessions", "0"], "--max-sessions must be between 1 and 10000, got 0"),
+        (["--discovery-range", "0.5", "--transport", "memory"], "--discovery-range must be at least 1 metre (or none), got 0.5"),
         (["discover", "--duration", "-1"], "--duration must be between 0.1 and 3600 seconds, got -1.0"),
     ])
     func errorsNameTheFlag(_ arguments: [String], _ expected: String) {
         #expect(parseError(arguments) == expected)
+    }
+
+    @Test func unparsableDiscoveryRangeNamesTheFlag() throws {
+        let text = try #require(parseError(["--discovery-range", "far", "--transport", "memory"]))
+        #expect(text.contains("--discovery-range") && text.contains("far"))
+        #expect(parseError(["--discovery-range", "none", "--transport", "memory", "--duration", "0.5"]) == nil)
     }
 
     @Test func unparsablePeersNamesTheFlag() throws {
