@@ -96,7 +96,9 @@ struct ReportFiles {
             if let file = htmlFile {
                 let page = Data(ReportPage.html(data).utf8)
                 try file.write(page)
-                said.append("report: \(file.path) (\(page.count / 1024) KB: \(data.frames.count) frames of \(data.peers) devices, "
+                let devices = data.every > 1
+                    ? "\(data.devices.count) of \(data.peers) devices (one in \(data.every) followed)" : "\(data.peers) devices"
+                said.append("report: \(file.path) (\(page.count / 1024) KB: \(data.frames.count) frames of \(devices), "
                     + "\(data.bumps.count) bumps, \(data.nearMisses.count) near misses)")
             }
             if let svg {

@@ -66,6 +66,10 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
             help: "Every device's position and heading go into the trace every this many seconds (default 0.5; 0: every round).")
     var tracePoseInterval: Double = 0.5
 
+    @Option(name: .customLong("trace-devices"), parsing: .unconditional,
+            help: "The trace follows at most this many devices, or all: every k-th from device 0, their own lines and their pairs' contacts and near misses; the run line's traceEvery is k.")
+    var traceDevices: TraceDevices = TraceDevices(count: 1000)
+
     @Option(name: .customLong("bump-distance"), parsing: .unconditional, help: "The range detector fires at or under this estimated distance, metres (default 0.08).")
     var bumpDistance: Float = 0.08
 
@@ -133,7 +137,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     private var built: SimulationSettings?
 
     private enum CodingKeys: String, CodingKey {
-        case peers, duration, rate, scenario, clock, workers, trace, force, traceUpdateInterval, tracePoseInterval
+        case peers, duration, rate, scenario, clock, workers, trace, force, traceUpdateInterval, tracePoseInterval, traceDevices
         case bumpDistance, losSigma, antennaSigma, levelBias, link, detector, sensors, imuRate, clockOffset, rangingPolicy, channels
         case interferenceRange
         case sessionsPerDevice, discoveryRange, maxSessions, exchangesPerDevice, report, svg, network
@@ -207,6 +211,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
         s.replaceTrace = force || (trace == nil && reportTrace != nil)
         s.traceUpdateInterval = traceUpdateInterval
         s.tracePoseInterval = tracePoseInterval
+        s.traceDevices = traceDevices.count
         s.rangingPolicy = rangingPolicy
         s.medium.channels = channels
         s.medium.interferenceRange = interferenceRange
@@ -342,6 +347,25 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
 extension SimulationSettings.RangingPolicy: ExpressibleByArgument {}
 extension BumpConfiguration.Method: ExpressibleByArgument {}
 extension Sensors: ExpressibleByArgument {}
+
+/// `--trace-devices`: a count, or `all`.
+struct TraceDevices: ExpressibleByArgument, Sendable {
+    let count: Int?
+
+    init(count: Int?) { self.count = count }
+
+    init?(argument: String) {
+        if argument == "all" {
+            count = nil
+        } else if let n = Int(argument) {
+            count = n
+        } else {
+            return nil
+        }
+    }
+
+    var defaultValueDescription: String { count.map(String.init) ?? "all" }
+}
 
 /// `--discovery-range`: metres, or `none`.
 struct DiscoveryRange: ExpressibleByArgument, Sendable {

@@ -7,7 +7,7 @@ import Foundation
 public struct ReportData {
     public struct Frame: Sendable {
         public let time: Double
-        /// Every device's position, centimetres (x, y), and heading, degrees.
+        /// Every followed device's position, centimetres (x, y), and heading, degrees, in the order of ``devices``.
         public let x: [Int32]
         public let y: [Int32]
         public let heading: [Int16]
@@ -61,6 +61,9 @@ public struct ReportData {
     public let run: [String: Any]
     public let summary: [String: Any]?
     public let peers: Int
+    /// The trace follows devices 0, `every`, 2 `every`, ... (every one, or every k-th of a crowd: the run's
+    /// `traceEvery`).
+    public let every: Int
     public let frames: [Frame]
     public let bumps: [Mark]
     public let nearMisses: [Mark]
@@ -86,6 +89,14 @@ public struct ReportData {
     /// Seconds of a pair's updates shown before and after its bump or near miss.
     public static let seriesBefore = 2.0
     public static let seriesAfter = 1.0
+
+    /// The devices the trace follows, ascending.
+    public var devices: [Int] { Array(stride(from: 0, to: peers, by: every)) }
+
+    /// Where `device` is in ``devices`` and the frames, or `nil` when the trace does not follow it.
+    public func slot(of device: Int) -> Int? {
+        device >= 0 && device < peers && device % every == 0 ? device / every : nil
+    }
 }
 
 /// A trace that cannot be made into a report.

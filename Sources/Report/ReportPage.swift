@@ -62,7 +62,7 @@ public enum ReportPage {
         func round(_ x: Double, _ digits: Double = 1000) -> Double { x.isFinite ? (x * digits).rounded() / digits : 0 }
         func hist(_ h: ReportData.Histogram) -> [String: Any] { ["from": h.from, "width": h.width, "counts": h.counts] }
         var payload: [String: Any] = [
-            "run": d.run, "peers": d.peers, "lines": d.lines,
+            "run": d.run, "peers": d.peers, "every": d.every, "lines": d.lines,
             "times": d.frames.map { round($0.time) },
             "x": d.frames.map { $0.x.map(Int.init) }, "y": d.frames.map { $0.y.map(Int.init) },
             "h": d.frames.map { $0.heading.map(Int.init) },
@@ -118,8 +118,10 @@ public enum ReportPage {
         var NS='http://www.w3.org/2000/svg';
         function el(name,attrs,parent){var e=document.createElementNS(NS,name);for(var k in attrs)e.setAttribute(k,attrs[k]);if(parent)parent.appendChild(e);return e;}
         function fmt(x,d){return x==null?'-':Number(x).toFixed(d==null?2:d);}
-        var S=D.summary,N=D.peers,F=D.times.length;
-        document.getElementById('lead').textContent=(S?('Bumps: '+S.bumps.fired+' fired, '+S.bumps.detected+' of '+S.bumps.trueContacts+' touches detected (precision '+(S.bumps.precision==null?'-':fmt(100*S.bumps.precision,1)+'%')+', recall '+(S.bumps.recall==null?'-':fmt(100*S.bumps.recall,1)+'%')+'); '+S.bumps.nearMisses+' near misses. '):'No summary in this trace. ')+D.bumps.length+' bumps and '+D.misses.length+' near misses in the trace, '+F+' frames of '+N+' devices, '+D.lines+' trace lines.';
+        var S=D.summary,E=D.every||1,N=Math.ceil(D.peers/E),F=D.times.length;
+        // A device's place in the frames, or -1 when the trace does not follow it (a crowd's trace follows every E-th).
+        function sl(d){return d>=0&&d<D.peers&&d%E===0?d/E:-1;}
+        document.getElementById('lead').textContent=(S?('Bumps: '+S.bumps.fired+' fired, '+S.bumps.detected+' of '+S.bumps.trueContacts+' touches detected (precision '+(S.bumps.precision==null?'-':fmt(100*S.bumps.precision,1)+'%')+', recall '+(S.bumps.recall==null?'-':fmt(100*S.bumps.recall,1)+'%')+'); '+S.bumps.nearMisses+' near misses. '):'No summary in this trace. ')+D.bumps.length+' bumps and '+D.misses.length+' near misses in the trace, '+F+' frames of '+(E>1?N+' of '+D.peers+' devices (the trace follows one in '+E+'), ':N+' devices, ')+D.lines+' trace lines.';
         // The room: centimetres, north up.
         var minX=1e9,maxX=-1e9,minY=1e9,maxY=-1e9;
         for(var f=0;f<F;f++)for(var i=0;i<N;i++){var x=D.x[f][i],y=D.y[f][i];if(x<minX)minX=x;if(x>maxX)maxX=x;if(y<minY)minY=y;if(y>maxY)maxY=y;}
@@ -136,7 +138,11 @@ public enum ReportPage {
         var events=[];
         D.bumps.forEach(function(b,k){events.push({kind:'bump',t:b[0],a:b[1],b:b[2],v:b[3],tr:b[4],series:k});});
         D.misses.forEach(function(m,k){events.push({kind:'near miss',t:m[0],a:m[1],b:m[2],v:m[3],tr:m[3],series:D.bumps.length+k});});
-        events.forEach(function(e,k){if(F===0)return;var f=frameAt(e.t);var c=el('circle',{'class':e.kind==='bump'?(e.tr>0.08?'bump apart':'bump'):'miss','stroke-width':R/2,cx:(px(f,e.a)+px(f,e.b))/2,cy:(py(f,e.a)+py(f,e.b))/2,r:R*1.6},marks);
+        events.forEach(function(e,k){if(F===0)return;var f=frameAt(e.t);
+          // Between the pair, or at the one of them the trace follows.
+          var ss=[sl(e.a),sl(e.b)].filter(function(s){return s>=0;});if(!ss.length)return;
+          var cx=ss.reduce(function(a,s){return a+px(f,s);},0)/ss.length,cy=ss.reduce(function(a,s){return a+py(f,s);},0)/ss.length;
+          var c=el('circle',{'class':e.kind==='bump'?(e.tr>0.08?'bump apart':'bump'):'miss','stroke-width':R/2,cx:cx,cy:cy,r:R*1.6},marks);
           // Near misses under the bumps: a pair that stopped short and fired shows its bump.
           if(e.kind!=='bump')marks.insertBefore(c,marks.firstChild);
           el('title',{},c).textContent=e.kind+' at '+fmt(e.t)+' s, devices '+e.a+' and '+e.b+(e.kind==='bump'?', '+fmt(100*e.tr,1)+' cm apart':'');c.addEventListener('click',function(){select.value=String(k);drawSeries();slider.value=String(f);show(f);});});
@@ -147,8 +153,8 @@ public enum ReportPage {
         function show(f){if(F===0)return;
           for(var i=0;i<N;i++){var x=px(f,i),y=py(f,i),h=D.h[f][i]*Math.PI/180;devs[i].setAttribute('cx',x);devs[i].setAttribute('cy',y);
             faces[i].setAttribute('x1',x);faces[i].setAttribute('y1',y);faces[i].setAttribute('x2',x+Math.cos(h)*R*3);faces[i].setAttribute('y2',y-Math.sin(h)*R*3);}
-          linkG.textContent='';var L=D.links[f]||[];for(var k=0;k+1<L.length;k+=2)el('line',{'class':'link','stroke-width':R/4,x1:px(f,L[k]),y1:py(f,L[k]),x2:px(f,L[k+1]),y2:py(f,L[k+1])},linkG);
-          touchG.textContent='';var t=D.times[f],n=0;D.contacts.forEach(function(c){if(c[2]<=t&&(c[3]==null||c[3]>=t)){n++;el('line',{'class':'touch','stroke-width':R*1.2,x1:px(f,c[0]),y1:py(f,c[0]),x2:px(f,c[1]),y2:py(f,c[1])},touchG);}});
+          linkG.textContent='';var L=D.links[f]||[];for(var k=0;k+1<L.length;k+=2){var a=sl(L[k]),b=sl(L[k+1]);if(a>=0&&b>=0)el('line',{'class':'link','stroke-width':R/4,x1:px(f,a),y1:py(f,a),x2:px(f,b),y2:py(f,b)},linkG);}
+          touchG.textContent='';var t=D.times[f],n=0;D.contacts.forEach(function(c){if(c[2]<=t&&(c[3]==null||c[3]>=t)){n++;var a=sl(c[0]),b=sl(c[1]);if(a>=0&&b>=0)el('line',{'class':'touch','stroke-width':R*1.2,x1:px(f,a),y1:py(f,a),x2:px(f,b),y2:py(f,b)},touchG);}});
           clock.textContent=fmt(t,1)+' s: '+(L.length/2)+' pairs ranged since the frame before, '+n+' touching';}
         slider.addEventListener('input',function(){show(Number(slider.value));});
         var timer=null,play=document.getElementById('play');

@@ -14,8 +14,8 @@ public enum ReportPictures {
 
     private static func number(_ x: Double) -> String { String(format: "%.1f", x) }
 
-    /// Every device's track, the bumps (red) and near misses (orange) where they happened, and the devices where
-    /// the run ended; north up, centimetres.
+    /// Every followed device's track, the bumps (red) and near misses (orange) where they happened, and the
+    /// devices where the run ended; north up, centimetres.
     public static func room(_ d: ReportData) -> String {
         let xs = d.frames.flatMap(\.x), ys = d.frames.flatMap(\.y)
         let minX = Double(xs.min() ?? 0) - 60, maxX = Double(xs.max() ?? 100) + 60
@@ -24,22 +24,24 @@ public enum ReportPictures {
         let r = max(side / 180, 6)
         var body = ""
         let stride = max(1, d.frames.count / 200)
-        for i in 0..<d.peers {
+        for i in d.devices.indices {
             let points = Swift.stride(from: 0, to: d.frames.count, by: stride).map {
                 "\(d.frames[$0].x[i]),\(-d.frames[$0].y[i])"
             }.joined(separator: " ")
             body += "<polyline points=\"\(points)\" fill=\"none\" stroke=\"#ddd\" stroke-width=\"\(number(r / 4))\"/>\n"
         }
         func mark(_ m: ReportData.Mark, _ color: String) {
-            guard let f = nearestFrame(d, m.time) else { return }
-            let x = (Double(d.frames[f].x[m.a]) + Double(d.frames[f].x[m.b])) / 2
-            let y = -(Double(d.frames[f].y[m.a]) + Double(d.frames[f].y[m.b])) / 2
+            // Between the two devices, or at the one the trace follows.
+            let slots = [d.slot(of: m.a), d.slot(of: m.b)].compactMap { $0 }
+            guard let f = nearestFrame(d, m.time), !slots.isEmpty else { return }
+            let x = slots.reduce(0.0) { $0 + Double(d.frames[f].x[$1]) } / Double(slots.count)
+            let y = -slots.reduce(0.0) { $0 + Double(d.frames[f].y[$1]) } / Double(slots.count)
             body += "<circle cx=\"\(number(x))\" cy=\"\(number(y))\" r=\"\(number(r * 1.6))\" fill=\"\(color)\" fill-opacity=\"0.75\"/>\n"
         }
         d.bumps.forEach { mark($0, "#d62728") }
         d.nearMisses.forEach { mark($0, "#ff9f1c") }
         if let last = d.frames.last {
-            for i in 0..<d.peers {
+            for i in d.devices.indices {
                 body += "<circle cx=\"\(last.x[i])\" cy=\"\(-last.y[i])\" r=\"\(number(r))\" fill=\"#1f6fb4\"/>\n"
             }
         }

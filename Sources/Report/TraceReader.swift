@@ -41,6 +41,7 @@ extension ReportData {
                 }
                 builder.run = run
                 builder.peers = (object["peerIDs"] as? [Any])?.count ?? (run["peers"] as? Int) ?? 0
+                builder.every = max(run["traceEvery"] as? Int ?? 1, 1)
                 continue
             }
             builder.take(t, type, object)
@@ -55,6 +56,9 @@ private struct Builder {
     var run: [String: Any]?
     var summary: [String: Any]?
     var peers = 0
+    /// The trace follows devices 0, `every`, 2 `every`, ... (the run's `traceEvery`).
+    var every = 1
+    var followed: Int { (peers + every - 1) / every }
     var poseTimes: [Double] = []
     var poses: [Double: (x: [Int32], y: [Int32], heading: [Int16])] = [:]
     var bumps: [ReportData.Mark] = []
@@ -77,15 +81,16 @@ private struct Builder {
         func number(_ name: String) -> Double? { (o[name] as? NSNumber)?.doubleValue }
         switch type {
         case "pose":
-            guard device >= 0, device < peers, let x = number("x"), let y = number("y") else { return }
+            guard device >= 0, device < peers, device % every == 0, let x = number("x"), let y = number("y") else { return }
             if poses[t] == nil {
                 poseTimes.append(t)
-                poses[t] = ([Int32](repeating: 0, count: peers), [Int32](repeating: 0, count: peers),
-                            [Int16](repeating: 0, count: peers))
+                poses[t] = ([Int32](repeating: 0, count: followed), [Int32](repeating: 0, count: followed),
+                            [Int16](repeating: 0, count: followed))
             }
-            poses[t]!.x[device] = Int32((x * 100).rounded())
-            poses[t]!.y[device] = Int32((y * 100).rounded())
-            poses[t]!.heading[device] = Int16((number("heading") ?? 0).rounded())
+            let slot = device / every
+            poses[t]!.x[slot] = Int32((x * 100).rounded())
+            poses[t]!.y[slot] = Int32((y * 100).rounded())
+            poses[t]!.heading[slot] = Int16((number("heading") ?? 0).rounded())
         case "bump":
             bumps.append(.init(time: t, a: device, b: peer, value: number("estimate") ?? .nan,
                                trueDistance: number("trueDistance") ?? .nan))
@@ -102,7 +107,10 @@ private struct Builder {
             }
         case "update":
             guard device >= 0, peer >= 0 else { return }
-            exchanged.append((t, Int32(min(device, peer)), Int32(max(device, peer))))
+            // Drawn between two followed devices only: the room shows no other.
+            if device % every == 0, peer % every == 0 {
+                exchanged.append((t, Int32(min(device, peer)), Int32(max(device, peer))))
+            }
             guard let truth = number("trueDistance") else { return }
             let estimate = number("distance"), raw = number("rawDistance")
             if let raw { rawError.add(abs(raw - truth)) }
@@ -111,7 +119,8 @@ private struct Builder {
                 let dot = zip(d, e).reduce(0.0) { $0 + $1.0.doubleValue * $1.1.doubleValue }
                 directionError.add(acos(min(max(dot, -1), 1)) * 180 / .pi)
             }
-            if o["initiator"] as? Bool ?? true {
+            // The initiator's view, or the responder's when the trace does not follow the initiator.
+            if o["initiator"] as? Bool ?? true || peer % every != 0 {
                 samples[Self.key(device, peer), default: []].append(.init(time: t, estimate: estimate, raw: raw, truth: truth))
             }
         case "air":
@@ -166,7 +175,7 @@ private struct Builder {
             }
         }
         return ReportData(
-            run: run ?? [:], summary: summary, peers: peers, frames: frames, bumps: bumps, nearMisses: nearMisses,
+            run: run ?? [:], summary: summary, peers: peers, every: every, frames: frames, bumps: bumps, nearMisses: nearMisses,
             contacts: contacts, links: links, series: Array(series), rawError: rawError, filteredError: filteredError,
             directionError: directionError, latency: latency, air: air, lines: lines)
     }

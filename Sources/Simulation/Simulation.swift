@@ -175,12 +175,13 @@ public final class Simulation {
             sensors: settings.sensors.rawValue, imuRate: settings.sensors == .samples ? settings.imu.rate : nil,
             clockOffset: settings.sensors == .samples ? settings.clockOffset : nil,
             traceUpdateInterval: settings.traceUpdateInterval, tracePoseInterval: settings.tracePoseInterval,
+            traceEvery: settings.tracePath != nil && settings.traceEvery > 1 ? settings.traceEvery : nil,
             discoveryRange: settings.transport == .memory && settings.discoveryRange.isFinite
                 ? settings.discoveryRange : nil,
             maximumSessions: settings.maximumSessions)
         trace = try settings.traceFile.map { file throws(SimulationSettingsError) in
             TraceRecorder(writer: try TraceWriter(file: file), peers: settings.peerCount,
-                          updateInterval: settings.traceUpdateInterval,
+                          every: settings.traceEvery, updateInterval: settings.traceUpdateInterval,
                           horizon: TraceRecorder.lookBack + 2 / settings.rate + 0.5)
         }
         if let trace {

@@ -80,6 +80,16 @@ public struct SimulationSettings: Sendable {
     /// Every device's pose goes into the trace every this many seconds (at the first round at or after; 0: every
     /// round).
     public var tracePoseInterval = 0.5
+    /// The trace follows at most this many devices (`nil`: every one): every k-th by index from 0, k the peers over
+    /// this rounded up. A followed device's own lines (its poses, the sessions, updates, bumps and haptics it saw)
+    /// and the truth's lines of its pairs (contacts, near misses) go in; the others' do not. 1,000 keeps every
+    /// device up to a 1,000-peer run and a 10,000-peer venue's trace near a 1,000-peer one's (docs/simulation.md).
+    public var traceDevices: Int? = 1000
+    /// The trace follows devices 0, k, 2k, ...: k (1 follows every device).
+    public var traceEvery: Int {
+        guard let m = traceDevices, m < peerCount else { return 1 }
+        return (peerCount + m - 1) / m
+    }
     /// Whether the devices' apps run their own ranging sessions (the app-testing library): then a pair ranges only
     /// while the apps say so (``Simulation/runningSessions``), not as soon as discovery has exchanged tokens, and no
     /// profile is sent after a bump (that is the app's business).
@@ -158,6 +168,9 @@ extension SimulationSettings {
                     "--trace-update-interval must be between 0 and 3600 seconds, got \(traceUpdateInterval)")
         try require(tracePoseInterval.isFinite && tracePoseInterval >= 0 && tracePoseInterval <= 3600,
                     "--trace-pose-interval must be between 0 and 3600 seconds, got \(tracePoseInterval)")
+        if let traceDevices {
+            try require(traceDevices >= 1, "--trace-devices must be at least 1 (or all), got \(traceDevices)")
+        }
         if sensors == .samples {
             try require(imu.rate >= 1 && imu.rate <= 800, "--imu-rate must be between 1 and 800 Hz, got \(imu.rate)")
             try require(clockOffset.isFinite && clockOffset >= 0 && clockOffset <= 1,

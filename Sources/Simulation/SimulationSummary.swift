@@ -38,6 +38,9 @@ public struct SimulationSummary: Sendable, Codable, Equatable {
         public var clockOffset: Double?
         public var traceUpdateInterval: Double
         public var tracePoseInterval: Double
+        /// With a trace that follows some of the devices (``SimulationSettings/traceDevices``): it follows devices
+        /// 0, k, 2k, ...; this is k. Absent: the trace follows every device (or there is no trace).
+        public var traceEvery: Int?
         /// In memory: how far discovery reached, metres (absent: every device heard every other); and the most
         /// sessions a device held at once.
         public var discoveryRange: Double?

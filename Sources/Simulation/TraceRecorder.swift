@@ -10,6 +10,10 @@ import Synchronization
 /// found up to a round after it began, and the updates of a pair in the ``bumpWindow`` before its bump, and in the
 /// ``nearMissWindow`` around its near miss, are traced when the bump fires or the near miss is seen, whatever the
 /// update interval. The updates left out by the interval are held ``lookBack`` for the purpose, and then dropped.
+///
+/// A trace of a crowd follows every `every`-th device (``SimulationSettings/traceDevices``): a followed device's own
+/// lines, and the truth's lines of a pair with a followed device in it; the air's lines always. So its length grows
+/// with the devices followed and the sessions each holds, not with the crowd.
 final class TraceRecorder: Sendable {
     /// Seconds before a bump whose updates of the pair are always traced.
     static let bumpWindow = 1.0
@@ -24,6 +28,7 @@ final class TraceRecorder: Sendable {
     private let updateInterval: Double
     private let horizon: Double
     private let peers: Int
+    private let every: Int
     private let state: Mutex<State>
 
     private struct Line {
@@ -52,9 +57,11 @@ final class TraceRecorder: Sendable {
     ///   - updateInterval: each session's updates go in at most once per this many seconds.
     ///   - horizon: seconds lines wait before they are written: the bump window and two rounds at least, and
     ///     ``lookBack`` for the updates around a near miss to come out in time order.
-    init(writer: TraceWriter, peers: Int, updateInterval: Double, horizon: Double) {
+    ///   - every: the trace follows devices 0, `every`, 2 `every`, ...
+    init(writer: TraceWriter, peers: Int, every: Int = 1, updateInterval: Double, horizon: Double) {
         self.writer = writer
         self.peers = peers
+        self.every = max(every, 1)
         self.updateInterval = updateInterval
         self.horizon = max(horizon, Self.bumpWindow)
         state = Mutex(State())
@@ -98,7 +105,28 @@ final class TraceRecorder: Sendable {
         return String(decoding: data, as: UTF8.self)
     }
 
+    private func follows(_ device: Int) -> Bool { device % every == 0 }
+
+    /// Whether the event's line belongs to the trace: a device's own, when it is followed; the truth's of a pair,
+    /// when either is.
+    private func traces(_ event: RunEvent) -> Bool {
+        guard every > 1 else { return true }
+        switch event.kind {
+        case .found(let device, _), .lost(let device, _, _), .session(let device, _, _, _), .bump(let device, _, _, _),
+             .profile(let device, _, _), .haptic(let device, _, _), .pose(let device, _):
+            return follows(device)
+        case .contactStarted(let a, let b), .contactEnded(let a, let b, _), .nearMiss(let a, let b, _):
+            return follows(a) || follows(b)
+        case .air:
+            return true
+        }
+    }
+
     func record(_ event: RunEvent) {
+        let traced = traces(event)
+        // A bump the trace leaves out (its device is not followed) still brings in the followed peer's updates before
+        // it, as the whole trace has them.
+        if !traced, case .bump = event.kind {} else if !traced { return }
         state.withLock { s in
             s.order += 1
             switch event.kind {
@@ -117,7 +145,9 @@ final class TraceRecorder: Sendable {
             default:
                 break
             }
-            if let line = Self.line(event) { s.pending.append(Line(time: event.time, order: s.order, text: line)) }
+            if traced, let line = Self.line(event) {
+                s.pending.append(Line(time: event.time, order: s.order, text: line))
+            }
         }
     }
 

@@ -27,6 +27,7 @@ import Testing
         (["--peers", "-5"], "--peers must be between 2 and 10000, got -5"),
         (["--peers", "10001", "--transport", "memory"], "--peers must be between 2 and 10000, got 10001"),
         (["--max-sessions", "0"], "--max-sessions must be between 1 and 10000, got 0"),
+        (["--trace-devices", "0"], "--trace-devices must be at least 1 (or all), got 0"),
         (["--discovery-range", "0.5", "--transport", "memory"], "--discovery-range must be at least 1 metre (or none), got 0.5"),
         (["discover", "--duration", "-1"], "--duration must be between 0.1 and 3600 seconds, got -1.0"),
     ])
@@ -34,10 +35,13 @@ import Testing
         #expect(parseError(arguments) == expected)
     }
 
-    @Test func unparsableDiscoveryRangeNamesTheFlag() throws {
+    @Test func unparsableDiscoveryRangeAndTraceDevicesNameTheFlag() throws {
         let text = try #require(parseError(["--discovery-range", "far", "--transport", "memory"]))
         #expect(text.contains("--discovery-range") && text.contains("far"))
         #expect(parseError(["--discovery-range", "none", "--transport", "memory", "--duration", "0.5"]) == nil)
+        let devices = try #require(parseError(["--trace-devices", "some", "--transport", "memory"]))
+        #expect(devices.contains("--trace-devices") && devices.contains("some"))
+        #expect(parseError(["--trace-devices", "all", "--transport", "memory", "--duration", "0.5"]) == nil)
     }
 
     @Test func unparsablePeersNamesTheFlag() throws {

@@ -26,7 +26,7 @@ import TestSupport
     }
 
     private func tracedRun(
-        peers: Int = 30, duration: Double = 20, seed: UInt64 = 1, updateInterval: Double = 5,
+        peers: Int = 30, duration: Double = 20, seed: UInt64 = 1, updateInterval: Double = 5, devices: Int? = nil,
         observe: ((Simulation) -> Void)? = nil
     ) async throws -> (summary: SimulationSummary, lines: [String]) {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("nearcatch-\(UUID().uuidString).jsonl").path
@@ -45,6 +45,7 @@ import TestSupport
         s.radio.fadeWidth = 0
         s.tracePath = path
         s.traceUpdateInterval = updateInterval
+        s.traceDevices = devices
         let simulation = try Simulation(settings: s)
         observe?(simulation)
         let summary = try await simulation.run()
@@ -81,6 +82,39 @@ import TestSupport
         #expect(types["pose"] == 41 * 30)
         // 870 sessions, an update each every 2 s from when it began, and the seconds before each bump.
         #expect(try #require(types["update"]) > 8_000)
+    }
+
+    /// A trace that follows 6 of 30 devices (every 5th) is the whole trace's lines of those devices: their own
+    /// lines, the truth's lines of their pairs, and the air; the run goes as it would untraced, and the header says
+    /// whom the trace follows.
+    @Test func aTraceOfSomeDevicesIsTheWholeTracesLinesOfThem() async throws {
+        let (summary, all) = try await tracedRun(updateInterval: 2)
+        let (sampledSummary, sampled) = try await tracedRun(updateInterval: 2, devices: 6)
+        func object(_ line: String) -> [String: Any] {
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]) ?? [:]
+        }
+        let followed = { (d: Int) in d % 5 == 0 }
+        let kept = all.dropFirst().dropLast().filter { line in
+            let o = object(line), device = o["device"] as? Int ?? -1, peer = o["peer"] as? Int ?? -1
+            switch o["type"] as? String {
+            case "air": return true
+            case "contactStart", "contactEnd", "nearMiss": return followed(device) || followed(peer)
+            default: return followed(device)
+            }
+        }
+        #expect(Array(sampled.dropFirst().dropLast()) == kept)
+        #expect(kept.count * 3 < all.count, "\(kept.count) of \(all.count) lines")
+        let header = object(sampled[0])["run"] as? [String: Any]
+        #expect(header?["traceEvery"] as? Int == 5)
+        let wholeHeader = try #require(object(all[0])["run"] as? [String: Any])
+        #expect(wholeHeader["traceEvery"] == nil && wholeHeader["peers"] as? Int == 30)
+        // Poses of devices 0, 5 ... 25 at 0, 0.5 ... 20 s.
+        #expect(sampled.filter { $0.contains(#""type":"pose""#) }.count == 41 * 6)
+        var scores = sampledSummary
+        scores.run = summary.run
+        scores.traceLines = summary.traceLines
+        scores.performance = summary.performance
+        #expect(scores == summary)
     }
 
     /// The schema check can fail: a misspelled field, a missing one, a wrong type and an unknown type are refused.
