@@ -18,6 +18,8 @@ public struct DiscoveryCounters: Sendable, Equatable {
     public var discoveredBySolicit = 0
     /// Invitations sent again because no answer came.
     public var retransmissions = 0
+    /// Resends put off because this node was behind on its reading (the answer may have waited in its queue).
+    public var resendsDeferredWhileBehind = 0
     /// Announcements of known peers taken without decoding, being the same as the one each was discovered by.
     public var unchangedAnnouncements = 0
     /// Invitations and accepts that repeated one already handled: answered the same, or ignored, holding nothing new.
@@ -48,6 +50,7 @@ public struct DiscoveryCounters: Sendable, Equatable {
         discoveredByInvitation += other.discoveredByInvitation
         discoveredBySolicit += other.discoveredBySolicit
         retransmissions += other.retransmissions
+        resendsDeferredWhileBehind += other.resendsDeferredWhileBehind
         unchangedAnnouncements += other.unchangedAnnouncements
         duplicates += other.duplicates
         deferredByBudget += other.deferredByBudget

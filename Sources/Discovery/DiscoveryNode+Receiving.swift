@@ -29,7 +29,7 @@ extension DiscoveryNode {
         if let peer = WireFormat.announcedPeer(in: datagram.bytes) {
             if peer == me, WireFormat.sameAnnouncement(datagram.bytes, ownAnnouncement) {
                 counters.ownIgnored += 1
-                noteOwnEcho(sequence: WireFormat.announcementSequence(in: datagram.bytes))
+                noteOwnEcho(sequence: WireFormat.announcementSequence(in: datagram.bytes), now: now)
                 return []
             }
             // Through the in-place accessor: reading `peers.values[index]` would copy the peer, a retain for every
@@ -71,7 +71,7 @@ extension DiscoveryNode {
         }
         switch message {
         case .announce(let ad, let sequence, let interval):
-            if ad.peer == me { noteOwnEcho(sequence: sequence) }
+            if ad.peer == me { noteOwnEcho(sequence: sequence, now: now) }
             return receiveAnnouncement(ad, sequence: sequence, interval: interval, bytes: datagram.bytes,
                                        from: datagram.source, now: now)
         case .goodbye(let peer, let incarnation):
@@ -382,10 +382,21 @@ extension DiscoveryNode {
     /// How soon a silence that has not been read through yet is looked at again.
     static let readBehindRecheck = 0.25
 
-    mutating func noteOwnEcho(sequence: UInt32) {
+    mutating func noteOwnEcho(sequence: UInt32, now: Double) {
         guard let sentAt = ownSentAt[sequence] else { return }
         readThrough = max(readThrough, sentAt)
+        echoDelay = now - sentAt
         for key in ownSentAt.keys where key <= sequence { ownSentAt[key] = nil }
+    }
+
+    /// How far behind its reading this node is: the time its latest own announcement took to come back, or, with two
+    /// or more sent since still out, how long the older of the latest two has been out. A queue holds back all it
+    /// has; a lossy network seldom loses two in a row (9% of the time at 30% loss, where counting one would take a
+    /// loss for a queue 30% of the time). Zero until one has come back: a transport may return none.
+    func readingLag(now: Double) -> Double {
+        guard readThrough > -Double.infinity, ownSentAt.count >= 2 else { return echoDelay }
+        let out = ownSentAt.values.sorted()
+        return max(echoDelay, now - out[out.count - 2])
     }
 
     /// The time up to which this node has read what the group sent. With every own announcement returned, it is

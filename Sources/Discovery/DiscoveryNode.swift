@@ -199,6 +199,8 @@ public struct DiscoveryNode {
     /// The send time of the latest own announcement the group has returned: everything sent to the group before
     /// it has been read. A node behind on its reading must not take for silence what waits in its own queue.
     var readThrough = -Double.infinity
+    /// How long the latest own announcement the group returned took to come back.
+    var echoDelay = 0.0
     var running = false
 
     /// A node that will advertise from `unicastPort`.
@@ -291,6 +293,18 @@ public struct DiscoveryNode {
         return [send(goodbye, to: .group)]
     }
 
+    /// Resends no sooner than a round trip through two queues as far behind as this node's own (the peer's, read in
+    /// the same way, and this node's, where the answer would wait): a host behind on its reading cannot tell an
+    /// answer lost from one still queued, and resending then only lengthens every queue (a congestion collapse).
+    /// Returns when to look again, or `nil` to resend now.
+    func resendWaitsForReading(_ invitation: Invitation, now: Double) -> Double? {
+        let lag = readingLag(now: now)
+        guard lag > timing.retransmitInterval else { return nil }
+        let due = invitation.lastSentAt + 2 * lag
+        guard due > now else { return nil }
+        return min(due, invitation.startedAt + timing.invitationTimeout)
+    }
+
     /// Does whatever is due at `now`.
     ///
     /// - Complexity: O(k log n) for the k timer entries due.
@@ -357,6 +371,11 @@ public struct DiscoveryNode {
                 let wait = holdOff(peer, now: now)
                 out += abandonInvitation(peer, detail: "no answer to \(invitation.sends) invitations while others "
                                              + "waited; tried again in \(Int(wait)) s")
+            } else if invitation.sends > 0, let later = resendWaitsForReading(invitation, now: now) {
+                // The answer may be in this node's own unread queue: wait until the node has read that far.
+                counters.resendsDeferredWhileBehind += 1
+                invitations[peer]?.queuedAt = later
+                exchangeQueue.insert(PeerDeadline(time: later, peer: peer))
             } else {
                 if invitation.sends > 0 { counters.retransmissions += 1 }
                 out += sendInvitation(to: peer, now: now)

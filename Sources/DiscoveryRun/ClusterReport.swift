@@ -53,6 +53,8 @@ public struct DatagramCounts: Sendable, Codable, Equatable {
     public var discoveredByInvitation: Int
     public var discoveredBySolicit: Int
     public var retransmissions: Int
+    /// Resends put off while their node was behind on its reading (the answer might have waited in its queue).
+    public var resendsDeferredWhileBehind: Int
     public var unchangedAnnouncements: Int
     public var duplicates: Int
     public var deferredByBudget: Int
@@ -78,6 +80,7 @@ public struct DatagramCounts: Sendable, Codable, Equatable {
         discoveredByInvitation = c.discoveredByInvitation
         discoveredBySolicit = c.discoveredBySolicit
         retransmissions = c.retransmissions
+        resendsDeferredWhileBehind = c.resendsDeferredWhileBehind
         unchangedAnnouncements = c.unchangedAnnouncements
         duplicates = c.duplicates
         deferredByBudget = c.deferredByBudget

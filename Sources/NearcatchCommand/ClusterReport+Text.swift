@@ -21,7 +21,8 @@ extension ClusterReport {
         lines.append("refused \(refusedTotal)" + (refusedParts.isEmpty ? "" : " (\(refusedParts))"))
         lines.append("ignored: own \(datagrams.ownIgnored), other services \(datagrams.otherServiceIgnored); "
             + "unchanged announcements \(datagrams.unchangedAnnouncements), duplicates \(datagrams.duplicates)")
-        lines.append("invitations resent \(datagrams.retransmissions), held for the window \(datagrams.heldForWindow), "
+        lines.append("invitations resent \(datagrams.retransmissions) (put off while behind on reading "
+            + "\(datagrams.resendsDeferredWhileBehind)), held for the window \(datagrams.heldForWindow), "
             + "for the send budget \(datagrams.deferredByBudget); peers found by invitation \(datagrams.discoveredByInvitation), by solicit "
             + "\(datagrams.discoveredBySolicit)")
         lines.append((transport == "memory" ? "dropped by the network \(datagrams.droppedByNetwork), at full receive queues "

@@ -199,6 +199,51 @@ import Transport
         #expect(a.counters.retransmissions == sends.count - 1)
     }
 
+    /// Node A invites B, which keeps announcing and never answers, while the group returns A's own announcements
+    /// `echoDelay` seconds after it sent them; A's invitation send times and its node.
+    private func unansweredWhileReadingBehind(echoDelay: Double, end: Double = 20) throws -> ([Double], DiscoveryNode) {
+        var a = try node(low)
+        var echoes: [(Double, [UInt8])] = []
+        func note(_ out: [NodeDirective], at now: Double) {
+            for case .send(let bytes, .group) in out { echoes.append((now + echoDelay, bytes)) }
+        }
+        note(a.start(now: 0), at: 0)
+        var sends: [Double] = []
+        var now = 0.1
+        var nextAnnouncement = 0.1
+        while now < end {
+            now = min(try #require(a.nextDeadline), nextAnnouncement, echoes.map(\.0).min() ?? .infinity)
+            var out = a.tick(now: now)
+            while let k = echoes.firstIndex(where: { $0.0 <= now }) {
+                out += a.receive(IncomingDatagram(bytes: echoes.remove(at: k).1, source: here, viaGroup: true), now: now)
+            }
+            if now == nextAnnouncement {
+                out += a.receive(datagram(try announce(high, sequence: 9 + UInt32(now)), from: there), now: now)
+                nextAnnouncement += 1
+            }
+            note(out, at: now)
+            sends += sent(out).filter { if case .invite = $0.0 { true } else { false } }.map { _ in now }
+        }
+        return (sends, a)
+    }
+
+    /// A node whose own announcements come back 2 s late is 2 s behind on its reading: an answer could wait that
+    /// long in its queue, and as long in the peer's. Once its first announcement has come back (at 2 s; before, it
+    /// cannot tell a slow queue from a transport that returns nothing) it resends no sooner than 4 s after the last
+    /// send; read promptly, it keeps to the usual waits (0.75 to 1.25 s).
+    @Test func aNodeBehindOnItsReadingPutsOffItsResends() throws {
+        let (behind, slow) = try unansweredWhileReadingBehind(echoDelay: 2)
+        let slowGaps = zip(behind.dropFirst(), behind).filter { $0.0 > 2 }.map { $0 - $1 }
+        #expect(behind.filter { $0 < 2 }.count <= 3, "\(behind)")
+        #expect(slowGaps.count >= 3 && slowGaps.count <= 5, "\(behind)")
+        #expect(slowGaps.allSatisfy { $0 >= 4 - 1e-9 && $0 <= 4.5 + 1e-9 }, "\(slowGaps)")
+        #expect(slow.counters.resendsDeferredWhileBehind >= slowGaps.count)
+        let (prompt, quick) = try unansweredWhileReadingBehind(echoDelay: 0.01)
+        let quickGaps = zip(prompt.dropFirst(), prompt).map { $0 - $1 }
+        #expect(quickGaps.count >= 14 && quickGaps.allSatisfy { $0 >= 0.75 - 1e-9 && $0 <= 1.25 + 1e-9 }, "\(quickGaps)")
+        #expect(quick.counters.resendsDeferredWhileBehind == 0)
+    }
+
     @Test func sendBudgetSpacesInvitationsBeyondABurst() throws {
         var c = DiscoveryNode.Configuration(serviceType: "nearcatch", identity: TestIdentities.identity(TestIdentities.peer(1)), incarnation: 1, displayName: "a")
         c.timing.sendBudget = 10
