@@ -369,9 +369,11 @@ extension DiscoveryNode {
             return beginInvitation(to: peer, incarnation: incarnation, now: now)
         }
         // A solicit that went unanswered holds the next off, longer each time (``holdOff(_:now:)``): an id that
-        // announces and never invites costs a few solicits a minute, not one per announcement.
-        guard hasRoom, !isHeldOff(peer, now: now), !table.hasSession(with: peer), now - discoveredAt >= timing.solicitAfter,
-              budget.take(now: now)
+        // announces and never invites costs a few solicits a minute, not one per announcement. A node behind on its
+        // reading waits longer: the invitation may be in its own queue, or in the initiator's behind the
+        // announcement that introduced this node.
+        guard hasRoom, !isHeldOff(peer, now: now), !table.hasSession(with: peer),
+              now - discoveredAt >= timing.solicitAfter + 2 * readingLag(now: now), budget.take(now: now)
         else { return [] }
         holdOff(peer, now: now)
         return [solicit(peer, incarnation: incarnation, at: peers.values[index].endpoint)]
@@ -389,14 +391,14 @@ extension DiscoveryNode {
         for key in ownSentAt.keys where key <= sequence { ownSentAt[key] = nil }
     }
 
-    /// How far behind its reading this node is: the time its latest own announcement took to come back, or, with two
-    /// or more sent since still out, how long the older of the latest two has been out. A queue holds back all it
-    /// has; a lossy network seldom loses two in a row (9% of the time at 30% loss, where counting one would take a
-    /// loss for a queue 30% of the time). Zero until one has come back: a transport may return none.
+    /// How far behind its reading this node is: if its latest own announcement came back late (later than the
+    /// shortest resend wait), the time it took, or how long the oldest sent since has been out if longer (it waits
+    /// in the same queue). Zero when the latest came back promptly, whatever is out since: on a lossy network an
+    /// announcement that never comes back would pass for a queue (at 20% loss with 20 devices, a pair took over 30 s
+    /// to meet); and zero until one has come back: a transport may return none.
     func readingLag(now: Double) -> Double {
-        guard readThrough > -Double.infinity, ownSentAt.count >= 2 else { return echoDelay }
-        let out = ownSentAt.values.sorted()
-        return max(echoDelay, now - out[out.count - 2])
+        guard echoDelay > timing.retransmitInterval else { return 0 }
+        return max(echoDelay, now - (ownSentAt.values.min() ?? now))
     }
 
     /// The time up to which this node has read what the group sent. With every own announcement returned, it is

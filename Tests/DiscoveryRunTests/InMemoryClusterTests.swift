@@ -88,8 +88,7 @@ import Transport
 
     /// At 30% loss, a peer is lost only after 12 missed announcements (0.3^12 = 5e-7 per announcement; at the
     /// default 5 a live peer would be lost by mistake about 24 times a second among 9,900 relations and the group
-    /// would never be whole at once). Measured: 13.7-21.5 s with seeds 1-6 (11.5-14.5 s before resends waited
-    /// for a node's own reading: two own announcements lost in a row pass for a queue).
+    /// would never be whole at once). Measured: 11.5-14.5 s with seeds 1-6.
     @Test func hundredNodesConvergeUnderThirtyPercentLoss() throws {
         let c = try cluster(peers: 100, conditions: NetworkConditions(loss: 0.3), record: false) {
             $0.timing.missedAnnouncements = 12

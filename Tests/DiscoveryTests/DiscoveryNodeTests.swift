@@ -200,9 +200,12 @@ import Transport
     }
 
     /// Node A invites B, which keeps announcing and never answers, while the group returns A's own announcements
-    /// `echoDelay` seconds after it sent them; A's invitation send times and its node.
-    private func unansweredWhileReadingBehind(echoDelay: Double, end: Double = 20) throws -> ([Double], DiscoveryNode) {
-        var a = try node(low)
+    /// `echoDelay` seconds after it sent them; A's invitation send times and its node. With `responder`, A is the
+    /// higher id, which waits to be invited: then the times of its solicits.
+    private func unansweredWhileReadingBehind(
+        echoDelay: Double, end: Double = 20, responder: Bool = false
+    ) throws -> ([Double], DiscoveryNode) {
+        var a = try node(responder ? high : low)
         var echoes: [(Double, [UInt8])] = []
         func note(_ out: [NodeDirective], at now: Double) {
             for case .send(let bytes, .group) in out { echoes.append((now + echoDelay, bytes)) }
@@ -218,11 +221,18 @@ import Transport
                 out += a.receive(IncomingDatagram(bytes: echoes.remove(at: k).1, source: here, viaGroup: true), now: now)
             }
             if now == nextAnnouncement {
-                out += a.receive(datagram(try announce(high, sequence: 9 + UInt32(now)), from: there), now: now)
+                out += a.receive(datagram(try announce(responder ? low : high, sequence: 9 + UInt32(now)), from: there),
+                                 now: now)
                 nextAnnouncement += 1
             }
             note(out, at: now)
-            sends += sent(out).filter { if case .invite = $0.0 { true } else { false } }.map { _ in now }
+            sends += sent(out).filter {
+                switch $0.0 {
+                case .invite: !responder
+                case .solicit: responder
+                default: false
+                }
+            }.map { _ in now }
         }
         return (sends, a)
     }
@@ -242,6 +252,16 @@ import Transport
         let quickGaps = zip(prompt.dropFirst(), prompt).map { $0 - $1 }
         #expect(quickGaps.count >= 14 && quickGaps.allSatisfy { $0 >= 0.75 - 1e-9 && $0 <= 1.25 + 1e-9 }, "\(quickGaps)")
         #expect(quick.counters.resendsDeferredWhileBehind == 0)
+    }
+
+    /// A responder asks to be invited 3 s after it discovered its initiator (at the first announcement heard after);
+    /// 2 s behind on its reading, it waits twice that longer, for the invitation may be in its own queue.
+    @Test func aResponderBehindOnItsReadingSolicitsLater() throws {
+        let (prompt, _) = try unansweredWhileReadingBehind(echoDelay: 0.01, end: 12, responder: true)
+        let (behind, _) = try unansweredWhileReadingBehind(echoDelay: 2, end: 12, responder: true)
+        // Discovered at 0.1 s, announcements heard at 0.1, 1.1, 2.1 ...
+        #expect(abs((prompt.first ?? 0) - 3.1) < 1e-9, "\(prompt)")
+        #expect(abs((behind.first ?? 0) - 7.1) < 1e-9, "\(behind)")
     }
 
     @Test func sendBudgetSpacesInvitationsBeyondABurst() throws {
