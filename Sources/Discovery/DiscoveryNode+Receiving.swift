@@ -384,6 +384,16 @@ extension DiscoveryNode {
     /// How soon a silence that has not been read through yet is looked at again.
     static let readBehindRecheck = 0.25
 
+    /// Takes the transport's count of datagrams dropped at this node's full receive buffers, `total` since it
+    /// opened; a count that grew marks `now` as a time this node lost datagrams of its own.
+    public mutating func noteReceiveDrops(_ total: Int, now: Double) -> [NodeDirective] {
+        if total > receiveDrops {
+            receiveDrops = total
+            lastReceiveDropAt = now
+        }
+        return []
+    }
+
     mutating func noteOwnEcho(sequence: UInt32, now: Double) {
         guard let sentAt = ownSentAt[sequence] else { return }
         readThrough = max(readThrough, sentAt)

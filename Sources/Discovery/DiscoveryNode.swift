@@ -201,6 +201,10 @@ public struct DiscoveryNode {
     var readThrough = -Double.infinity
     /// How long the latest own announcement the group returned took to come back.
     var echoDelay = 0.0
+    /// The receive drops the transport has reported (datagrams lost at this node's full receive buffers), and when
+    /// their count last grew: a peer's silence since then may be its announcements dropped here.
+    var receiveDrops = 0
+    var lastReceiveDropAt = -Double.infinity
     var running = false
 
     /// A node that will advertise from `unicastPort`.
@@ -343,7 +347,9 @@ public struct DiscoveryNode {
             let (silenceCheckAt, announceInterval, lastHeard) = peers.values[index].silenceTimes()
             guard silenceCheckAt == due.time else { continue }
             let silence = timing.silence(after: announceInterval)
-            if heardUpTo(now: now, silence: silence) >= lastHeard + silence {
+            // Datagrams dropped at this node's own buffers since the peer was last heard may have been its
+            // announcements: not its silence.
+            if heardUpTo(now: now, silence: silence) >= lastHeard + silence, lastReceiveDropAt < lastHeard {
                 out += lose(due.peer, reason: .timeout)
             } else {
                 // Not silent yet, or not read up to the end of its silence: look again then, or a little later.

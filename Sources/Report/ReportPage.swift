@@ -35,7 +35,8 @@ public enum ReportPage {
             <select id="event" aria-label="bump or near miss"></select>
             <svg id="series" role="img" aria-label="true distance and estimate"></svg>
             <p class="legend"><span class="k tru"></span> true distance <span class="k est"></span> the estimate the
-            initiator's app saw <span class="k raw"></span> raw measurement <span class="k lim"></span> 8 cm</p>
+            initiator's app saw (the responder's, in a crowd's trace that does not follow the initiator)
+            <span class="k raw"></span> raw measurement <span class="k lim"></span> 8 cm</p>
             </section>
             <section id="dists"><h2>Distributions</h2>
             <div class="grid"><figure><svg id="h-raw"></svg><figcaption>distance error, raw (|measured &minus; true|, cm)</figcaption></figure>

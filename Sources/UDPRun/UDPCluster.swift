@@ -159,6 +159,27 @@ public final class UDPCluster: Cluster, Sendable {
         let start = origin.deadline
         for (driver, delay) in zip(drivers, startDelays) {
             driver.eventLoop.scheduleTask(deadline: start + .nanoseconds(Int64(delay * 1e9))) { driver.value.start() }
+            Self.watchDrops(of: driver, every: Self.dropPollInterval)
+        }
+    }
+
+    /// How often each node reads its sockets' drop counts.
+    static let dropPollInterval = 0.5
+
+    /// Tells the node, every `interval` seconds while it runs, how many datagrams its sockets dropped at full
+    /// buffers (the kernel's count): a peer whose announcements were dropped is not silent (docs/discover.md).
+    private static func watchDrops(of driver: NIOLoopBound<NodeDriver>, every interval: Double) {
+        let loop = driver.eventLoop
+        loop.scheduleRepeatedAsyncTask(initialDelay: .milliseconds(Int64(interval * 1000)),
+                                       delay: .milliseconds(Int64(interval * 1000))) { _ in
+            // Until the loops shut down: a node not started yet, or stopped, is told nothing.
+            guard driver.value.isRunning, let udp = driver.value.transport as? UDPMulticastTransport else {
+                return loop.makeSucceededVoidFuture()
+            }
+            return udp.kernelDrops().map { total in
+                let now = driver.value.clock.now
+                driver.value.apply { $0.noteReceiveDrops(total, now: now) }
+            }
         }
     }
 

@@ -264,6 +264,43 @@ import Transport
         #expect(abs((behind.first ?? 0) - 7.1) < 1e-9, "\(behind)")
     }
 
+    /// A peer heard once at 0.1 s and then silent (announcing every 1 s: lost after 6 s of silence, read through
+    /// 6 s later when the node's own announcements do not return) is lost at about 12.1 s; while its receive
+    /// buffers drop datagrams after it was last heard (reported at 3 s), its silence may be their loss, and it is
+    /// kept; once heard again (at 20 s) with no drop since, it is lost 12 s later.
+    @Test func aPeerIsNotSilentWhileItsAnnouncementsMayHaveBeenDroppedHere() throws {
+        func lostAt(dropsAt: Double?) throws -> [Double] {
+            var a = try node(low)
+            _ = a.start(now: 0)
+            _ = a.receive(datagram(try announce(high), from: there), now: 0.1)
+            var lost: [Double] = []
+            var now = 0.1
+            var dropReported = dropsAt == nil
+            var heardAgain = false
+            while now < 40 {
+                var next = try #require(a.nextDeadline)
+                if !dropReported, let at = dropsAt { next = min(next, at) }
+                if !heardAgain { next = min(next, 20) }
+                now = next
+                var out = a.tick(now: now)
+                if !dropReported, now == dropsAt {
+                    out += a.noteReceiveDrops(17, now: now)
+                    dropReported = true
+                }
+                if !heardAgain, now == 20 {
+                    out += a.receive(datagram(try announce(high, sequence: 30), from: there), now: now)
+                    heardAgain = true
+                }
+                for case .event(.lost(_, .timeout)) in out { lost.append(now) }
+            }
+            return lost
+        }
+        let quiet = try lostAt(dropsAt: nil)
+        #expect(quiet.count == 2 && abs(quiet[0] - 12.1) < 0.3 && abs(quiet[1] - 32) < 0.3, "\(quiet)")
+        let dropping = try lostAt(dropsAt: 3)
+        #expect(dropping.count == 1 && abs(dropping[0] - 32) < 0.3, "\(dropping)")
+    }
+
     @Test func sendBudgetSpacesInvitationsBeyondABurst() throws {
         var c = DiscoveryNode.Configuration(serviceType: "nearcatch", identity: TestIdentities.identity(TestIdentities.peer(1)), incarnation: 1, displayName: "a")
         c.timing.sendBudget = 10
