@@ -192,6 +192,9 @@ public struct DiscoveryNode {
     var burstLeft = 0
     var nextAnnounceAt = Double.infinity
     var lastAnnouncedAt = -Double.infinity
+    /// The interval the latest announcement promised, and the jitter its period was drawn with.
+    var promisedInterval = 0.0
+    var announceJitterFactor = 1.0
     /// This node's latest announcement, to recognise it when the group returns it.
     var ownAnnouncement: [UInt8] = []
     /// When each of this node's latest announcements was sent, by sequence number, until the group returns it.
@@ -309,6 +312,10 @@ public struct DiscoveryNode {
         return min(due, invitation.startedAt + timing.invitationTimeout)
     }
 
+    /// How many times its promised interval an announcement may be put off by reconsideration: peers count it
+    /// missed only after ``DiscoveryTiming/missedAnnouncements`` (5) times that, with jitter.
+    static let promiseSlack = 2.5
+
     /// Does whatever is due at `now`.
     ///
     /// - Complexity: O(k log n) for the k timer entries due.
@@ -320,6 +327,13 @@ public struct DiscoveryNode {
 
     mutating func tickDue(now: Double) -> [NodeDirective] {
         var out: [NodeDirective] = []
+        if now >= nextAnnounceAt, burstLeft == 0, lastAnnouncedAt > -Double.infinity,
+           case let due = min(lastAnnouncedAt + announceInterval.seconds * announceJitterFactor,
+                              lastAnnouncedAt + Self.promiseSlack * promisedInterval), due > now + 1e-9 {
+            // Reconsidered (RFC 3550, 6.3.6): the group learned since the period was drawn asks for a longer one;
+            // within the slack the last announcement's promise leaves the peers before they count it missed.
+            nextAnnounceAt = due
+        }
         if now >= nextAnnounceAt {
             sequence &+= 1
             let interval = announceInterval
@@ -336,8 +350,10 @@ public struct DiscoveryNode {
                 nextAnnounceAt = now + timing.burstSpacing
             } else {
                 burstLeft = 0
-                nextAnnounceAt = now + interval.seconds * (1 + timing.announceJitter * (2 * random.uniform() - 1))
+                announceJitterFactor = 1 + timing.announceJitter * (2 * random.uniform() - 1)
+                nextAnnounceAt = now + interval.seconds * announceJitterFactor
             }
+            promisedInterval = interval.seconds
         }
         while let due = silenceQueue.min, due.time <= now {
             silenceQueue.removeMin()

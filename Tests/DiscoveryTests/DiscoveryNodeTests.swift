@@ -301,6 +301,34 @@ import Transport
         #expect(dropping.count == 1 && abs(dropping[0] - 32) < 0.3, "\(dropping)")
     }
 
+    /// A node that learns a large group while its period runs puts its next announcement off (RFC 3550's
+    /// reconsideration): it knew no one when it drew 1 s, and 500 peers (5.01 s at 100 announcements a second) by the
+    /// time the timer fires, so it announces when its last promise (1 s) allows at the latest, 2.5 periods after the
+    /// last, and promises 5.01 s then.
+    @Test func aNodeThatLearnsALargeGroupPutsItsAnnouncementOff() throws {
+        var a = try node(low)
+        _ = a.start(now: 0)
+        _ = a.tick(now: 0.15)
+        _ = a.tick(now: 0.3)
+        let drawn = try #require(a.nextDeadline)
+        #expect(drawn >= 0.3 + 0.8 - 1e-9 && drawn <= 0.3 + 1.2 + 1e-9)
+        for i in 0..<500 {
+            _ = a.receive(datagram(try announce(TestIdentities.peer(1000 + UInt64(i))), from: there), now: 0.5)
+        }
+        let announcements = { (out: [NodeDirective]) in
+            self.sent(out).compactMap { m -> AnnounceInterval? in if case .announce(_, _, let i) = m.0 { i } else { nil } }
+        }
+        // Every deadline up to 3 s (the invitations to the 500 have theirs too): one announcement, at 2.8 s.
+        var sentAt: [(Double, AnnounceInterval)] = []
+        var now = drawn
+        while now < 3 {
+            sentAt += announcements(a.tick(now: now)).map { (now, $0) }
+            now = try #require(a.nextDeadline)
+        }
+        #expect(sentAt.count == 1 && abs((sentAt.first?.0 ?? 0) - 2.8) < 1e-9, "\(sentAt)")
+        #expect(sentAt.first?.1.milliseconds == 5_010)
+    }
+
     @Test func sendBudgetSpacesInvitationsBeyondABurst() throws {
         var c = DiscoveryNode.Configuration(serviceType: "nearcatch", identity: TestIdentities.identity(TestIdentities.peer(1)), incarnation: 1, displayName: "a")
         c.timing.sendBudget = 10
