@@ -29,7 +29,7 @@ extension DiscoveryNode {
         if let peer = WireFormat.announcedPeer(in: datagram.bytes) {
             if peer == me, WireFormat.sameAnnouncement(datagram.bytes, ownAnnouncement) {
                 counters.ownIgnored += 1
-                noteOwnEcho(sequence: WireFormat.announcementSequence(in: datagram.bytes), now: now)
+                reading.noteEcho(sequence: WireFormat.announcementSequence(in: datagram.bytes), now: now)
                 return []
             }
             // Through the in-place accessor: reading `peers.values[index]` would copy the peer, a retain for every
@@ -71,7 +71,7 @@ extension DiscoveryNode {
         }
         switch message {
         case .announce(let ad, let sequence, let interval):
-            if ad.peer == me { noteOwnEcho(sequence: sequence, now: now) }
+            if ad.peer == me { reading.noteEcho(sequence: sequence, now: now) }
             return receiveAnnouncement(ad, sequence: sequence, interval: interval, bytes: datagram.bytes,
                                        from: datagram.source, now: now)
         case .goodbye(let peer, let incarnation):
@@ -373,51 +373,20 @@ extension DiscoveryNode {
         // reading waits longer: the invitation may be in its own queue, or in the initiator's behind the
         // announcement that introduced this node.
         guard hasRoom, !isHeldOff(peer, now: now), !table.hasSession(with: peer),
-              now - discoveredAt >= timing.solicitAfter + 2 * readingLag(now: now), budget.take(now: now)
+              now - discoveredAt >= timing.solicitAfter + 2 * reading.lag(now: now, prompt: timing.retransmitInterval), budget.take(now: now)
         else { return [] }
         holdOff(peer, now: now)
         return [solicit(peer, incarnation: incarnation, at: peers.values[index].endpoint)]
     }
 
-    /// Own announcements whose send times are kept until the group returns them.
-    static let ownAnnouncementsTracked = 16
     /// How soon a silence that has not been read through yet is looked at again.
     static let readBehindRecheck = 0.25
 
     /// Takes the transport's count of datagrams dropped at this node's full receive buffers, `total` since it
     /// opened; a count that grew marks `now` as a time this node lost datagrams of its own.
     public mutating func noteReceiveDrops(_ total: Int, now: Double) -> [NodeDirective] {
-        if total > receiveDrops {
-            receiveDrops = total
-            lastReceiveDropAt = now
-        }
+        reading.noteDrops(total: total, now: now)
         return []
-    }
-
-    mutating func noteOwnEcho(sequence: UInt32, now: Double) {
-        guard let sentAt = ownSentAt[sequence] else { return }
-        readThrough = max(readThrough, sentAt)
-        echoDelay = now - sentAt
-        for key in ownSentAt.keys where key <= sequence { ownSentAt[key] = nil }
-    }
-
-    /// How far behind its reading this node is: if its latest own announcement came back late (later than the
-    /// shortest resend wait), the time it took, or how long the oldest sent since has been out if longer (it waits
-    /// in the same queue). Zero when the latest came back promptly, whatever is out since: on a lossy network an
-    /// announcement that never comes back would pass for a queue (at 20% loss with 20 devices, a pair took over 30 s
-    /// to meet); and zero until one has come back: a transport may return none.
-    func readingLag(now: Double) -> Double {
-        guard echoDelay > timing.retransmitInterval else { return 0 }
-        return max(echoDelay, now - (ownSentAt.values.min() ?? now))
-    }
-
-    /// The time up to which this node has read what the group sent. With every own announcement returned, it is
-    /// current; with some still out, it has read up to the send time of the latest returned. A node whose own
-    /// announcements do not return (a transport without multicast loopback) or return no longer counts as current
-    /// once more than `silence` behind, so that a silent peer is then lost at most that much later.
-    func heardUpTo(now: Double, silence: Double) -> Double {
-        if ownSentAt.isEmpty, readThrough > -Double.infinity { return now }
-        return max(readThrough, now - silence)
     }
 
     /// This node's announce period for the group it knows now (``DiscoveryTiming/announceInterval(forGroupOf:)``).

@@ -197,17 +197,8 @@ public struct DiscoveryNode {
     var announceJitterFactor = 1.0
     /// This node's latest announcement, to recognise it when the group returns it.
     var ownAnnouncement: [UInt8] = []
-    /// When each of this node's latest announcements was sent, by sequence number, until the group returns it.
-    var ownSentAt: [UInt32: Double] = [:]
-    /// The send time of the latest own announcement the group has returned: everything sent to the group before
-    /// it has been read. A node behind on its reading must not take for silence what waits in its own queue.
-    var readThrough = -Double.infinity
-    /// How long the latest own announcement the group returned took to come back.
-    var echoDelay = 0.0
-    /// The receive drops the transport has reported (datagrams lost at this node's full receive buffers), and when
-    /// their count last grew: a peer's silence since then may be its announcements dropped here.
-    var receiveDrops = 0
-    var lastReceiveDropAt = -Double.infinity
+    /// How far this node has read what the group sent it.
+    var reading = ReadingProgress()
     var running = false
 
     /// A node that will advertise from `unicastPort`.
@@ -246,7 +237,7 @@ public struct DiscoveryNode {
         ["peers": peers.count, "sessions": table.count, "strangers": strangers.count, "invitations": invitations.count,
          "waiting": waiting.count, "heldOff": heldOff.count, "declined": declinedAt.count, "departures": departures.count,
          "silenceQueue": silenceQueue.count, "exchangeQueue": exchangeQueue.count, "solicits": pendingSolicits.count,
-         "toldInvited": toldInvited.count, "earlyData": earlyData.count, "ownSentAt": ownSentAt.count]
+         "toldInvited": toldInvited.count, "earlyData": earlyData.count, "ownSentAt": reading.outstanding.count]
     }
     var timing: DiscoveryTiming { configuration.timing }
 
@@ -303,13 +294,13 @@ public struct DiscoveryNode {
     /// Resends no sooner than a round trip through two queues as far behind as this node's own (the peer's, read in
     /// the same way, and this node's, where the answer would wait): a host behind on its reading cannot tell an
     /// answer lost from one still queued, and resending then only lengthens every queue (a congestion collapse).
-    /// Returns when to look again, or `nil` to resend now.
-    func resendWaitsForReading(_ invitation: Invitation, now: Double) -> Double? {
-        let lag = readingLag(now: now)
-        guard lag > timing.retransmitInterval else { return nil }
+    /// Returns when to look again, or `nil` to resend now. Static, with the lag passed in: a question put to `self`
+    /// from ``tickDue(now:)`` would copy the whole node.
+    static func resendWaitsForReading(_ invitation: Invitation, lag: Double, now: Double, timeout: Double) -> Double? {
+        guard lag > 0 else { return nil }
         let due = invitation.lastSentAt + 2 * lag
         guard due > now else { return nil }
-        return min(due, invitation.startedAt + timing.invitationTimeout)
+        return min(due, invitation.startedAt + timeout)
     }
 
     /// How many times its promised interval an announcement may be put off by reconsideration: peers count it
@@ -340,10 +331,7 @@ public struct DiscoveryNode {
             let announcement = send(.announce(advertisement, sequence: sequence, interval: interval), to: .group)
             if case .send(let bytes, _) = announcement { ownAnnouncement = bytes }
             out.append(announcement)
-            if ownSentAt.count >= Self.ownAnnouncementsTracked, let oldest = ownSentAt.keys.min() {
-                ownSentAt[oldest] = nil
-            }
-            ownSentAt[sequence] = now
+            reading.noteSent(sequence: sequence, at: now)
             lastAnnouncedAt = now
             if burstLeft > 1 {
                 burstLeft -= 1
@@ -363,13 +351,12 @@ public struct DiscoveryNode {
             let (silenceCheckAt, announceInterval, lastHeard) = peers.values[index].silenceTimes()
             guard silenceCheckAt == due.time else { continue }
             let silence = timing.silence(after: announceInterval)
-            // Datagrams dropped at this node's own buffers since the peer was last heard may have been its
-            // announcements: not its silence.
-            if heardUpTo(now: now, silence: silence) >= lastHeard + silence, lastReceiveDropAt < lastHeard {
+            let silentUntil = reading.silenceCounts(from: lastHeard) + silence
+            if reading.heardUpTo(now: now, silence: silence) >= silentUntil {
                 out += lose(due.peer, reason: .timeout)
             } else {
                 // Not silent yet, or not read up to the end of its silence: look again then, or a little later.
-                let next = max(lastHeard + silence, now + Self.readBehindRecheck)
+                let next = max(silentUntil, now + Self.readBehindRecheck)
                 peers.values[index].silenceCheckAt = next
                 silenceQueue.insert(PeerDeadline(time: next, peer: due.peer))
             }
@@ -393,7 +380,10 @@ public struct DiscoveryNode {
                 let wait = holdOff(peer, now: now)
                 out += abandonInvitation(peer, detail: "no answer to \(invitation.sends) invitations while others "
                                              + "waited; tried again in \(Int(wait)) s")
-            } else if invitation.sends > 0, let later = resendWaitsForReading(invitation, now: now) {
+            } else if invitation.sends > 0,
+                      let later = Self.resendWaitsForReading(
+                          invitation, lag: reading.lag(now: now, prompt: timing.retransmitInterval), now: now,
+                          timeout: timing.invitationTimeout) {
                 // The answer may be in this node's own unread queue: wait until the node has read that far.
                 counters.resendsDeferredWhileBehind += 1
                 invitations[peer]?.queuedAt = later

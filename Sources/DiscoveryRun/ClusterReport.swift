@@ -32,10 +32,12 @@ public struct ClusterReport: Sendable, Codable, Equatable {
     public var groupKey: String
 
     /// Datagrams sent per pair of peers: the protocol's cost of bringing a group together (announcements and
-    /// goodbyes included).
+    /// goodbyes included). Over this run's share of the group's pairs: each of its nodes has `expectedPeers - 1`
+    /// pairs, and a pair with a node of another process is half this run's, so the shares of all the processes of
+    /// a group add up to its pairs, and their sends to its cost.
     public var datagramsPerPair: Double? {
-        let pairs = peers * (peers - 1) / 2
-        return pairs > 0 ? Double(datagrams.sentTotal) / Double(pairs) : nil
+        let pairs = Double(peers) * Double(max(expectedPeers, peers) - 1) / 2
+        return pairs > 0 ? Double(datagrams.sentTotal) / pairs : nil
     }
 }
 

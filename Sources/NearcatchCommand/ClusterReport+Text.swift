@@ -14,7 +14,8 @@ extension ClusterReport {
         }
         let sentParts = sent(datagrams.sent)
         lines.append("datagrams sent \(datagrams.sentTotal) (\(sentParts)), received \(datagrams.received)"
-            + (datagramsPerPair.map { String(format: "; %.2f sent per pair", $0) } ?? ""))
+            + (datagramsPerPair.map { String(format: "; %.2f sent per pair", $0) } ?? "")
+            + (expectedPeers > peers ? " (over this process's share of the group's pairs)" : ""))
         let refusedTotal = datagrams.refused.values.reduce(0, +)
         let refusedParts = datagrams.refused.filter { $0.value > 0 }.sorted { $0.key < $1.key }
             .map { "\($0.key) \($0.value)" }.joined(separator: ", ")

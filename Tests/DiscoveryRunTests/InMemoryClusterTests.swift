@@ -84,6 +84,12 @@ import Transport
         #expect(report.datagrams.retransmissions == 0)
         #expect(report.datagrams.refused["tokenMismatch"] == 0)
         #expect(try #require(report.datagramsPerPair) < 2.2)
+        #expect(report.datagramsPerPair == Double(report.datagrams.sentTotal) / 4_950)
+        // A process of a larger group: 100 of 1,000 peers own 100 × 999 / 2 of the group's pairs, so that three
+        // processes' figures add up to the whole group's.
+        var share = report
+        share.expectedPeers = 1_000
+        #expect(share.datagramsPerPair == Double(report.datagrams.sentTotal) / 49_950)
     }
 
     /// At 30% loss, a peer is lost only after 12 missed announcements (0.3^12 = 5e-7 per announcement; at the
