@@ -318,15 +318,6 @@ public struct DiscoveryNode {
 
     mutating func tickDue(now: Double) -> [NodeDirective] {
         var out: [NodeDirective] = []
-        if now >= nextAnnounceAt, burstLeft > 0, burstLeft < timing.burstCount,
-           Double(peers.count + 1) > timing.groupAnnouncementRate * timing.announceInterval {
-            // A group already larger than the rate allows at the shortest interval hears its full share of
-            // announcements without the rest of this burst. A crowd that starts together would otherwise send
-            // burstCount announcements each, every one to every member (3 million deliveries at 1,000), while its
-            // members are reading the first round; one joining a steady group has heard few when its burst runs.
-            burstLeft = 0
-            announceJitterFactor = 1 + timing.announceJitter * (2 * random.uniform() - 1)
-        }
         if now >= nextAnnounceAt, burstLeft == 0, lastAnnouncedAt > -Double.infinity,
            case let due = min(lastAnnouncedAt + announceInterval.seconds * announceJitterFactor,
                               lastAnnouncedAt + Self.promiseSlack * promisedInterval), due > now + 1e-9 {

@@ -87,12 +87,11 @@ import Transport
                                   tokens: SeededTokenSource(random: RandomSource(seed: 1)), random: RandomSource(seed: 2))
         _ = b.start(now: 0)
         _ = b.tick(now: 0.15)
-        // B knows five peers by its last burst slot (6 members, more than 2 a second allow at 1 s): the burst ends,
-        // and its next announcement is put off as far as its last promise (1 s, at 0.15 s) allows, 2.5 s.
+        // B knows five peers before its burst ends: its next announcement is 3 s away (6 members at 2 a second).
         for i in 0..<5 { _ = b.receive(datagram(try announce(TestIdentities.peer(100 + i)), from: there), now: 0.2) }
-        #expect(sent(b.tick(now: 0.3)).isEmpty)
+        _ = b.tick(now: 0.3)
         let after = try #require(b.nextDeadline)
-        #expect(after >= 0.15 + 3 * 0.8 - 1e-9 && after <= 0.15 + 2.5 + 1e-9, "\(after)")
+        #expect(after >= 0.3 + 3 * 0.8 - 1e-9 && after <= 0.3 + 3 * 1.2 + 1e-9)
         // A (the lower id, the initiator) starts at 0.5: it cannot know B, and would wait seconds to hear it.
         let heard = sent(b.receive(datagram(try announce(low, sequence: 1), from: here), now: 0.5))
         #expect(heard.count == 1)
@@ -151,17 +150,14 @@ import Transport
 
     @Test func announceIntervalGrowsWithTheGroupAndEachPeerIsTimedOutByItsOwn() throws {
         let run = try silentGroup(echoDelay: 0.001, end: 40)
-        // Eight members at four a second: more than the rate allows at 1 s, so the start burst ends after its first
-        // announcement (made knowing no one: 1 s); then every 2 s until the peers are lost; then the node is alone
-        // again, and back to 1 s.
+        // Eight members at four a second: every 2 s (the start announcement and the burst included), until the
+        // peers are lost; then the node is alone again, and back to 1 s.
         let whole = run.announcements.filter { $0.0 < 6.05 }
-        #expect(whole.count >= 3 && whole[0].0 == 0 && whole[1].0 >= 1.6 - 1e-9 && whole[1].0 <= 2.4 + 1e-9,
-                "\(whole)")
-        #expect(whole.first?.1.milliseconds == 1_000)
+        #expect(whole.count >= 5)
         #expect(whole.dropFirst().allSatisfy { $0.1.milliseconds == 2_000 })
         #expect(run.announcements.last?.1.milliseconds == 1_000)
-        let gaps = zip(whole.dropFirst(2), whole.dropFirst(1)).map { $0.0 - $1.0 }
-        #expect(!gaps.isEmpty && gaps.allSatisfy { $0 >= 1.6 - 1e-9 && $0 <= 2.4 + 1e-9 })
+        let gaps = zip(whole.dropFirst(3), whole.dropFirst(2)).map { $0.0 - $1.0 }
+        #expect(gaps.allSatisfy { $0 >= 1.6 - 1e-9 && $0 <= 2.4 + 1e-9 })
         // Silent from 0.05: the six 1 s peers are lost after 5 x 1 x 1.2 = 6 s, the 10 s one after 60 s (not yet).
         #expect(run.lost.count == 6)
         #expect(run.lost.allSatisfy { abs($0.0 - 6.05) < 1e-6 && $0.1 != TestIdentities.peer(200) })
@@ -335,30 +331,6 @@ import Transport
         #expect(sentAt.first?.1.milliseconds == 5_010)
     }
 
-
-    /// A node that has heard more of a crowd by its second start announcement (0.15 s) than the rate allows at the
-    /// shortest interval (100) ends its burst: it has heard 400, so its next announcement (4.01 s away) is put off as
-    /// far as its first promise (1 s) allows: at 2.5 s. One that has heard 60 (a steady group of 1,000 hearing 100 a second
-    /// for 0.6 s) sends all three.
-    @Test func aNodeThatHearsACrowdAtItsStartEndsItsBurst() throws {
-        func announcedAt(heard: Int) throws -> [Double] {
-            var a = try node(low)
-            var times = sent(a.start(now: 0)).filter { if case .announce = $0.0 { true } else { false } }.map { _ in 0.0 }
-            for i in 0..<heard {
-                _ = a.receive(datagram(try announce(TestIdentities.peer(1000 + UInt64(i))), from: there), now: 0.1)
-            }
-            var now = try #require(a.nextDeadline)
-            while now < 3 {
-                times += sent(a.tick(now: now)).filter { if case .announce = $0.0 { true } else { false } }.map { _ in now }
-                now = try #require(a.nextDeadline)
-            }
-            return times
-        }
-        let crowd = try announcedAt(heard: 400)
-        #expect(crowd.count == 2 && crowd[0] == 0 && abs(crowd[1] - 2.5) < 1e-9, "\(crowd)")
-        let few = try announcedAt(heard: 60)
-        #expect(few.count >= 3 && few[0] == 0 && abs(few[1] - 0.15) < 1e-9 && abs(few[2] - 0.3) < 1e-9, "\(few)")
-    }
     @Test func sendBudgetSpacesInvitationsBeyondABurst() throws {
         var c = DiscoveryNode.Configuration(serviceType: "nearcatch", identity: TestIdentities.identity(TestIdentities.peer(1)), incarnation: 1, displayName: "a")
         c.timing.sendBudget = 10
