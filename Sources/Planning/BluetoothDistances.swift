@@ -28,7 +28,8 @@ public struct BluetoothDistances {
         distances = smoothed
     }
 
-    /// Takes one reading of every pair met so far, or of pairs `first...` only (dBm, by pair index; NaN: not heard, which forgets the average).
+    /// Takes one reading of every pair met so far, or of pairs `first...` only (dBm, by pair index; NaN: not heard,
+    /// which forgets the average).
     public mutating func take(_ readings: [Float], from first: Int = 0) {
         precondition(readings.count >= smoothed.count, "a reading for every pair")
         // Pairs met since the last reading: nothing heard of them yet.

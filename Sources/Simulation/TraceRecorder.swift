@@ -124,9 +124,11 @@ final class TraceRecorder: Sendable {
 
     func record(_ event: RunEvent) {
         let traced = traces(event)
-        // A bump the trace leaves out (its device is not followed) still brings in the followed peer's updates before
-        // it, as the whole trace has them.
-        if !traced, case .bump = event.kind {} else if !traced { return }
+        if !traced {
+            // A bump the trace leaves out (its device is not followed) still brings in the followed peer's updates
+            // before it, as the whole trace has them.
+            guard case .bump = event.kind else { return }
+        }
         state.withLock { s in
             s.order += 1
             switch event.kind {
