@@ -291,18 +291,6 @@ public struct DiscoveryNode {
         return [send(goodbye, to: .group)]
     }
 
-    /// Resends no sooner than a round trip through two queues as far behind as this node's own (the peer's, read in
-    /// the same way, and this node's, where the answer would wait): a host behind on its reading cannot tell an
-    /// answer lost from one still queued, and resending then only lengthens every queue (a congestion collapse).
-    /// Returns when to look again, or `nil` to resend now. Static, with the lag passed in: a question put to `self`
-    /// from ``tickDue(now:)`` would copy the whole node.
-    static func resendWaitsForReading(_ invitation: Invitation, lag: Double, now: Double, timeout: Double) -> Double? {
-        guard lag > 0 else { return nil }
-        let due = invitation.lastSentAt + 2 * lag
-        guard due > now else { return nil }
-        return min(due, invitation.startedAt + timeout)
-    }
-
     /// How many times its promised interval an announcement may be put off by reconsideration: peers count it
     /// missed only after ``DiscoveryTiming/missedAnnouncements`` (5) times that, with jitter.
     static let promiseSlack = 2.5
@@ -381,10 +369,10 @@ public struct DiscoveryNode {
                 out += abandonInvitation(peer, detail: "no answer to \(invitation.sends) invitations while others "
                                              + "waited; tried again in \(Int(wait)) s")
             } else if invitation.sends > 0,
-                      let later = Self.resendWaitsForReading(
-                          invitation, lag: reading.lag(now: now, prompt: timing.retransmitInterval), now: now,
-                          timeout: timing.invitationTimeout) {
+                      let after = reading.resendAfter(lastSentAt: invitation.lastSentAt, now: now,
+                                                      prompt: timing.retransmitInterval) {
                 // The answer may be in this node's own unread queue: wait until the node has read that far.
+                let later = min(after, invitation.startedAt + timing.invitationTimeout)
                 counters.resendsDeferredWhileBehind += 1
                 invitations[peer]?.queuedAt = later
                 exchangeQueue.insert(PeerDeadline(time: later, peer: peer))

@@ -48,6 +48,16 @@ struct ReadingProgress: Sendable {
         return max(echoDelay, now - (outstanding.values.min() ?? now))
     }
 
+    /// When a resend of what was last sent at `lastSentAt` may go, or `nil` if it may go now: no sooner than a
+    /// round trip through two queues as far behind as this node's own (the peer's, read in the same way, and this
+    /// node's, where the answer would wait). A host behind on its reading cannot tell an answer lost from one still
+    /// queued, and resending then only lengthens every queue (a congestion collapse).
+    func resendAfter(lastSentAt: Double, now: Double, prompt: Double) -> Double? {
+        let lag = lag(now: now, prompt: prompt)
+        guard lag > 0, lastSentAt + 2 * lag > now else { return nil }
+        return lastSentAt + 2 * lag
+    }
+
     /// The time up to which the node has read what the group sent. With every own announcement returned, it is
     /// current; with some still out, it has read up to the send time of the latest returned. A node whose own
     /// announcements do not return (a transport without multicast loopback) or return no longer counts as current
