@@ -59,12 +59,16 @@ struct ReadingProgress: Sendable {
     }
 
     /// The time up to which the node has read what the group sent. With every own announcement returned, it is
-    /// current; with some still out, it has read up to the send time of the latest returned. A node whose own
-    /// announcements do not return (a transport without multicast loopback) or return no longer counts as current
-    /// once more than `silence` behind, so that a silent peer is then lost at most that much later.
+    /// current; with some still out, it has read up to the send time of the latest returned, however long ago that
+    /// is: unread time is not silence. A node whose own announcements have never returned (a transport without
+    /// multicast loopback) counts as `silence` behind, so that a silent peer is then lost that much later.
+    ///
+    /// Once returned, always trusted: a bound on how far behind a node may be (it was `silence`) lost live peers
+    /// whenever reading fell further behind, as it does at 1,000 peers on two cores (up to 249,000 relations in a
+    /// process). A returned announcement's successors each move it on, so a lost one holds nothing up for long.
     func heardUpTo(now: Double, silence: Double) -> Double {
-        if outstanding.isEmpty, readThrough > -Double.infinity { return now }
-        return max(readThrough, now - silence)
+        guard readThrough > -Double.infinity else { return now - silence }
+        return outstanding.isEmpty ? now : readThrough
     }
 
     /// When the silence of a peer last heard at `lastHeard` began to count: datagrams dropped at the node's own
