@@ -173,6 +173,17 @@ import Transport
         #expect(run.lost.allSatisfy { $0.0 >= sentAfterSilence + 3 - 1e-9 && $0.0 <= sentAfterSilence + 3 + 0.25 + 1e-9 })
     }
 
+    /// Further behind than a silence (own announcements back 10 s late, a silence 6 s): the node still counts only
+    /// what it has read, and loses the six once an announcement sent after 6.05 s is back, not at 12.05 s, when a
+    /// bound of one silence behind would have taken unread time for silence.
+    @Test func aNodeFarBehindOnItsReadingStillCountsOnlyWhatItHasRead() throws {
+        let run = try silentGroup(echoDelay: 10, end: 40)
+        #expect(run.lost.count == 6)
+        let sentAfterSilence = try #require(run.announcements.first { $0.0 >= 6.05 }).0
+        #expect(run.lost.allSatisfy { $0.0 >= sentAfterSilence + 10 - 1e-9 && $0.0 <= sentAfterSilence + 10 + 0.25 + 1e-9 },
+                "\(run.lost.map(\.0)) after \(sentAfterSilence)")
+    }
+
     @Test func unansweredInvitationBacksOffWithJitterAndKeepsToItsCap() throws {
         var a = try node(low)
         _ = a.start(now: 0)
