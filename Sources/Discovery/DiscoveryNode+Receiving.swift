@@ -373,7 +373,7 @@ extension DiscoveryNode {
         // reading waits longer: the invitation may be in its own queue, or in the initiator's behind the
         // announcement that introduced this node.
         guard hasRoom, !isHeldOff(peer, now: now), !table.hasSession(with: peer),
-              now - discoveredAt >= timing.solicitAfter + 2 * reading.lag(now: now, prompt: timing.retransmitInterval), budget.take(now: now)
+              now - discoveredAt >= timing.solicitAfter + 2 * reading.lag(now: now), budget.take(now: now)
         else { return [] }
         holdOff(peer, now: now)
         return [solicit(peer, incarnation: incarnation, at: peers.values[index].endpoint)]

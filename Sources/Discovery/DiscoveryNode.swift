@@ -198,7 +198,7 @@ public struct DiscoveryNode {
     /// This node's latest announcement, to recognise it when the group returns it.
     var ownAnnouncement: [UInt8] = []
     /// How far this node has read what the group sent it.
-    var reading = ReadingProgress()
+    var reading: ReadingProgress
     var running = false
 
     /// A node that will advertise from `unicastPort`.
@@ -224,6 +224,7 @@ public struct DiscoveryNode {
         self.tokens = tokens
         self.random = random
         self.budget = SendBudget(rate: configuration.timing.sendBudget)
+        self.reading = ReadingProgress(prompt: configuration.timing.retransmitInterval)
         self.windowLimit = max(1, min(configuration.timing.invitationWindow, configuration.maximumSessions / 2))
     }
 
@@ -237,7 +238,7 @@ public struct DiscoveryNode {
         ["peers": peers.count, "sessions": table.count, "strangers": strangers.count, "invitations": invitations.count,
          "waiting": waiting.count, "heldOff": heldOff.count, "declined": declinedAt.count, "departures": departures.count,
          "silenceQueue": silenceQueue.count, "exchangeQueue": exchangeQueue.count, "solicits": pendingSolicits.count,
-         "toldInvited": toldInvited.count, "earlyData": earlyData.count, "ownSentAt": reading.outstanding.count]
+         "toldInvited": toldInvited.count, "earlyData": earlyData.count, "ownAnnouncementsOut": reading.outstanding.count]
     }
     var timing: DiscoveryTiming { configuration.timing }
 
@@ -369,8 +370,7 @@ public struct DiscoveryNode {
                 out += abandonInvitation(peer, detail: "no answer to \(invitation.sends) invitations while others "
                                              + "waited; tried again in \(Int(wait)) s")
             } else if invitation.sends > 0,
-                      let after = reading.resendAfter(lastSentAt: invitation.lastSentAt, now: now,
-                                                      prompt: timing.retransmitInterval) {
+                      let after = reading.resendAfter(lastSentAt: invitation.lastSentAt, now: now) {
                 // The answer may be in this node's own unread queue: wait until the node has read that far.
                 let later = min(after, invitation.startedAt + timing.invitationTimeout)
                 counters.resendsDeferredWhileBehind += 1

@@ -7,6 +7,10 @@ struct ReadingProgress: Sendable {
     /// Own announcements whose send times are kept until the group returns them.
     static let tracked = 16
 
+    /// How late an own announcement may come back and the node still count as reading promptly: the shortest
+    /// resend wait (``DiscoveryTiming/retransmitInterval``).
+    let prompt: Double
+
     /// When each of the node's latest announcements was sent, by sequence number, until the group returns it.
     private(set) var outstanding: [UInt32: Double] = [:]
     /// The send time of the latest own announcement the group has returned: everything sent to the group before
@@ -18,6 +22,10 @@ struct ReadingProgress: Sendable {
     /// may be its announcements dropped here.
     private(set) var receiveDrops = 0
     private(set) var lastDropAt = -Double.infinity
+
+    init(prompt: Double) {
+        self.prompt = prompt
+    }
 
     mutating func noteSent(sequence: UInt32, at now: Double) {
         if outstanding.count >= Self.tracked, let oldest = outstanding.keys.min() { outstanding[oldest] = nil }
@@ -38,12 +46,12 @@ struct ReadingProgress: Sendable {
         lastDropAt = now
     }
 
-    /// How far behind its reading the node is: if its latest own announcement came back later than `prompt`, the
+    /// How far behind its reading the node is: if its latest own announcement came back later than ``prompt``, the
     /// time it took, or how long the oldest sent since has been out if longer (it waits in the same queue). Zero
     /// when the latest came back promptly, whatever is out since: on a lossy network an announcement that never
     /// comes back would pass for a queue (at 20% loss with 20 devices, a pair took over 30 s to meet); and zero until
     /// one has come back: a transport may return none.
-    func lag(now: Double, prompt: Double) -> Double {
+    func lag(now: Double) -> Double {
         guard echoDelay > prompt else { return 0 }
         return max(echoDelay, now - (outstanding.values.min() ?? now))
     }
@@ -52,8 +60,8 @@ struct ReadingProgress: Sendable {
     /// round trip through two queues as far behind as this node's own (the peer's, read in the same way, and this
     /// node's, where the answer would wait). A host behind on its reading cannot tell an answer lost from one still
     /// queued, and resending then only lengthens every queue (a congestion collapse).
-    func resendAfter(lastSentAt: Double, now: Double, prompt: Double) -> Double? {
-        let lag = lag(now: now, prompt: prompt)
+    func resendAfter(lastSentAt: Double, now: Double) -> Double? {
+        let lag = lag(now: now)
         guard lag > 0, lastSentAt + 2 * lag > now else { return nil }
         return lastSentAt + 2 * lag
     }
