@@ -20,7 +20,8 @@ public struct DiscoveryCounters: Sendable, Equatable {
     public var retransmissions = 0
     /// Resends put off because this node was behind on its reading (the answer may have waited in its queue).
     public var resendsDeferredWhileBehind = 0
-    /// Announcements of known peers taken without decoding, being the same as the one each was discovered by.
+    /// Announcements of known peers taken without decoding, being the same as the one each was discovered by but for
+    /// their sequence numbers and announce intervals.
     public var unchangedAnnouncements = 0
     /// Invitations and accepts that repeated one already handled: answered the same, or ignored, holding nothing new.
     public var duplicates = 0

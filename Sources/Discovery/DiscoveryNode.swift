@@ -54,8 +54,9 @@ public struct DiscoveryNode {
         // The fields every datagram of a steady group reads come first, within one cache line: in a group of a
         // thousand, the peers of all nodes do not fit in any cache, and each field further on costs a miss.
 
-        /// Its latest announcement that changed, as received: a later one equal to it but for the sequence number is
-        /// taken without decoding (``WireFormat/sameAnnouncement(_:_:)``). Empty when found by its invitation.
+        /// Its latest announcement that changed, as received: a later one equal to it but for the sequence number
+        /// and the announce interval is taken without decoding (``WireFormat/sameAdvertisement(_:_:)``). Empty when
+        /// found by its invitation.
         var announcement: [UInt8]
         /// When it was last heard from, seconds.
         public var lastHeard: Double
@@ -88,16 +89,22 @@ public struct DiscoveryNode {
         /// What an announcement of a known peer told, as ``hearUnchanged(_:at:removals:isSigned:)`` found it.
         enum Hearing { case changed, forged, replayed, sessionHeld, sessionUnknown }
 
-        /// Takes `bytes` as heard now when they are its latest announcement but for a higher sequence number (and
-        /// signed by its key: the sequence number is what a forger would change), and says whether its session is
-        /// still held by the cache alone.
+        /// Takes `bytes` as heard now when they are its latest announcement but for a higher sequence number and
+        /// perhaps another announce interval (and signed by its key: the sequence number is what a forger would
+        /// change), and says whether its session is still held by the cache alone. A new interval is taken as the
+        /// decoder would have given it, and its bytes are compared against from then on.
         mutating func hearUnchanged(
             _ bytes: [UInt8], at now: Double, removals: UInt64, isSigned: (SigningKey) -> Bool
         ) -> Hearing {
-            guard WireFormat.sameAnnouncement(bytes, announcement) else { return .changed }
+            guard WireFormat.sameAdvertisement(bytes, announcement),
+                  let interval = WireFormat.announcementInterval(in: bytes) else { return .changed }
             guard isSigned(advertisement.signingKey) else { return .forged }
             guard hearAnnouncementSequence(WireFormat.senderSequence(in: bytes)) else { return .replayed }
             lastHeard = now
+            if interval.seconds != announceInterval {
+                announcement = bytes
+                announceInterval = interval.seconds
+            }
             return sessionSeenAt == removals ? .sessionHeld : .sessionUnknown
         }
 

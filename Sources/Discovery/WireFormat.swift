@@ -152,6 +152,44 @@ public enum WireFormat {
         }
     }
 
+    /// Where an announcement's interval lies: after the header, the peer id, the incarnation and the signing key.
+    static let announcementIntervalOffset = headerSize + 8 + 8 + SigningKey.size
+
+    /// Whether two announcements are the same but for their sequence numbers (and so their tags) and their announce
+    /// intervals: then the second decodes to what the first did but for its interval, which
+    /// ``announcementInterval(in:)`` reads in place. A node's interval follows the size of the group it knows, which
+    /// changes with every peer it finds or loses: in a crowd where people walk in and out of reach, nearly every
+    /// announcement of a known peer differs from the last in it.
+    ///
+    /// - Complexity: O(n) in the datagram's size, without allocating.
+    public static func sameAdvertisement(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count, a.count >= headerSize + trailerSize,
+              a.count >= announcementIntervalOffset + 4 + trailerSize else { return false }
+        return a.withUnsafeBufferPointer { x in
+            b.withUnsafeBufferPointer { y in
+                var differ: UInt8 = 0
+                for i in 0..<announcementIntervalOffset { differ |= x[i] ^ y[i] }
+                for i in (announcementIntervalOffset + 4)..<(x.count - trailerSize) { differ |= x[i] ^ y[i] }
+                return differ == 0
+            }
+        }
+    }
+
+    /// The announce interval of an announcement ``sameAdvertisement(_:_:)`` matched against one that decoded, or
+    /// `nil` when it is outside what the decoder takes (10 ms to 1 hour): such a datagram is left to the decoder,
+    /// which refuses it by name.
+    public static func announcementInterval(in bytes: [UInt8]) -> AnnounceInterval? {
+        guard bytes.count >= announcementIntervalOffset + 4 else { return nil }
+        var value: UInt32 = 0
+        for i in announcementIntervalOffset..<(announcementIntervalOffset + 4) { value = value << 8 | UInt32(bytes[i]) }
+        guard value >= minimumAnnounceMilliseconds, value <= maximumAnnounceMilliseconds else { return nil }
+        return AnnounceInterval(milliseconds: value)
+    }
+
+    /// The shortest and longest announce intervals a datagram may carry.
+    static let minimumAnnounceMilliseconds: UInt32 = 10
+    static let maximumAnnounceMilliseconds: UInt32 = 3_600_000
+
     /// The message in `bytes`.
     ///
     /// - Throws: ``WireError`` for anything that is not a well-formed datagram of this version, including an
@@ -320,7 +358,8 @@ struct ByteReader {
         // The id is the key's: an id named with another key is a member speaking for someone else.
         guard key.peer == peer else { throw .forged("peer id \(peer) is not the one its signing key gives (\(key.peer))") }
         let interval = AnnounceInterval(milliseconds: try u32("announce interval"))
-        guard interval.milliseconds >= 10, interval.milliseconds <= 3_600_000 else {
+        guard interval.milliseconds >= WireFormat.minimumAnnounceMilliseconds,
+              interval.milliseconds <= WireFormat.maximumAnnounceMilliseconds else {
             throw .invalidField(field: "announce interval",
                                 reason: "\(interval.milliseconds) ms is outside 10 ms to 1 hour")
         }

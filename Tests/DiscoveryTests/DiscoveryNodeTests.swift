@@ -396,6 +396,35 @@ import Transport
         #expect(a.counters.unchangedAnnouncements == 11)
     }
 
+    /// A peer's announce interval follows the group it knows, so in a crowd where people walk in and out of reach
+    /// nearly every announcement of a known peer carries another interval than the last: taken without decoding all
+    /// the same, and its silence judged by the new interval.
+    @Test func aNewIntervalIsTakenWithoutTheDecoder() throws {
+        var a = try node(low)
+        _ = a.start(now: 0)
+        _ = a.receive(datagram(try announce(high, sequence: 9, interval: 1), from: there), now: 0.1)
+        #expect(a.receive(datagram(try announce(high, sequence: 10, interval: 5), from: there), now: 1.0).isEmpty)
+        #expect(a.receive(datagram(try announce(high, sequence: 11, interval: 5), from: there), now: 6.0).isEmpty)
+        #expect(a.counters.unchangedAnnouncements == 2)
+        #expect(a.peers[high]?.lastHeard == 6.0)
+        // An interval outside what the decoder takes (10 ms to an hour) is left to the decoder, which refuses it by
+        // name, and the peer is not heard by it.
+        #expect(a.receive(datagram(try announce(high, sequence: 12, interval: 0.005), from: there), now: 7.0).isEmpty)
+        #expect(a.counters.refused[.invalidField] == 1)
+        #expect(a.counters.unchangedAnnouncements == 2)
+        #expect(a.peers[high]?.lastHeard == 6.0)
+        var now = 7.0
+        var lostAt: Double?
+        while lostAt == nil, now < 200, let next = a.nextDeadline {
+            now = next
+            for case .event(.lost(high, .timeout)) in a.tick(now: now) { lostAt = now }
+        }
+        // Five missed announcements of 5 s, with their 20% jitter: 30 s after it was last heard at the soonest (of
+        // 1 s, it was lost 6 to 12 s after).
+        let lost = try #require(lostAt)
+        #expect(lost >= 6.0 + 30 - 1e-9 && lost <= 6.0 + 60 + 0.3, "\(lost)")
+    }
+
     @Test func aGroupFrameIsDecodedOnceForAllItsReceivers() throws {
         let frame = try announce(high, sequence: 1)
         var plain = try node(low)
