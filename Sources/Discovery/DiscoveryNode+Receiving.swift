@@ -196,7 +196,7 @@ extension DiscoveryNode {
         }
         if let known = frame.signedBy, known == key.bytes { return true }
         let valid = WireFormat.isSigned(datagram.bytes, by: key)
-        if valid { frame.signedBy = key.bytes }
+        if valid, datagram.memo?.isFrozen == false { frame.signedBy = key.bytes }
         return valid
     }
 
@@ -207,8 +207,29 @@ extension DiscoveryNode {
         else { return try WireFormat.decode(datagram.bytes) }
         if let known = frame.result { return try known.get() }
         let result = Result { () throws(WireError) in try WireFormat.decode(datagram.bytes) }
-        frame.result = result
+        if !memo.isFrozen { frame.result = result }
         return try result.get()
+    }
+
+    /// Copies of a group frame for receivers that take it on `count` threads at once
+    /// (``InMemoryNetwork/frameCopies``): each with bytes of its own (the receivers keep references to them, whose
+    /// counts two threads would otherwise fight over) and a frozen memo holding what every receiver holding `key`
+    /// finds in it. Only an authentic announcement signed by the key it carries is spread: every receiver's checks of
+    /// it then read the memo and write nothing. Anything else (`nil`) is handed out whole, receiver after receiver.
+    public static func frameCopies(of datagram: IncomingDatagram, key: GroupKey, count: Int) -> [IncomingDatagram]? {
+        guard count >= 1, WireFormat.announcedPeer(in: datagram.bytes) != nil,
+              WireFormat.isAuthentic(datagram.bytes, under: key) else { return nil }
+        let result = Result { () throws(WireError) in try WireFormat.decode(datagram.bytes) }
+        guard case .success(.announce(let ad, _, _)) = result, WireFormat.isSigned(datagram.bytes, by: ad.signingKey)
+        else { return nil }
+        return (0..<count).map { k in
+            let frame = DecodedFrame(key: key.fingerprint, authentic: true)
+            frame.result = result
+            frame.signedBy = ad.signingKey.bytes
+            let bytes = k == 0 ? datagram.bytes : datagram.bytes.withUnsafeBufferPointer { [UInt8]($0) }
+            return IncomingDatagram(bytes: bytes, source: datagram.source, viaGroup: datagram.viaGroup,
+                                    memo: FrameMemo(frame, frozen: true))
+        }
     }
 
     mutating func receiveAnnouncement(

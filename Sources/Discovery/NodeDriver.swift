@@ -6,7 +6,7 @@ import Transport
 ///
 /// Confined to the clock's execution context (the virtual clock's loop, or one event loop): the node, the
 /// transport and the timers are touched from there alone, so nothing needs a lock.
-public final class NodeDriver {
+public final class NodeDriver: SteppedReceiver {
     public private(set) var node: DiscoveryNode
     public let transport: any DatagramTransport
     public let clock: any NodeClock
@@ -43,6 +43,8 @@ public final class NodeDriver {
     }
 
     private var finishStreams: [() -> Void] = []
+    /// What the node's taking of a group frame asked for, kept until ``settle()``.
+    private var taken: [NodeDirective]?
 
     /// Starts the node: it announces, browses and answers from now on.
     public func start() {
@@ -52,7 +54,28 @@ public final class NodeDriver {
             if self.receiveCost > 0 { Self.spin(for: self.receiveCost) }
             self.perform(self.node.receive(datagram, now: self.clock.now))
         }
+        (transport as? InMemoryTransport)?.stepped = self
         perform(node.start(now: clock.now))
+    }
+
+    /// Hands the node a group frame without doing what it asks: on one of the network's threads, beside other
+    /// drivers taking the same frame (``SteppedReceiver``). Only this driver's node and the frame's frozen memo are
+    /// touched.
+    public func take(_ datagram: IncomingDatagram) -> Bool {
+        guard isRunning else { return false }
+        if receiveCost > 0 { Self.spin(for: receiveCost) }
+        let directives = node.receive(datagram, now: clock.now)
+        // Nothing to send or tell, and a timer armed that covers the node's deadline: settling would do nothing.
+        if directives.isEmpty, timerCovers(node.nextDeadline) { return false }
+        taken = directives
+        return true
+    }
+
+    /// Does what the node's taking of the frame asked for, on the network's thread at this driver's turn.
+    public func settle() {
+        guard let directives = taken else { return }
+        taken = nil
+        perform(directives)
     }
 
     /// Keeps the thread busy, as work would: a sleep would let the event loop serve other nodes meanwhile.
@@ -99,9 +122,16 @@ public final class NodeDriver {
         armTimer()
     }
 
+    /// Whether the timer armed already wakes the node by `deadline` (or there is none to keep), so that arming it
+    /// would do nothing.
+    private func timerCovers(_ deadline: Double?) -> Bool {
+        guard isRunning, let deadline else { return true }
+        if let pending = wakeAt, pending <= deadline, pending > clock.now { return true }
+        return false
+    }
+
     private func armTimer() {
-        guard isRunning, let deadline = node.nextDeadline else { return }
-        if let pending = wakeAt, pending <= deadline, pending > clock.now { return }
+        guard !timerCovers(node.nextDeadline), let deadline = node.nextDeadline else { return }
         wakeAt = deadline
         clock.schedule(at: deadline) { [weak self] in
             guard let self, self.isRunning else { return }

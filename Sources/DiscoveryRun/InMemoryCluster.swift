@@ -25,6 +25,9 @@ public final class InMemoryCluster: Cluster {
     public init(settings: ClusterSettings, conditions: NetworkConditions, recordEvents: Bool = false) throws {
         self.settings = settings
         network = try InMemoryNetwork(clock: clock, conditions: conditions, seed: settings.seed)
+        network.frameCopies = { [groupKey = settings.groupKey] datagram, count in
+            DiscoveryNode.frameCopies(of: datagram, key: groupKey, count: count)
+        }
         monitor = ClusterMonitor(nodes: settings.peers, sessionsPerNode: settings.sessionsPerNode,
                                  recordsEvents: recordEvents)
         random = try RandomSource(runSeed: settings.seed, stream: StreamIdentity(kind: .scenario, first: 0, second: 0))

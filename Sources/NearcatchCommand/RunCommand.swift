@@ -49,7 +49,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     @Option(help: "real (paced) or virtual (as fast as possible; memory transport only). Default: real over UDP, virtual in memory.")
     var clock: ClockChoice?
 
-    @Option(parsing: .unconditional, help: "Threads that share each round's pairs (default: the number of cores).")
+    @Option(parsing: .unconditional, help: "Threads that share each round's pairs and, from 200 peers in memory, each announcement's receivers and the world's round (default: the number of cores; the outcome does not depend on it).")
     var workers: Int = ProcessInfo.processInfo.activeProcessorCount
 
     @Option(help: "Write a JSON Lines trace to this file (written only if the run succeeds; an existing file only with --force).")

@@ -15,6 +15,17 @@ public protocol DatagramTransport: AnyObject {
     func close()
 }
 
+/// A receiver that takes a group frame in two steps, so that the frame's many receivers in memory can take it on
+/// several threads at once and still act in one order: ``take(_:)`` touches nothing but the receiver's own state
+/// (it may run beside other receivers' ``take(_:)`` of the same frame, never beside anything else), and keeps what
+/// its handling asks of the world; ``settle()`` does that (sends, events) on the network's thread, receiver after
+/// receiver, as one delivery after another would have.
+public protocol SteppedReceiver: AnyObject {
+    /// Returns whether there is anything to settle: a receiver whose taking asked for nothing is not settled.
+    func take(_ datagram: IncomingDatagram) -> Bool
+    func settle()
+}
+
 /// A clock and a timer for one node's execution context: virtual (as fast as possible) or real (paced).
 public protocol NodeClock: AnyObject {
     /// Seconds since the run's origin.

@@ -55,9 +55,23 @@ public struct IncomingDatagram: Sendable, Equatable {
 ///
 /// The in-memory network hands a group frame to all its members in one action: a thousand nodes would otherwise
 /// each decode the same announcement (an eighth of a 1,000-peer start). Whatever is kept must follow from the bytes
-/// alone, so that using it is the same as decoding again. Touched only by that one action's thread, hence unchecked.
+/// alone, so that using it is the same as decoding again. Written only by that one action's thread, or filled before
+/// the action and frozen when the receivers take the frame on several threads (``InMemoryNetwork/frameCopies``),
+/// hence unchecked.
 public final class FrameMemo: @unchecked Sendable {
-    public var value: AnyObject?
+    private var kept: AnyObject?
+    /// Whether what is kept is final: a frozen memo ignores writes, so that readers on several threads see one value.
+    public private(set) var isFrozen = false
 
-    public init() {}
+    /// What is kept; setting it does nothing once the memo is frozen.
+    public var value: AnyObject? {
+        get { kept }
+        set { if !isFrozen { kept = newValue } }
+    }
+
+    /// A memo holding `value`, frozen when `frozen`.
+    public init(_ value: AnyObject? = nil, frozen: Bool = false) {
+        kept = value
+        isFrozen = frozen
+    }
 }

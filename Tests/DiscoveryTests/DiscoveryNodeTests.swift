@@ -425,6 +425,46 @@ import Transport
         #expect(lost >= 6.0 + 30 - 1e-9 && lost <= 6.0 + 60 + 0.3, "\(lost)")
     }
 
+    /// The copies of a frame whose receivers take it on several threads: the same bytes in buffers of their own,
+    /// each with a frozen memo that already holds what every receiver finds (so that none writes to it); only an
+    /// authentic announcement signed by the key it carries is spread.
+    @Test func aFrameSpreadOverThreadsIsCheckedOnceAndFrozen() throws {
+        let frame = try announce(high, sequence: 1)
+        let group = IncomingDatagram(bytes: frame, source: there, viaGroup: true, memo: FrameMemo())
+        let copies = try #require(DiscoveryNode.frameCopies(of: group, key: .development, count: 3))
+        #expect(copies.count == 3)
+        #expect(copies.allSatisfy { $0.bytes == frame && $0.source == there && $0.viaGroup })
+        let buffers = Set(copies.map { $0.bytes.withUnsafeBufferPointer { Int(bitPattern: $0.baseAddress) } })
+        #expect(buffers.count == 3)
+        #expect(copies.allSatisfy { $0.memo?.isFrozen == true && $0.memo?.value != nil })
+        let memo = try #require(copies[1].memo)
+        memo.value = nil
+        #expect(memo.value != nil)
+
+        // A receiver takes a copy as it takes the frame alone.
+        var plain = try node(low)
+        _ = plain.start(now: 0)
+        let expected = plain.receive(datagram(frame, from: there), now: 0.1)
+        var spread = try node(low)
+        _ = spread.start(now: 0)
+        #expect(spread.receive(copies[2], now: 0.1) == expected)
+        #expect(spread.peers[high] != nil && spread.counters == plain.counters)
+
+        // Handed out whole: what is not an announcement, what lacks the group's tag, what its key did not sign.
+        func whole(_ bytes: [UInt8], key: GroupKey = .development) -> Bool {
+            DiscoveryNode.frameCopies(of: IncomingDatagram(bytes: bytes, source: there, viaGroup: true), key: key,
+                                      count: 2) == nil
+        }
+        #expect(whole(TestIdentities.encode(.goodbye(peer: high, incarnation: 1))))
+        var untagged = frame
+        untagged[untagged.count - 1] ^= 1
+        #expect(whole(untagged))
+        let ad = try Advertisement(serviceType: "nearcatch", signingKey: TestIdentities.identity(high).publicKey,
+                                   incarnation: 1, displayName: "x", unicastPort: 5000)
+        #expect(whole(WireFormat.encode(.announce(ad, sequence: 1, interval: AnnounceInterval(seconds: 1)))))
+        #expect(whole(frame, key: try GroupKey(bytes: [UInt8](repeating: 9, count: 32))))
+    }
+
     @Test func aGroupFrameIsDecodedOnceForAllItsReceivers() throws {
         let frame = try announce(high, sequence: 1)
         var plain = try node(low)
