@@ -367,13 +367,13 @@ extension DiscoveryNode {
         // The timer queues are lazy: a forgotten peer's entries wait for their time (five claimed hours, say).
         // Past the bound they are rebuilt from the entries still current.
         if silenceQueue.count > bound {
-            silenceQueue = Heap(silenceQueue.unordered.filter { peers[$0.peer]?.silenceCheckAt == $0.time })
+            silenceQueue = DeadlineQueue(silenceQueue.unordered.filter { peers[$0.peer]?.silenceCheckAt == $0.time })
         }
         if waiting.count > bound {
             waiting = Deque(waiting.filter { invitations[$0].map { !$0.inWindow } ?? false })
         }
         if exchangeQueue.count > bound {
-            exchangeQueue = Heap(exchangeQueue.unordered.filter {
+            exchangeQueue = DeadlineQueue(exchangeQueue.unordered.filter {
                 invitations[$0.peer]?.queuedAt == $0.time || pendingSolicits[$0.peer] == $0.time
             })
         }

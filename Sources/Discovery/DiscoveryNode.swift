@@ -178,8 +178,8 @@ public struct DiscoveryNode {
     }
     /// Lazy timer queues: an entry may be stale (the peer heard from since, the invitation answered); it is checked
     /// against the state when it falls due. This keeps every datagram's handling free of scans over all peers.
-    var silenceQueue = Heap<PeerDeadline>()
-    var exchangeQueue = Heap<PeerDeadline>()
+    var silenceQueue = DeadlineQueue()
+    var exchangeQueue = DeadlineQueue()
     /// Introductions (solicits) waiting for their slot in the send budget, by the slot's time; queued in
     /// `exchangeQueue` beside the invitations.
     var pendingSolicits: [PeerID: Double] = [:]
@@ -293,8 +293,8 @@ public struct DiscoveryNode {
         departures = [:]
         departureOrder = []
         strangers = []
-        silenceQueue = Heap()
-        exchangeQueue = Heap()
+        silenceQueue = DeadlineQueue()
+        exchangeQueue = DeadlineQueue()
         for peer in table.peers { table.remove(peer: peer) }
         return [send(goodbye, to: .group)]
     }
