@@ -250,7 +250,7 @@ extension DiscoveryNode {
                 // The same life, announcing something new (its interval, as its group grew): the fast path compares
                 // against this one from now on.
                 peers[ad.peer]?.lastHeard = now
-                peers[ad.peer]?.announcement = bytes
+                peers[ad.peer]?.announced = WireFormat.advertisementDigest(bytes)
                 peers[ad.peer]?.announceInterval = interval.seconds
                 guard let index = peers.index(forKey: ad.peer) else { return [] }
                 return heardAgain(ad.peer, at: index, now: now)
@@ -314,7 +314,8 @@ extension DiscoveryNode {
         let silenceCheckAt = now + timing.silence(after: interval.seconds)
         departures[ad.peer] = nil
         peers[ad.peer] = KnownPeer(
-            announcement: announcement, lastHeard: now, announcedUpTo: announcement.isEmpty ? 0 : sequence,
+            announced: announcement.isEmpty ? 0 : WireFormat.advertisementDigest(announcement), lastHeard: now,
+            announcedUpTo: announcement.isEmpty ? 0 : sequence,
             heardUpTo: sequence, announceInterval: interval.seconds, silenceCheckAt: silenceCheckAt,
             advertisement: ad, endpoint: source.with(port: ad.unicastPort), discoveredAt: now)
         silenceQueue.insert(PeerDeadline(time: silenceCheckAt, peer: ad.peer))

@@ -54,10 +54,10 @@ public struct DiscoveryNode {
         // The fields every datagram of a steady group reads come first, within one cache line: in a group of a
         // thousand, the peers of all nodes do not fit in any cache, and each field further on costs a miss.
 
-        /// Its latest announcement that changed, as received: a later one equal to it but for the sequence number
-        /// and the announce interval is taken without decoding (``WireFormat/sameAdvertisement(_:_:)``). Empty when
-        /// found by its invitation.
-        var announcement: [UInt8]
+        /// The ``WireFormat/advertisementDigest(_:)`` of its latest announcement that changed: a later one with the
+        /// same digest says the same but for its sequence number and announce interval, and is taken without
+        /// decoding. 0 when found by its invitation.
+        var announced: UInt64
         /// When it was last heard from, seconds.
         public var lastHeard: Double
         /// The table's ``PeerSessionTableState/removals`` when a session with it was last seen held, or `.max`.
@@ -92,19 +92,16 @@ public struct DiscoveryNode {
         /// Takes `bytes` as heard now when they are its latest announcement but for a higher sequence number and
         /// perhaps another announce interval (and signed by its key: the sequence number is what a forger would
         /// change), and says whether its session is still held by the cache alone. A new interval is taken as the
-        /// decoder would have given it, and its bytes are compared against from then on.
+        /// decoder would have given it.
         mutating func hearUnchanged(
             _ bytes: [UInt8], at now: Double, removals: UInt64, isSigned: (SigningKey) -> Bool
         ) -> Hearing {
-            guard WireFormat.sameAdvertisement(bytes, announcement),
+            guard announced != 0, WireFormat.advertisementDigest(bytes) == announced,
                   let interval = WireFormat.announcementInterval(in: bytes) else { return .changed }
             guard isSigned(advertisement.signingKey) else { return .forged }
             guard hearAnnouncementSequence(WireFormat.senderSequence(in: bytes)) else { return .replayed }
             lastHeard = now
-            if interval.seconds != announceInterval {
-                announcement = bytes
-                announceInterval = interval.seconds
-            }
+            announceInterval = interval.seconds
             return sessionSeenAt == removals ? .sessionHeld : .sessionUnknown
         }
 

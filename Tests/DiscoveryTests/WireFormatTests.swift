@@ -111,6 +111,34 @@ import Testing
         #expect(WireFormat.senderSequence(in: bytes) == 42)
     }
 
+    /// The digest the fast path compares: the same for announcements that differ in their sequence numbers, tags
+    /// and intervals alone (read in place, the decoder's range kept), another for a change in any other byte (a
+    /// display name, a port, a key) or in the length; 0 only for what is too short to be an announcement.
+    @Test func anAdvertisementDigestLeavesOutTheSequenceAndTheIntervalAlone() throws {
+        guard case .announce(let ad, _, _) = try Self.samples()[0] else { return }
+        let base = WireFormat.encode(.announce(ad, sequence: 42, interval: Self.interval))
+        let digest = WireFormat.advertisementDigest(base)
+        #expect(digest != 0)
+        let later = WireFormat.encode(.announce(ad, sequence: 43, interval: AnnounceInterval(milliseconds: 9_990)))
+        #expect(WireFormat.advertisementDigest(later) == digest)
+        #expect(WireFormat.announcementInterval(in: later) == AnnounceInterval(milliseconds: 9_990))
+        var outOfRange = later
+        outOfRange.replaceSubrange(56..<60, with: [0, 0, 0, 9])
+        #expect(WireFormat.announcementInterval(in: outOfRange) == nil)
+        // Every byte of the header and the payload but the interval's four counts, wherever it stands.
+        for i in 0..<(base.count - WireFormat.trailerSize) where !(56..<60).contains(i) {
+            var changed = base
+            changed[i] ^= 0x01
+            #expect(WireFormat.advertisementDigest(changed) != digest, "byte \(i)")
+        }
+        let renamed = try Advertisement(serviceType: ad.serviceType, signingKey: ad.signingKey, incarnation: ad.incarnation,
+                                        displayName: ad.displayName + "!", discoveryInfo: ad.discoveryInfo,
+                                        unicastPort: ad.unicastPort)
+        #expect(WireFormat.advertisementDigest(WireFormat.encode(.announce(renamed, sequence: 42, interval: Self.interval)))
+            != digest)
+        #expect(WireFormat.advertisementDigest(Array(base.prefix(59 + WireFormat.trailerSize))) == 0)
+    }
+
     @Test func announceIntervalOutsideItsRangeIsRefused() throws {
         var bytes = WireFormat.encode(try Self.samples()[0])
         bytes.replaceSubrange(56..<60, with: [0, 0, 0, 9])
