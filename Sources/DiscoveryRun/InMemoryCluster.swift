@@ -4,8 +4,9 @@ import GSL
 import Sessions
 import Transport
 
-/// N discovery nodes on an ``InMemoryNetwork`` under a ``VirtualClock``: a whole run in one thread, as fast as
-/// the machine goes, and the same for the same seed.
+/// N discovery nodes on an ``InMemoryNetwork`` under a ``VirtualClock``: a whole run on one clock, as fast as
+/// the machine goes, and the same for the same seed (a large group's announcements are taken on the network's
+/// ``InMemoryNetwork/frameWorkers``, with the same outcome).
 public final class InMemoryCluster: Cluster {
     public let settings: ClusterSettings
     public let clock = VirtualClock()
