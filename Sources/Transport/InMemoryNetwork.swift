@@ -148,8 +148,9 @@ public final class InMemoryNetwork {
     /// in the same order as receiver after receiver. Returns `false`, having done nothing, when the frame is not to
     /// be spread.
     private func handOut(_ datagram: IncomingDatagram, to receivers: [InMemoryTransport]) -> Bool {
-        let workers = frameWorkers
-        guard let copies = frameCopies?(datagram, workers), copies.count == workers else { return false }
+        // No more workers than runs to claim: each takes a copy of the frame.
+        let workers = min(frameWorkers, receivers.count / Self.handOutRun)
+        guard workers > 1, let copies = frameCopies?(datagram, workers), copies.count == workers else { return false }
         framesSpread += 1
         let cursor = handOutCursor
         cursor.next.store(0, ordering: .relaxed)
