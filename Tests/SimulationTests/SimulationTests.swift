@@ -23,21 +23,20 @@ import World
         FileManager.default.temporaryDirectory.appendingPathComponent("nearcatch-\(UUID().uuidString)-\(name)").path
     }
 
-    /// The determinism rule: in virtual time one seed gives a byte-identical trace whatever the number of
-    /// workers, and the same summary (the wall-clock figures aside).
-    @Test func traceIsByteIdenticalForOneAndFourWorkers() async throws {
+    /// A run with its trace, for each number of `workers`: the traces as written, and the summaries without what
+    /// depends on the machine (the wall-clock figures, the workers themselves).
+    private func runs(
+        workers: [Int], _ change: (inout SimulationSettings) -> Void
+    ) async throws -> (traces: [Data], summaries: [SimulationSummary]) {
         var traces: [Data] = []
         var summaries: [SimulationSummary] = []
-        for workers in [1, 4] {
-            let path = temporaryPath("w\(workers).jsonl")
+        for count in workers {
+            let path = temporaryPath("w\(count).jsonl")
             defer { try? FileManager.default.removeItem(atPath: path) }
             let s = settings {
-                $0.peers = 30
-                $0.duration = 20
-                $0.seed = 7
-                $0.workers = workers
+                change(&$0)
+                $0.workers = count
                 $0.tracePath = path
-                $0.traceUpdateInterval = 0.5
             }
             var summary = try await Simulation(settings: s).run()
             summary.performance.wallSeconds = 0
@@ -47,6 +46,18 @@ import World
             summary.run.workers = 0
             summaries.append(summary)
             traces.append(try Data(contentsOf: URL(fileURLWithPath: path)))
+        }
+        return (traces, summaries)
+    }
+
+    /// The determinism rule: in virtual time one seed gives a byte-identical trace whatever the number of
+    /// workers, and the same summary (the wall-clock figures aside).
+    @Test func traceIsByteIdenticalForOneAndFourWorkers() async throws {
+        let (traces, summaries) = try await runs(workers: [1, 4]) {
+            $0.peers = 30
+            $0.duration = 20
+            $0.seed = 7
+            $0.traceUpdateInterval = 0.5
         }
         #expect(traces[0].count > 100_000)
         #expect(traces[0] == traces[1])
@@ -66,27 +77,11 @@ import World
     /// From 200 devices in memory the workers also take each announcement's receivers and run the world's round
     /// beside the devices' taking in of its start: the trace and summary are byte-identical to one worker's.
     @Test func aLargeRoomIsByteIdenticalForOneAndTwoWorkers() async throws {
-        var traces: [Data] = []
-        var summaries: [SimulationSummary] = []
-        for workers in [1, 2] {
-            let path = temporaryPath("large-w\(workers).jsonl")
-            defer { try? FileManager.default.removeItem(atPath: path) }
-            let s = settings {
-                $0.peers = 220
-                $0.duration = 3
-                $0.seed = 11
-                $0.workers = workers
-                $0.rangingPolicy = SimulationSettings().rangingPolicy
-                $0.tracePath = path
-            }
-            var summary = try await Simulation(settings: s).run()
-            summary.performance.wallSeconds = 0
-            summary.performance.updatesPerSecond = 0
-            summary.performance.realTimeFactor = 0
-            summary.performance.peakMemoryMB = 0
-            summary.run.workers = 0
-            summaries.append(summary)
-            traces.append(try Data(contentsOf: URL(fileURLWithPath: path)))
+        let (traces, summaries) = try await runs(workers: [1, 2]) {
+            $0.peers = 220
+            $0.duration = 3
+            $0.seed = 11
+            $0.rangingPolicy = SimulationSettings().rangingPolicy
         }
         // 220 devices find each other and bring up sessions, at most 100 a device (21,148 of 22,000 within 3 s,
         // measured), and range the pairs near enough (368 updates).
