@@ -247,7 +247,8 @@ public struct DiscoveryNode {
     var timing: DiscoveryTiming { configuration.timing }
 
     /// The earliest time at which ``tick(now:)`` may have work: an announcement, a retransmission, an invitation
-    /// timeout or a silent peer to declare lost. It may be early (a queue entry gone stale), never late.
+    /// timeout or a silent peer to declare lost. It may be early (a queue entry gone stale), never late, but for
+    /// silence checks, which wait for the next step of a coarser clock (``silenceCheckTime(_:)``).
     ///
     /// Stored, and brought up to date at the end of every change: a driver reads it after each datagram, and a
     /// computed property read through the driver would copy the whole node each time.
@@ -259,10 +260,24 @@ public struct DiscoveryNode {
             return
         }
         var deadline = nextAnnounceAt
-        if let due = silenceQueue.min { deadline = min(deadline, due.time) }
+        if let due = silenceQueue.min { deadline = min(deadline, silenceCheckTime(due.time)) }
         if let due = exchangeQueue.min { deadline = min(deadline, due.time) }
         nextDeadline = deadline
     }
+
+    /// When a silence check due at `time` is made: at the next step of a clock that ticks
+    /// ``silenceChecksPerInterval`` times per announce period, as a phone's system coalesces timers with a
+    /// tolerance. A peer is then lost at most that step late (under 3% of its silence of five periods or more), and
+    /// one wake-up makes every check due within the step: each peer's silence falls due once per silence, so a node
+    /// that knows 775 peers woke 23 times a second for them, nearly always to find the peer heard since.
+    func silenceCheckTime(_ time: Double) -> Double {
+        let step = timing.announceInterval(forGroupOf: peers.count + 1) / Self.silenceChecksPerInterval
+        // Never before `time`, should the division round down: the check would not be due when woken.
+        return max(time, (time / step).rounded(.up) * step)
+    }
+
+    /// How many silence-check steps one announce period holds (``silenceCheckTime(_:)``).
+    static let silenceChecksPerInterval = 8.0
 
     // MARK: - Life
 
