@@ -31,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         .systemLibrary(
@@ -121,11 +122,19 @@ let package = Package(
         ),
         .target(name: "Calibration", dependencies: ["GSL", "Geometry", "Radio", "Estimation"]),
         .target(name: "Report"),
+        // Sweeps: many runs of the simulator as separate processes (a local pool, or Dask through tools/sweep-dask.py),
+        // their summaries kept one file a run, aggregated with confidence intervals (docs/sweeps.md).
+        .target(
+            name: "Sweep",
+            dependencies: [
+                "GSL", .product(name: "TOMLKit", package: "TOMLKit"), .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .target(
             name: "NearcatchCommand",
             dependencies: [
                 "Calibration", "Radio", "Geometry", "Discovery", "DiscoveryRun", "MulticastTransport", "Transport",
-                "Planning", "Simulation", "UDPRun", "World", "Bump", "Report", "UCIRoom", "UCIServer",
+                "Planning", "Simulation", "UDPRun", "World", "Bump", "Report", "UCIRoom", "UCIServer", "Sweep",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -171,6 +180,7 @@ let package = Package(
         .testTarget(name: "DiscoveryTests", dependencies: [
             "Discovery", "Sessions", "GSL", "Transport", "TestSupport", .product(name: "Crypto", package: "swift-crypto"),
         ]),
+        .testTarget(name: "SweepTests", dependencies: ["Sweep", "NearcatchCommand", "nearcatch-sim"]),
         .testTarget(name: "UCITests", dependencies: ["UCI", "UCIRoom", "UCIServer", "Geometry"]),
         .testTarget(name: "CalibrationTests", dependencies: ["Calibration", "Radio", "Geometry", "TestSupport"]),
         // The command tests run the built executable too (two processes discovering each other).

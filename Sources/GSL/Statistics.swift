@@ -42,4 +42,18 @@ public struct Statistics: Sendable, Equatable {
 
     /// The median.
     public var median: Double { quantile(0.5) }
+
+    /// Half the width of the two-sided confidence interval of the mean at `level` (0.95: 95%), from Student's t
+    /// with count - 1 degrees of freedom; `nil` for fewer than two values, which give no spread to judge by.
+    public func confidenceHalfWidth(level: Double = 0.95) -> Double? {
+        guard count > 1, level > 0, level < 1 else { return nil }
+        return Self.studentQuantile((1 + level) / 2, degreesOfFreedom: Double(count - 1))
+            * standardDeviation / Double(count).squareRoot()
+    }
+
+    /// The quantile of Student's t distribution at `probability` with `degreesOfFreedom`, as GSL computes it.
+    public static func studentQuantile(_ probability: Double, degreesOfFreedom: Double) -> Double {
+        GSLLibrary.prepare()
+        return gsl_cdf_tdist_Pinv(probability, degreesOfFreedom)
+    }
 }

@@ -9,10 +9,12 @@ public struct NearcatchSim: AsyncParsableCommand {
             `nearcatch-sim --peers 100` runs the main job (the `run` subcommand): a room of peers that discover \
             each other, range every pair and bump, scored against the truth. `discover` runs discovery alone; \
             `radio` samples the radio model of one pair; `report` makes an HTML report of a run from its trace; `uci` \
-            serves simulated UWB chips to UCI host stacks.
+            serves simulated UWB chips to UCI host stacks; `sweep` runs a grid of options over seeds, here or on a \
+            Dask cluster.
             """,
         version: NearcatchSim.version,
-        subcommands: [RunCommand.self, DiscoverCommand.self, RadioCommand.self, ReportCommand.self, UCICommand.self],
+        subcommands: [RunCommand.self, DiscoverCommand.self, RadioCommand.self, ReportCommand.self, UCICommand.self,
+                      SweepCommand.self],
         defaultSubcommand: RunCommand.self
     )
 

@@ -1,0 +1,161 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// The local backend: up to `jobs` simulator processes at once on this machine, each writing its summary to a file
+/// of its own (no pipe to fill), stopped at the time limit, tried again on failure.
+public final class LocalPool: SweepBackend {
+    let simulator: String
+    let jobs: Int
+    let partialPath: String
+    private let state = Mutex(State())
+
+    struct State {
+        var next = 0
+        var stopping = false
+        var running: [Int32: Process] = [:]
+    }
+
+    public var slots: Int { jobs }
+
+    /// `simulator` is the executable run with each run's arguments; outputs in progress go under `partialPath`.
+    public init(simulator: String, jobs: Int, partialPath: String) {
+        self.simulator = simulator
+        self.jobs = max(1, jobs)
+        self.partialPath = partialPath
+    }
+
+    /// Seconds a process is given to end after SIGTERM (its time is up, or the sweep stops) before SIGKILL.
+    static let termination = 2.0
+
+    public func execute(_ runs: [PlannedRun], timeLimit: Double, retries: Int,
+                        finished: @escaping @Sendable (PlannedRun, RunOutcome) -> Void) throws(SweepError) {
+        guard FileManager.default.isExecutableFile(atPath: simulator) else {
+            throw SweepError.backend("the simulator \(simulator) is not an executable file")
+        }
+        state.withLock { $0.next = 0 }
+        let group = DispatchGroup()
+        for _ in 0..<min(jobs, runs.count) {
+            group.enter()
+            DispatchQueue.global().async { [self] in
+                defer { group.leave() }
+                while let index = claim(count: runs.count) {
+                    let run = runs[index]
+                    var attempts = 0
+                    var outcome: RunOutcome
+                    repeat {
+                        attempts += 1
+                        outcome = attempt(run, attempt: attempts, timeLimit: timeLimit)
+                    } while !isDone(outcome) && attempts <= retries && !stopping
+                    if stopping && !isDone(outcome) { return }
+                    finished(run, outcome)
+                }
+            }
+        }
+        group.wait()
+    }
+
+    public func stop() {
+        let running = state.withLock { s in
+            s.stopping = true
+            return Array(s.running.values)
+        }
+        for process in running { end(process) }
+    }
+
+    private var stopping: Bool { state.withLock { $0.stopping } }
+
+    private func claim(count: Int) -> Int? {
+        state.withLock { s in
+            guard !s.stopping, s.next < count else { return nil }
+            defer { s.next += 1 }
+            return s.next
+        }
+    }
+
+    private func isDone(_ outcome: RunOutcome) -> Bool {
+        if case .done = outcome { return true }
+        return false
+    }
+
+    /// One try: the process's standard output becomes the summary if it ends well and printed one.
+    private func attempt(_ run: PlannedRun, attempt: Int, timeLimit: Double) -> RunOutcome {
+        let out = "\(partialPath)/\(run.id).\(attempt).out"
+        let err = "\(partialPath)/\(run.id).\(attempt).err"
+        defer {
+            try? FileManager.default.removeItem(atPath: out)
+            try? FileManager.default.removeItem(atPath: err)
+        }
+        guard FileManager.default.createFile(atPath: out, contents: nil),
+              FileManager.default.createFile(atPath: err, contents: nil),
+              let outHandle = FileHandle(forWritingAtPath: out), let errHandle = FileHandle(forWritingAtPath: err)
+        else {
+            return .failed(error: "cannot make its output files under \(partialPath)", attempts: attempt)
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: simulator)
+        process.arguments = run.commandLine
+        process.standardOutput = outHandle
+        process.standardError = errHandle
+        process.standardInput = FileHandle.nullDevice
+        let ended = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in ended.signal() }
+        let started = DispatchTime.now()
+        let timedOut = Mutex(false)
+        do {
+            try process.run()
+        } catch {
+            try? outHandle.close()
+            try? errHandle.close()
+            return .failed(error: "cannot start \(simulator): \(error.localizedDescription)", attempts: attempt)
+        }
+        let pid = process.processIdentifier
+        let stoppingNow = state.withLock { s in
+            s.running[pid] = process
+            return s.stopping
+        }
+        if stoppingNow { end(process) }
+        let limit = DispatchWorkItem { [self] in
+            timedOut.withLock { $0 = true }
+            end(process)
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeLimit, execute: limit)
+        ended.wait()
+        limit.cancel()
+        state.withLock { _ = $0.running.removeValue(forKey: pid) }
+        try? outHandle.close()
+        try? errHandle.close()
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+        let summary = FileManager.default.contents(atPath: out) ?? Data()
+        if timedOut.withLock({ $0 }) {
+            return .failed(error: "stopped at the time limit of \(timeLimit) s", attempts: attempt)
+        }
+        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+            let how = process.terminationReason == .exit ? "exit status \(process.terminationStatus)"
+                : "signal \(process.terminationStatus)"
+            return .failed(error: "\(how): \(Self.tail(of: err))", attempts: attempt)
+        }
+        guard SweepRunner.isSummary(summary) else {
+            return .failed(error: "ended well but printed no JSON summary: \(Self.tail(of: out))", attempts: attempt)
+        }
+        return .done(summary: summary, seconds: seconds, attempts: attempt)
+    }
+
+    /// SIGTERM, then SIGKILL if it is still there after ``termination`` seconds.
+    private func end(_ process: Process) {
+        guard process.isRunning else { return }
+        process.terminate()
+        let pid = process.processIdentifier
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.termination) {
+            if process.isRunning { kill(pid, SIGKILL) }
+        }
+    }
+
+    /// The last lines of a file, for an error message: what a failed run said last.
+    static func tail(of path: String, characters: Int = 400) -> String {
+        let text = String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        if text.isEmpty { return "(it printed nothing)" }
+        return text.count > characters ? "..." + text.suffix(characters) : text
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+
+/// A figure read from each run's JSON summary: a path (`bumps.recall`, `ranging.bands.0.received`: keys, and array
+/// positions from 0) or arithmetic over paths and numbers (`ranging.collided / ranging.exchanges`), with a name for
+/// the report: `name = expression`, or the expression itself.
+public struct Metric: Sendable, Equatable {
+    public let name: String
+    public let expression: String
+    let root: Node
+
+    indirect enum Node: Sendable, Equatable {
+        case number(Double)
+        case path([String])
+        case binary(Character, Node, Node)
+    }
+
+    /// Parses `text`; the error says what is wrong and where.
+    public init(_ text: String) throws(MetricError) {
+        var name = text.trimmingCharacters(in: .whitespaces)
+        var expression = name
+        if let eq = text.firstIndex(of: "=") {
+            name = text[..<eq].trimmingCharacters(in: .whitespaces)
+            expression = text[text.index(after: eq)...].trimmingCharacters(in: .whitespaces)
+            guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || " _-%/.()".contains($0) }) else {
+                throw MetricError("a name before `=` of letters, digits, spaces and _-%/.() only")
+            }
+        }
+        guard !expression.isEmpty else { throw MetricError("no expression") }
+        var parser = Parser(Array(expression))
+        root = try parser.expression()
+        guard parser.atEnd else { throw MetricError("unexpected `\(parser.rest)`") }
+        self.name = name
+        self.expression = expression
+    }
+
+    /// The metric's value in `summary` (a JSON object as `JSONSerialization` reads it): `nil` where a path is
+    /// absent or not a number (a precision with no bump scored), or a division by zero.
+    public func value(in summary: Any) -> Double? {
+        func evaluate(_ node: Node) -> Double? {
+            switch node {
+            case .number(let x): return x
+            case .path(let keys):
+                var here: Any = summary
+                for key in keys {
+                    if let object = here as? [String: Any], let next = object[key] {
+                        here = next
+                    } else if let array = here as? [Any], let i = Int(key), array.indices.contains(i) {
+                        here = array[i]
+                    } else {
+                        return nil
+                    }
+                }
+                if let flag = here as? Bool, type(of: here) == Bool.self { return flag ? 1 : 0 }
+                if let number = here as? NSNumber { return number.doubleValue }
+                return here as? Double
+            case .binary(let op, let a, let b):
+                guard let x = evaluate(a), let y = evaluate(b) else { return nil }
+                switch op {
+                case "+": return x + y
+                case "-": return x - y
+                case "*": return x * y
+                default: return y == 0 ? nil : x / y
+                }
+            }
+        }
+        return evaluate(root).flatMap { $0.isFinite ? $0 : nil }
+    }
+
+    public static func == (a: Metric, b: Metric) -> Bool { a.name == b.name && a.expression == b.expression }
+
+    /// Recursive descent over `+ - * /`, parentheses, numbers and paths.
+    private struct Parser {
+        let text: [Character]
+        var at = 0
+
+        init(_ text: [Character]) { self.text = text }
+
+        var atEnd: Bool { mutating get { skipSpaces(); return at == text.count } }
+        var rest: String { String(text[at...]) }
+
+        mutating func skipSpaces() {
+            while at < text.count, text[at] == " " { at += 1 }
+        }
+
+        mutating func expression() throws(MetricError) -> Node {
+            var node = try term()
+            while true {
+                skipSpaces()
+                guard at < text.count, text[at] == "+" || text[at] == "-" else { return node }
+                let op = text[at]
+                at += 1
+                node = .binary(op, node, try term())
+            }
+        }
+
+        mutating func term() throws(MetricError) -> Node {
+            var node = try factor()
+            while true {
+                skipSpaces()
+                guard at < text.count, text[at] == "*" || text[at] == "/" else { return node }
+                let op = text[at]
+                at += 1
+                node = .binary(op, node, try factor())
+            }
+        }
+
+        mutating func factor() throws(MetricError) -> Node {
+            skipSpaces()
+            guard at < text.count else { throw MetricError("an expression ends where a path or a number should be") }
+            let c = text[at]
+            if c == "(" {
+                at += 1
+                let inner = try expression()
+                skipSpaces()
+                guard at < text.count, text[at] == ")" else { throw MetricError("a `(` without its `)`") }
+                at += 1
+                return inner
+            }
+            let start = at
+            while at < text.count, text[at].isLetter || text[at].isNumber || text[at] == "_" || text[at] == "." {
+                at += 1
+            }
+            let word = String(text[start..<at])
+            guard !word.isEmpty else { throw MetricError("unexpected `\(c)`") }
+            if word.first!.isNumber {
+                guard let x = Double(word) else { throw MetricError("`\(word)` is not a number") }
+                return .number(x)
+            }
+            let keys = word.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            guard !keys.contains(where: \.isEmpty) else { throw MetricError("`\(word)`: an empty key in the path") }
+            return .path(keys)
+        }
+    }
+}
+
+/// Why a metric's text could not be read.
+public struct MetricError: Error, Equatable {
+    public let message: String
+    init(_ message: String) { self.message = message }
+}

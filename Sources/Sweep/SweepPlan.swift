@@ -1,0 +1,53 @@
+import Crypto
+import Foundation
+
+/// One run of a sweep: a grid point and a seed, the simulator's arguments for it, and an id made of the arguments
+/// and the simulator's version, so that a run planned again is the same run and a changed one is another.
+public struct PlannedRun: Sendable, Equatable, Codable {
+    public let id: String
+    /// The grid point's option values, by option.
+    public let point: [String: String]
+    public let seed: UInt64
+    /// What the simulator is given: `run`, the seed, `--format json`, then the options in name order.
+    public let arguments: [String]
+    public let version: String
+
+    /// What the simulator is started with: the arguments, and one worker thread unless the spec chose a number
+    /// (runs side by side share the cores; the outcome does not depend on it).
+    public var commandLine: [String] {
+        arguments.contains("--workers") ? arguments : arguments + ["--workers", "1"]
+    }
+
+    /// The grid point as one label: `peers=100 ranging-policy=ideal`, options in name order.
+    public var pointLabel: String {
+        point.keys.sorted().map { "\($0)=\(point[$0]!)" }.joined(separator: " ")
+    }
+}
+
+/// Every run of a spec, grid point after grid point (the last grid option varying fastest), seeds within a point.
+public enum SweepPlan {
+    public static func runs(of spec: SweepSpec, version: String) -> [PlannedRun] {
+        var points: [[(String, String)]] = [[]]
+        for axis in spec.grid {
+            points = points.flatMap { point in axis.values.map { point + [(axis.option, $0)] } }
+        }
+        return points.flatMap { point in
+            spec.seeds.map { seed in
+                var options = spec.options
+                for (option, value) in point { options[option] = value }
+                var arguments = ["run", "--seed", String(seed), "--format", "json"]
+                for key in options.keys.sorted() { arguments += ["--\(key)", options[key]!] }
+                arguments += spec.flags.sorted().map { "--\($0)" }
+                return PlannedRun(id: id(version: version, arguments: arguments),
+                                  point: Dictionary(uniqueKeysWithValues: point), seed: seed,
+                                  arguments: arguments, version: version)
+            }
+        }
+    }
+
+    /// Sixteen hex digits of the SHA-256 of the version and the arguments.
+    static func id(version: String, arguments: [String]) -> String {
+        let text = (["nearcatch-sim " + version] + arguments).joined(separator: "\u{0}")
+        return SHA256.hash(data: Data(text.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
+    }
+}

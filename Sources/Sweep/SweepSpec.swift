@@ -1,0 +1,210 @@
+import Foundation
+import TOMLKit
+
+/// What a sweep runs: a grid of run options, the seeds each grid point runs with, the metrics its report reads from
+/// the runs' JSON summaries, and how long a run may take and how often it is tried (docs/sweeps.md).
+public struct SweepSpec: Sendable, Equatable {
+    /// A name for the report's headings.
+    public var name: String
+    /// Options every run shares, by their long flag name without the dashes: `peers` for `--peers`.
+    public var options: [String: String]
+    /// The grid: each option's values, every combination a point. Options in name order, values as written.
+    public var grid: [(option: String, values: [String])]
+    /// Flags (options without a value) every run shares: `true` in the file.
+    public var flags: [String]
+    public var seeds: [UInt64]
+    public var metrics: [Metric]
+    /// Seconds a run may take before it is stopped and counted failed.
+    public var timeLimit: Double
+    /// Times a failed run is tried again before it is recorded as failed.
+    public var retries: Int
+    public var plot: Plot?
+
+    /// The report's picture: `metric` against the grid option `x`, a line for each value of `lines`.
+    public struct Plot: Sendable, Equatable {
+        public var metric: String
+        public var x: String
+        public var lines: String?
+
+        public init(metric: String, x: String, lines: String?) {
+            self.metric = metric
+            self.x = x
+            self.lines = lines
+        }
+    }
+
+    public static func == (a: SweepSpec, b: SweepSpec) -> Bool {
+        a.name == b.name && a.options == b.options && a.flags == b.flags && a.seeds == b.seeds && a.metrics == b.metrics
+            && a.timeLimit == b.timeLimit && a.retries == b.retries && a.plot == b.plot
+            && a.grid.map(\.option) == b.grid.map(\.option) && a.grid.map(\.values) == b.grid.map(\.values)
+    }
+
+    /// Options the sweep itself sets, or that would write files of their own from every run.
+    public static let reservedOptions: Set<String> = ["seed", "format", "trace", "force", "report", "svg", "help", "version"]
+    static let defaultTimeLimit = 600.0
+    static let defaultRetries = 1
+    /// Beyond this many runs a plan is refused: a typo in a grid should not queue a week of work.
+    public static let mostRuns = 100_000
+
+    /// Reads a spec from TOML text; `file` names it in errors.
+    public init(toml text: String, file: String = "the spec") throws(SweepError) {
+        let table: TOMLTable
+        do {
+            table = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            throw SweepError.spec(file, "not TOML: \(error.description) at line \(error.source.begin.line)")
+        } catch {
+            throw SweepError.spec(file, "not TOML: \(error)")
+        }
+        func fail(_ message: String) -> SweepError { .spec(file, message) }
+        let known: Set<String> = ["name", "options", "grid", "seeds", "replicates", "metrics", "time-limit", "retries", "plot"]
+        if let unknown = table.keys.first(where: { !known.contains($0) }) {
+            throw fail("unknown key `\(unknown)` (known: \(known.sorted().joined(separator: ", ")))")
+        }
+        name = table["name"]?.string ?? "sweep"
+
+        options = [:]
+        flags = []
+        if let value = table["options"] {
+            guard let fixed = value.table else { throw fail("`options` must be a table of run options") }
+            for key in fixed.keys {
+                let item = fixed[key]!
+                if let flag = item.bool {
+                    if flag { flags.append(key) }
+                    continue
+                }
+                guard let text = Self.optionValue(item) else {
+                    throw fail("option `\(key)`: a string, a number or true, not \(item.type)")
+                }
+                options[key] = text
+            }
+        }
+        grid = []
+        if let value = table["grid"] {
+            guard let axes = value.table else { throw fail("`grid` must be a table of options, each with a list of values") }
+            for key in axes.keys {
+                guard let list = axes[key]!.array, !list.isEmpty else {
+                    throw fail("grid option `\(key)`: a non-empty list of values")
+                }
+                var values: [String] = []
+                for item in list {
+                    guard let text = Self.optionValue(item) else {
+                        throw fail("grid option `\(key)`: a string or a number each, not \(item.type)")
+                    }
+                    guard !values.contains(text) else { throw fail("grid option `\(key)`: \(text) twice") }
+                    values.append(text)
+                }
+                if options[key] != nil || flags.contains(key) {
+                    throw fail("option `\(key)` is both in `options` and in `grid`")
+                }
+                grid.append((key, values))
+            }
+        }
+        for key in options.keys.sorted() + flags + grid.map(\.option) where Self.reservedOptions.contains(key) {
+            throw fail("option `\(key)` is the sweep's own (seeds come from `seeds`, summaries from the runs' JSON)")
+        }
+
+        switch (table["seeds"], table["replicates"]) {
+        case (nil, nil):
+            throw fail("no seeds: give `seeds = [1, 2, 3]` or `replicates = N` (seeds 1 to N)")
+        case (.some, .some):
+            throw fail("`seeds` and `replicates` both given: give one")
+        case (let list?, nil):
+            guard let array = list.array, !array.isEmpty else { throw fail("`seeds` must be a non-empty list of integers") }
+            seeds = []
+            for item in array {
+                guard let n = item.int, n >= 0 else { throw fail("`seeds`: non-negative integers each") }
+                guard !seeds.contains(UInt64(n)) else { throw fail("`seeds`: \(n) twice") }
+                seeds.append(UInt64(n))
+            }
+        case (nil, let count?):
+            guard let n = count.int, n >= 1, n <= 10_000 else { throw fail("`replicates` must be an integer from 1 to 10000") }
+            seeds = (1...n).map { UInt64($0) }
+        }
+
+        guard let list = table["metrics"]?.array, !list.isEmpty else {
+            throw fail("no metrics: give `metrics = [\"bumps.recall\", ...]`, paths of the run's JSON summary")
+        }
+        metrics = []
+        for item in list {
+            guard let text = item.string else { throw fail("`metrics`: strings each, a path or `name = expression`") }
+            let metric: Metric
+            do {
+                metric = try Metric(text)
+            } catch {
+                throw fail("metric `\(text)`: \(error.message)")
+            }
+            guard !metrics.contains(where: { $0.name == metric.name }) else { throw fail("metric `\(metric.name)` twice") }
+            metrics.append(metric)
+        }
+
+        if let value = table["time-limit"] {
+            guard let seconds = value.double ?? value.int.map(Double.init), seconds > 0, seconds <= 86_400 else {
+                throw fail("`time-limit` must be seconds, over 0 and at most 86400")
+            }
+            timeLimit = seconds
+        } else {
+            timeLimit = Self.defaultTimeLimit
+        }
+        if let value = table["retries"] {
+            guard let n = value.int, n >= 0, n <= 10 else { throw fail("`retries` must be an integer from 0 to 10") }
+            retries = n
+        } else {
+            retries = Self.defaultRetries
+        }
+
+        plot = nil
+        if let value = table["plot"] {
+            guard let p = value.table else { throw fail("`plot` must be a table: metric, x, lines") }
+            guard let metric = p["metric"]?.string, metrics.contains(where: { $0.name == metric }) else {
+                throw fail("`plot.metric` must name one of the metrics (\(metrics.map(\.name).joined(separator: ", ")))")
+            }
+            guard let x = p["x"]?.string, grid.contains(where: { $0.option == x }) else {
+                throw fail("`plot.x` must name a grid option (\(grid.map(\.option).joined(separator: ", ")))")
+            }
+            let lines = p["lines"]?.string
+            if let lines, lines == x || !grid.contains(where: { $0.option == lines }) {
+                throw fail("`plot.lines` must name another grid option than `plot.x`")
+            }
+            plot = Plot(metric: metric, x: x, lines: lines)
+        }
+        let count = grid.reduce(seeds.count) { $0 * $1.values.count }
+        guard count <= Self.mostRuns else { throw fail("\(count) runs: more than \(Self.mostRuns)") }
+    }
+
+    /// Reads the spec in the file at `path`.
+    public init(contentsOf path: String) throws(SweepError) {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw SweepError.io("cannot read the spec \(path): \(error.localizedDescription)")
+        }
+        try self.init(toml: text, file: path)
+    }
+
+    /// An option's value as the command line takes it.
+    private static func optionValue(_ item: TOMLValueConvertible) -> String? {
+        if let s = item.string { return s }
+        if let n = item.int { return String(n) }
+        if let d = item.double { return d.isFinite ? String(d) : nil }
+        return nil
+    }
+}
+
+/// What went wrong in a sweep, in words that name the file or the run.
+public enum SweepError: Error, Equatable, CustomStringConvertible {
+    /// The spec at the first path says something the sweep cannot take.
+    case spec(String, String)
+    /// A file of the sweep's folder could not be read or written, or is not what the sweep wrote.
+    case io(String)
+    /// The runs could not be started (the simulator or the backend is missing).
+    case backend(String)
+
+    public var description: String {
+        switch self {
+        case .spec(let file, let message): "\(file): \(message)"
+        case .io(let message), .backend(let message): message
+        }
+    }
+}

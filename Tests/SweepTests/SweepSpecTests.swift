@@ -1,0 +1,108 @@
+import Foundation
+import Sweep
+import Testing
+
+/// The spec file, the metrics' expressions and the plan: what a sweep reads and what it will run.
+@Suite struct SweepSpecTests {
+    static let airtime = """
+        name = "airtime"
+        replicates = 3
+        metrics = ["bumps.recall", "collided = ranging.collided / ranging.exchanges"]
+        time-limit = 120
+        retries = 2
+
+        [options]
+        peers = 100
+        transport = "memory"
+        duration = 30
+
+        [grid]
+        ranging-policy = ["proximity", "round-robin"]
+        channels = [1, 2]
+
+        [plot]
+        metric = "collided"
+        x = "channels"
+        lines = "ranging-policy"
+        """
+
+    @Test func aSpecIsReadWhole() throws {
+        let spec = try SweepSpec(toml: Self.airtime)
+        #expect(spec.name == "airtime")
+        #expect(spec.seeds == [1, 2, 3])
+        #expect(spec.options == ["peers": "100", "transport": "memory", "duration": "30"])
+        #expect(spec.grid.map(\.option) == ["channels", "ranging-policy"])
+        #expect(spec.grid.map(\.values) == [["1", "2"], ["proximity", "round-robin"]])
+        #expect(spec.metrics.map(\.name) == ["bumps.recall", "collided"])
+        #expect(spec.timeLimit == 120 && spec.retries == 2)
+        #expect(spec.plot == SweepSpec.Plot(metric: "collided", x: "channels", lines: "ranging-policy"))
+    }
+
+    @Test(arguments: [
+        ("metrics = [\"a\"]", "no seeds"),
+        ("seeds = [1]\nreplicates = 2\nmetrics = [\"a\"]", "both given"),
+        ("seeds = [1, 1]\nmetrics = [\"a\"]", "1 twice"),
+        ("seeds = [1]", "no metrics"),
+        ("seeds = [1]\nmetrics = [\"a +\"]", "metric `a +`"),
+        ("seeds = [1]\nmetrics = [\"(a\"]", "without its `)`"),
+        ("seeds = [1]\nmetrics = [\"a\"]\n[options]\nseed = 3", "the sweep's own"),
+        ("seeds = [1]\nmetrics = [\"a\"]\n[grid]\npeers = []", "non-empty list"),
+        ("seeds = [1]\nmetrics = [\"a\"]\n[options]\npeers = 3\n[grid]\npeers = [4]", "both in `options` and in `grid`"),
+        ("seeds = [1]\nmetrics = [\"a\"]\nretries = 11", "`retries`"),
+        ("seeds = [1]\nmetrics = [\"a\"]\ntime-limit = 0", "`time-limit`"),
+        ("seeds = [1]\nmetrics = [\"a\"]\nseed = 1", "unknown key `seed`"),
+        ("seeds = [1]\nmetrics = [\"a\"]\n[plot]\nmetric = \"b\"\nx = \"peers\"", "`plot.metric`"),
+        ("seeds = [1]\nmetrics = [\"a\"]\n[grid]\npeers = [1, 2]\n[plot]\nmetric = \"a\"\nx = \"channels\"", "`plot.x`"),
+        ("seeds = [1\nmetrics", "not TOML"),
+        ("replicates = 400\nmetrics = [\"a\"]\n[grid]\npeers = [" + (1...300).map(String.init).joined(separator: ",") + "]",
+         "more than 100000"),
+    ])
+    func aFaultySpecIsRefusedByName(text: String, expected: String) {
+        #expect {
+            try SweepSpec(toml: text, file: "s.toml")
+        } throws: { error in
+            let message = String(describing: error)
+            return message.hasPrefix("s.toml: ") && message.contains(expected)
+        }
+    }
+
+    @Test func metricsReadPathsAndArithmetic() throws {
+        let summary = try JSONSerialization.jsonObject(with: Data("""
+            {"bumps": {"recall": 0.9, "precision": null},
+             "ranging": {"collided": 3, "exchanges": 12, "bands": [{"received": 40, "pairSeconds": 8}, {"received": 10, "pairSeconds": 2}]},
+             "ok": true}
+            """.utf8))
+        #expect(try Metric("bumps.recall").value(in: summary) == 0.9)
+        #expect(try Metric("share = ranging.collided / ranging.exchanges").value(in: summary) == 0.25)
+        let rate = try Metric("(ranging.bands.0.received + ranging.bands.1.received) / (ranging.bands.0.pairSeconds + ranging.bands.1.pairSeconds)")
+        #expect(rate.value(in: summary) == 5)
+        #expect(try Metric("100 * bumps.recall - 2").value(in: summary)! - 88 < 1e-12)
+        #expect(try Metric("ok").value(in: summary) == 1)
+        // Absent, null, an index past the end and a division by zero give no value, not a zero.
+        #expect(try Metric("bumps.precision").value(in: summary) == nil)
+        #expect(try Metric("bumps.latency").value(in: summary) == nil)
+        #expect(try Metric("ranging.bands.2.received").value(in: summary) == nil)
+        #expect(try Metric("ranging.collided / (ranging.exchanges - 12)").value(in: summary) == nil)
+        #expect(try Metric("share = a").name == "share")
+    }
+
+    @Test func thePlanIsEveryPointTimesEverySeedWithStableIds() throws {
+        let spec = try SweepSpec(toml: Self.airtime)
+        let runs = SweepPlan.runs(of: spec, version: "0.5.0")
+        #expect(runs.count == 2 * 2 * 3)
+        #expect(Set(runs.map(\.id)).count == 12)
+        #expect(runs.allSatisfy { $0.id.count == 16 && $0.id.allSatisfy(\.isHexDigit) })
+        // The last grid option varies fastest, seeds within a point.
+        #expect(runs.prefix(4).map(\.pointLabel) == Array(repeating: "channels=1 ranging-policy=proximity", count: 3)
+            + ["channels=1 ranging-policy=round-robin"])
+        #expect(runs[1].arguments == ["run", "--seed", "2", "--format", "json", "--channels", "1", "--duration", "30",
+                                      "--peers", "100", "--ranging-policy", "proximity", "--transport", "memory"])
+        #expect(runs[1].commandLine == runs[1].arguments + ["--workers", "1"])
+        // Planned again: the same ids; another version of the simulator, or another option, other runs.
+        #expect(SweepPlan.runs(of: spec, version: "0.5.0").map(\.id) == runs.map(\.id))
+        #expect(Set(SweepPlan.runs(of: spec, version: "0.6.0").map(\.id)).isDisjoint(with: runs.map(\.id)))
+        var longer = spec
+        longer.options["duration"] = "60"
+        #expect(Set(SweepPlan.runs(of: longer, version: "0.5.0").map(\.id)).isDisjoint(with: runs.map(\.id)))
+    }
+}
