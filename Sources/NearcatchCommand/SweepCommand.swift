@@ -124,7 +124,7 @@ struct SweepRunCommand: AsyncParsableCommand {
         case .local:
             chosen = LocalPool(simulator: simulator, jobs: jobs ?? cores, partialPath: folder.path + "/runs/partial")
         case .dask:
-            let tree = Self.sourceTree(from: simulator)
+            let tree = Self.sourceTree(from: try Self.thisProgram()) ?? Self.sourceTree(from: simulator)
             let python = self.python ?? tree.map { $0 + "/.build/dask-venv/bin/python" } ?? "python3"
             let runner = tree.map { $0 + "/tools/sweep-dask.py" } ?? "tools/sweep-dask.py"
             chosen = DaskBackend(python: python, runner: runner, simulator: simulator, scheduler: scheduler,
