@@ -142,9 +142,10 @@ struct SweepRunCommand: AsyncParsableCommand {
         let signal = try await InterruptSignals.run({
             try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (c: CheckedContinuation<SweepRunner.Tally, Error>) in
-                    DispatchQueue.global().async {
+                    // Blocked until the sweep ends: a thread of its own, not one of the task pool's.
+                    Thread {
                         c.resume(with: Result { try runner.run(timeLimit: spec.timeLimit, retries: spec.retries, now: now) })
-                    }
+                    }.start()
                 }
             } onCancel: {
                 chosen.stop()

@@ -37,7 +37,9 @@ public final class LocalPool: SweepBackend {
         let group = DispatchGroup()
         for _ in 0..<min(jobs, runs.count) {
             group.enter()
-            DispatchQueue.global().async { [self] in
+            // A thread of its own each, not a dispatch queue's: the workers spend their lives blocked on their
+            // processes, and a pool of as many threads as cores would start a second worker only a second later.
+            Thread { [self] in
                 defer { group.leave() }
                 while let index = claim(count: runs.count) {
                     let run = runs[index]
@@ -50,7 +52,7 @@ public final class LocalPool: SweepBackend {
                     if stopping && !isDone(outcome) { return }
                     finished(run, outcome)
                 }
-            }
+            }.start()
         }
         group.wait()
     }

@@ -24,6 +24,12 @@ public struct SweepFolder: Sendable {
         public let id: String
         public let attempts: Int
         public let error: String
+
+        public init(id: String, attempts: Int, error: String) {
+            self.id = id
+            self.attempts = attempts
+            self.error = error
+        }
     }
 
     /// Plans `spec` into the folder (made if missing): its text, and the run list for the simulator `version`.

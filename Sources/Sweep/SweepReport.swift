@@ -164,7 +164,11 @@ public struct SweepReport: Sendable {
         let legend = 16.0 * Double(series.count)
         let span = high > low ? high - low : max(abs(high), 1)
         let y0 = low - 0.05 * span, y1 = high + 0.05 * span
-        func X(_ x: Double) -> Double { maxX > minX ? left + (x - minX) / (maxX - minX) * (width - left - right) : (left + width - right) / 2 }
+        // Points kept off the axes by an inset.
+        let inset = 20.0
+        func X(_ x: Double) -> Double {
+            maxX > minX ? left + inset + (x - minX) / (maxX - minX) * (width - left - right - 2 * inset) : (left + width - right) / 2
+        }
         func Y(_ y: Double) -> Double { top + legend + (y1 - y) / (y1 - y0) * (height - top - legend - bottom) }
         func f(_ v: Double) -> String { String(format: "%.1f", v) }
         func escape(_ s: String) -> String {
