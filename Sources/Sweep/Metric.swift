@@ -2,7 +2,8 @@ import Foundation
 
 /// A figure read from each run's JSON summary: a path (`bumps.recall`, `ranging.bands.0.received`: keys, and array
 /// positions from 0) or arithmetic over paths and numbers (`ranging.collided / ranging.exchanges`), with a name for
-/// the report: `name = expression`, or the expression itself.
+/// the report: `name = expression`, or the expression itself. `max(a, b, ...)` and `min(a, b, ...)` take the
+/// largest or smallest of the values they have.
 public struct Metric: Sendable, Equatable {
     public let name: String
     public let expression: String
@@ -12,6 +13,8 @@ public struct Metric: Sendable, Equatable {
         case number(Double)
         case path([String])
         case binary(Character, Node, Node)
+        /// `max` or `min` of the arguments that have a value.
+        case extreme(largest: Bool, [Node])
     }
 
     /// Parses `text`; the error says what is wrong and where.
@@ -21,8 +24,8 @@ public struct Metric: Sendable, Equatable {
         if let eq = text.firstIndex(of: "=") {
             name = text[..<eq].trimmingCharacters(in: .whitespaces)
             expression = text[text.index(after: eq)...].trimmingCharacters(in: .whitespaces)
-            guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || " _-%/.()".contains($0) }) else {
-                throw MetricError("a name before `=` of letters, digits, spaces and _-%/.() only")
+            guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || " _-%/.(),".contains($0) }) else {
+                throw MetricError("a name before `=` of letters, digits, spaces and _-%/.(), only")
             }
         }
         guard !expression.isEmpty else { throw MetricError("no expression") }
@@ -53,6 +56,9 @@ public struct Metric: Sendable, Equatable {
                 if let flag = here as? Bool, type(of: here) == Bool.self { return flag ? 1 : 0 }
                 if let number = here as? NSNumber { return number.doubleValue }
                 return here as? Double
+            case .extreme(let largest, let arguments):
+                let values = arguments.compactMap(evaluate)
+                return largest ? values.max() : values.min()
             case .binary(let op, let a, let b):
                 guard let x = evaluate(a), let y = evaluate(b) else { return nil }
                 switch op {
@@ -122,6 +128,21 @@ public struct Metric: Sendable, Equatable {
             }
             let word = String(text[start..<at])
             guard !word.isEmpty else { throw MetricError("unexpected `\(c)`") }
+            skipSpaces()
+            if word == "max" || word == "min", at < text.count, text[at] == "(" {
+                at += 1
+                var arguments = [try expression()]
+                while true {
+                    skipSpaces()
+                    guard at < text.count else { throw MetricError("a `\(word)(` without its `)`") }
+                    if text[at] == ")" { break }
+                    guard text[at] == "," else { throw MetricError("unexpected `\(text[at])` in `\(word)(...)`") }
+                    at += 1
+                    arguments.append(try expression())
+                }
+                at += 1
+                return .extreme(largest: word == "max", arguments)
+            }
             if word.first!.isNumber {
                 guard let x = Double(word) else { throw MetricError("`\(word)` is not a number") }
                 return .number(x)

@@ -84,6 +84,12 @@ import Testing
         #expect(try Metric("ranging.bands.2.received").value(in: summary) == nil)
         #expect(try Metric("ranging.collided / (ranging.exchanges - 12)").value(in: summary) == nil)
         #expect(try Metric("share = a").name == "share")
+        // The largest of those with a value; none with none.
+        #expect(try Metric("max(ranging.bands.0.received, ranging.bands.1.received, bumps.precision)").value(in: summary) == 40)
+        #expect(try Metric("min(ranging.bands.0.received / 4, 2 * ranging.collided)").value(in: summary) == 6)
+        #expect(try Metric("max(bumps.precision, bumps.latency)").value(in: summary) == nil)
+        #expect(throws: MetricError.self) { try Metric("max(a, b") }
+        #expect(throws: MetricError.self) { try Metric("max(a; b)") }
     }
 
     @Test func thePlanIsEveryPointTimesEverySeedWithStableIds() throws {
