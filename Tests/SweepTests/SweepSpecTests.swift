@@ -112,3 +112,26 @@ import Testing
         #expect(Set(SweepPlan.runs(of: longer, version: "0.5.0").map(\.id)).isDisjoint(with: runs.map(\.id)))
     }
 }
+
+/// The specs the docs show and the ones committed under sweeps/ are specs the simulator plans.
+@Suite struct SweepDocsTests {
+    @Test func theSpecOfDocsSweepsIsReadAsItSays() throws {
+        let doc = try String(contentsOfFile: SweepFixture.tree + "/docs/sweeps.md", encoding: .utf8)
+        let block = try #require(doc.components(separatedBy: "```toml\n").dropFirst().first?.components(separatedBy: "```").first)
+        let spec = try SweepSpec(toml: block)
+        #expect(spec.seeds == [1, 2, 3, 4, 5] && spec.timeLimit == 600 && spec.retries == 1)
+        #expect(spec.metrics.map(\.name) == ["recall", "collided", "p95 age under 1 m, s"])
+        #expect(SweepPlan.runs(of: spec, version: "0.5.0").count == 3 * 2 * 5)
+        #expect(spec.plot?.lines == "ranging-policy")
+    }
+
+    @Test(arguments: ["airtime", "airtime-300", "airtime-range", "detectors-touch-or-stop", "detectors-mingle"])
+    func aCommittedSweepPlans(name: String) throws {
+        let dir = try SweepFixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let planned = try SweepFixture.sim(["sweep", "plan", "sweeps/\(name).toml", "--out", dir + "/s"], in: SweepFixture.tree)
+        #expect(planned.status == 0, "\(planned.err)")
+        let spec = try SweepSpec(contentsOf: SweepFixture.tree + "/sweeps/\(name).toml")
+        #expect(try SweepFolder(dir + "/s").plan().count == spec.grid.reduce(spec.seeds.count) { $0 * $1.values.count })
+    }
+}
