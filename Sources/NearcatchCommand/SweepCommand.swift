@@ -117,6 +117,11 @@ struct SweepRunCommand: AsyncParsableCommand {
             folder = try SweepCommand.plan(sweep, into: out ?? SweepCommand.defaultFolder(for: sweep)).0
         }
         let spec = try folder.spec()
+        if self.simulator == nil, let other = try folder.plan().first(where: { $0.version != NearcatchSim.version }) {
+            // Its ids name another version: results kept under them would pass for that version's.
+            throw ValidationError("\(folder.path) was planned for nearcatch-sim \(other.version), this is \(NearcatchSim.version): "
+                                  + "plan it again (`nearcatch-sim sweep run \(folder.specPath) --out \(folder.path)`)")
+        }
         let simulator = try self.simulator ?? Self.thisProgram()
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let chosen: any SweepBackend

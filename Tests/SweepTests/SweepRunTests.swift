@@ -231,5 +231,12 @@ private final class DataBox: @unchecked Sendable {
         #expect(planned.status != 0)
         #expect(planned.err.contains("bad.toml: the grid point ranging-policy=fastest is no valid run"))
         #expect(!FileManager.default.fileExists(atPath: dir + "/bad.sweep"))
+        // A folder planned for another version of the simulator is not run as if it were this one's.
+        let text = SweepFixture.spec()
+        try SweepFolder.plan(try SweepSpec(toml: text), text: text, version: "0.0.1", at: dir + "/old.sweep")
+        let old = try SweepFixture.sim(["sweep", "run", "old.sweep"], in: dir)
+        #expect(old.status != 0)
+        #expect(old.err.contains("old.sweep was planned for nearcatch-sim 0.0.1"))
+        #expect(try SweepFolder(dir + "/old.sweep").plan().allSatisfy { SweepFolder(dir + "/old.sweep").result($0.id) == nil })
     }
 }
