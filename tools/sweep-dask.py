@@ -12,19 +12,22 @@ import argparse
 import hashlib
 import json
 import os
+import shutil
 import signal
 import sys
+import tempfile
 import time
 
 from distributed import Client, LocalCluster, as_completed
 
 
-def run_simulator(binary, digest, arguments, time_limit):
-    """On a worker: the binary written once under its digest, run once with `arguments`."""
+def run_simulator(binary, digest, arguments, time_limit, cache=None):
+    """On a worker: the binary written once under its digest (in `cache`, or the worker's temporary folder), run once
+    with `arguments`."""
     import subprocess
     import tempfile
 
-    folder = os.path.join(tempfile.gettempdir(), "nearcatch-sweep", digest)
+    folder = os.path.join(cache or os.path.join(tempfile.gettempdir(), "nearcatch-sweep"), digest)
     path = os.path.join(folder, "nearcatch-sim")
     if not os.path.exists(path):
         os.makedirs(folder, exist_ok=True)
@@ -66,17 +69,25 @@ def main():
     digest = hashlib.sha256(binary).hexdigest()
 
     cluster = None
+    cache = None
     if args.scheduler:
         client = Client(args.scheduler, timeout=30)
     else:
+        # Its workers share this machine: the binary they are sent goes in a folder removed at the end.
+        cache = tempfile.mkdtemp(prefix="nearcatch-sweep-")
         cluster = LocalCluster(n_workers=args.local_workers, threads_per_worker=1, processes=True,
                                host="127.0.0.1", dashboard_address=None)
         client = Client(cluster)
 
-    def end(signum, frame):
+    def close():
         client.close()
         if cluster is not None:
             cluster.close()
+        if cache is not None:
+            shutil.rmtree(cache, ignore_errors=True)
+
+    def end(signum, frame):
+        close()
         sys.exit(128 + signum)
 
     signal.signal(signal.SIGTERM, end)
@@ -87,7 +98,7 @@ def main():
     shipped = client.scatter(binary, broadcast=True)
     futures = {}
     for task in tasks:
-        future = client.submit(run_simulator, shipped, digest, task["arguments"], args.time_limit,
+        future = client.submit(run_simulator, shipped, digest, task["arguments"], args.time_limit, cache,
                                key="nearcatch-run-" + task["id"], retries=args.retries, pure=False)
         futures[future] = task["id"]
     for future in as_completed(list(futures)):
@@ -97,9 +108,7 @@ def main():
             emit({"id": run_id, "ok": True, "summary": result["summary"], "seconds": result["seconds"]})
         else:
             emit({"id": run_id, "ok": False, "error": str(future.exception()), "attempts": args.retries + 1})
-    client.close()
-    if cluster is not None:
-        cluster.close()
+    close()
 
 
 if __name__ == "__main__":

@@ -22,6 +22,10 @@ import Testing
                 let p = Process()
                 p.executableURL = URL(fileURLWithPath: dask)
                 p.arguments = arguments
+                // Their scratch space and the binaries they are sent, in the test's folder, removed with it.
+                var environment = ProcessInfo.processInfo.environment
+                environment["TMPDIR"] = dir
+                p.environment = environment
                 _ = FileManager.default.createFile(atPath: log, contents: nil)
                 p.standardOutput = FileHandle(forWritingAtPath: log)
                 p.standardError = FileHandle(forWritingAtPath: log)
