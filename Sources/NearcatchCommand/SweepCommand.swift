@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import Simulation
 import Sweep
 
 /// `nearcatch-sim sweep plan|run|report`: many runs over a grid of options and seeds (docs/sweeps.md).
@@ -205,8 +206,17 @@ struct SweepReportCommand: ParsableCommand {
     @Option(help: "text (a table for the terminal), csv (a line per grid point and metric) or markdown.")
     var format: Format = .text
 
-    @Option(help: "Also write the spec's plot (its [plot] table) as an SVG file here.")
+    @Option(help: "Also write the spec's plot (its [plot] table) as an SVG file here (an existing file only with --force).")
     var svg: String?
+
+    @Flag(help: "Replace an existing file at the --svg path.")
+    var force = false
+
+    private var svgFile: OutputFile? { svg.map { OutputFile(path: $0, flag: "--svg", replace: force) } }
+
+    func validate() throws {
+        try svgFile?.check()
+    }
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
         case text, csv, markdown
@@ -214,15 +224,11 @@ struct SweepReportCommand: ParsableCommand {
 
     func run() throws {
         let report = try SweepReport(folder: SweepFolder(folder))
-        if let svg {
+        if let svgFile {
             guard let picture = report.svg() else {
                 throw ValidationError("\(folder)/spec.toml has no [plot] table (metric, x, lines): no picture to draw")
             }
-            do {
-                try Data(picture.utf8).write(to: URL(fileURLWithPath: svg), options: .atomic)
-            } catch {
-                throw ValidationError("cannot write \(svg): \(error.localizedDescription)")
-            }
+            try svgFile.write(Data(picture.utf8))
         }
         switch format {
         case .text: print(report.text(), terminator: "")

@@ -69,11 +69,15 @@ public final class DaskBackend: SweepBackend {
         }
         if stopNow { process.terminate() }
         // The run list goes in from another thread, so that a long one cannot fill the pipe while this one waits.
-        let tasks = runs.map { ["id": $0.id, "arguments": $0.commandLine] as [String: Any] }
+        var lines = Data()
+        for run in runs {
+            guard let line = try? JSONSerialization.data(withJSONObject: ["id": run.id, "arguments": run.commandLine]) else {
+                throw SweepError.backend("run \(run.id): its arguments cannot be sent as JSON")
+            }
+            lines += line + Data("\n".utf8)
+        }
         let writer = input.fileHandleForWriting
-        let lines = Data(tasks.map { String(decoding: try! JSONSerialization.data(withJSONObject: $0), as: UTF8.self) + "\n" }
-            .joined().utf8)
-        DispatchQueue.global().async {
+        DispatchQueue.global().async { [lines] in
             try? writer.write(contentsOf: lines)
             try? writer.close()
         }

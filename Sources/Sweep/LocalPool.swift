@@ -48,8 +48,8 @@ public final class LocalPool: SweepBackend {
                     repeat {
                         attempts += 1
                         outcome = attempt(run, attempt: attempts, timeLimit: timeLimit)
-                    } while !isDone(outcome) && attempts <= retries && !stopping
-                    if stopping && !isDone(outcome) { return }
+                    } while !outcome.isDone && attempts <= retries && !stopping
+                    if stopping && !outcome.isDone { return }
                     finished(run, outcome)
                 }
             }.start()
@@ -73,11 +73,6 @@ public final class LocalPool: SweepBackend {
             defer { s.next += 1 }
             return s.next
         }
-    }
-
-    private func isDone(_ outcome: RunOutcome) -> Bool {
-        if case .done = outcome { return true }
-        return false
     }
 
     /// One try: the process's standard output becomes the summary if it ends well and printed one.

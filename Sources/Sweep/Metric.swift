@@ -89,24 +89,22 @@ public struct Metric: Sendable, Equatable {
         }
 
         mutating func expression() throws(MetricError) -> Node {
-            var node = try term()
-            while true {
-                skipSpaces()
-                guard at < text.count, text[at] == "+" || text[at] == "-" else { return node }
-                let op = text[at]
-                at += 1
-                node = .binary(op, node, try term())
-            }
+            try chain("+-") { (p: inout Parser) throws(MetricError) in try p.term() }
         }
 
         mutating func term() throws(MetricError) -> Node {
-            var node = try factor()
+            try chain("*/") { (p: inout Parser) throws(MetricError) in try p.factor() }
+        }
+
+        /// Operands joined left to right by any of `operators`: one precedence level.
+        mutating func chain(_ operators: String, _ operand: (inout Parser) throws(MetricError) -> Node) throws(MetricError) -> Node {
+            var node = try operand(&self)
             while true {
                 skipSpaces()
-                guard at < text.count, text[at] == "*" || text[at] == "/" else { return node }
+                guard at < text.count, operators.contains(text[at]) else { return node }
                 let op = text[at]
                 at += 1
-                node = .binary(op, node, try factor())
+                node = .binary(op, node, try operand(&self))
             }
         }
 

@@ -6,6 +6,11 @@ public enum RunOutcome: Sendable, Equatable {
     /// Its JSON summary, the wall-clock seconds of the try that made it, and the tries it took.
     case done(summary: Data, seconds: Double, attempts: Int)
     case failed(error: String, attempts: Int)
+
+    var isDone: Bool {
+        if case .done = self { return true }
+        return false
+    }
 }
 
 /// What runs a sweep's runs: a pool of processes here, or a Dask cluster.

@@ -91,18 +91,14 @@ import Testing
         let real = try SweepFixture.simulator
         // The "binary" Dask ships is this script; each run takes half a second more, so that a worker dies
         // holding one.
-        try SweepFixture.script(dir + "/slow", """
-            echo "$*" >> \(dir)/started
-            sleep 0.5
-            exec \(real) "$@"
-            """)
+        let slowed = try SweepFixture.slowed(by: 0.5, in: dir)
         try Data(SweepFixture.spec(seeds: 4).utf8).write(to: URL(fileURLWithPath: dir + "/small.toml"))
         let cluster = try await Cluster(workers: 2, in: dir)
         defer { cluster.end() }
         let sweep = Process()
         sweep.executableURL = URL(fileURLWithPath: real)
         sweep.arguments = ["sweep", "run", "small.toml", "--backend", "dask", "--scheduler", cluster.address,
-                           "--simulator", dir + "/slow"]
+                           "--simulator", slowed]
         sweep.currentDirectoryURL = URL(fileURLWithPath: dir)
         let out = Pipe()
         sweep.standardOutput = out

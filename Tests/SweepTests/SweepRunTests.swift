@@ -78,6 +78,17 @@ enum SweepFixture {
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
     }
 
+    /// A simulator that logs each command line to `dir/started` and takes `delay` seconds more than the real one.
+    static func slowed(by delay: Double, in dir: String) throws -> String {
+        let path = dir + "/slowed"
+        try script(path, """
+            echo "$*" >> \(dir)/started
+            sleep \(delay)
+            exec \(try simulator) "$@"
+            """)
+        return path
+    }
+
     static func lines(_ path: String) -> [String] {
         (try? String(contentsOfFile: path, encoding: .utf8))?.split(separator: "\n").map(String.init) ?? []
     }
@@ -129,6 +140,14 @@ private final class DataBox: @unchecked Sendable {
         #expect(markdown.hasPrefix("| ranging-policy | runs | exchanges | bumps.recall | sessions |"))
         let csv = try SweepFixture.sim(["sweep", "report", "small.sweep", "--format", "csv"], in: dir).out
         #expect(csv.split(separator: "\n").count == 1 + 2 * 3)
+        // The plot's file is any output file: an existing one replaced only with --force, and a spec without a
+        // [plot] says so.
+        try Data("kept".utf8).write(to: URL(fileURLWithPath: dir + "/plot.svg"))
+        let refused = try SweepFixture.sim(["sweep", "report", "small.sweep", "--svg", "plot.svg"], in: dir)
+        #expect(refused.status != 0 && refused.err.contains("--svg: plot.svg exists; pass --force to replace it"))
+        let noPlot = try SweepFixture.sim(["sweep", "report", "small.sweep", "--svg", "plot.svg", "--force"], in: dir)
+        #expect(noPlot.status != 0 && noPlot.err.contains("has no [plot] table"))
+        #expect(try String(contentsOfFile: dir + "/plot.svg", encoding: .utf8) == "kept")
     }
 
     @Test func aRunThatFailsOnceIsTriedAgainAndOneThatAlwaysFailsIsKept() throws {
@@ -178,15 +197,11 @@ private final class DataBox: @unchecked Sendable {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let real = try SweepFixture.simulator
         // Each run takes a quarter of a second more, so that the sweep is stopped with some runs done, not all.
-        try SweepFixture.script(dir + "/logged", """
-            echo "$*" >> \(dir)/started
-            sleep 0.25
-            exec \(real) "$@"
-            """)
+        let logged = try SweepFixture.slowed(by: 0.25, in: dir)
         try Data(SweepFixture.spec(seeds: 6).utf8).write(to: URL(fileURLWithPath: dir + "/small.toml"))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: real)
-        process.arguments = ["sweep", "run", "small.toml", "--simulator", dir + "/logged", "--jobs", "1"]
+        process.arguments = ["sweep", "run", "small.toml", "--simulator", logged, "--jobs", "1"]
         process.currentDirectoryURL = URL(fileURLWithPath: dir)
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
@@ -211,7 +226,7 @@ private final class DataBox: @unchecked Sendable {
         let done = plan.filter { first.contains($0.id + ".json") }
         try FileManager.default.moveItem(atPath: dir + "/started", toPath: dir + "/started-first")
 
-        let resumed = try SweepFixture.sim(["sweep", "run", "small.sweep", "--simulator", dir + "/logged"], in: dir)
+        let resumed = try SweepFixture.sim(["sweep", "run", "small.sweep", "--simulator", logged], in: dir)
         #expect(resumed.status == 0)
         #expect(resumed.out.contains("\(12 - done.count) runs done, 0 failed, \(done.count) done before"))
         let second = SweepFixture.lines(dir + "/started")
