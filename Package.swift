@@ -15,7 +15,9 @@ let package = Package(
         .library(name: "Radio", targets: ["Radio"]),
         .library(name: "Estimation", targets: ["Estimation"]),
         .library(name: "Sessions", targets: ["Sessions"]),
-        .library(name: "Transport", targets: ["Transport"]),
+        .library(name: "DeviceInterface", targets: ["DeviceInterface"]),
+        .library(name: "TransportCore", targets: ["TransportCore"]),
+        .library(name: "SimulatedNetwork", targets: ["SimulatedNetwork"]),
         .library(name: "DiscoveryRun", targets: ["DiscoveryRun"]),
         .library(name: "UDPRun", targets: ["UDPRun"]),
         .library(name: "Planning", targets: ["Planning"]),
@@ -41,27 +43,29 @@ let package = Package(
         ),
         .target(name: "GSL", dependencies: ["CGSL"]),
         .target(name: "Geometry"),
-        .target(name: "Radio", dependencies: ["GSL", "Geometry"]),
-        .target(name: "Estimation", dependencies: ["Geometry", "Radio", "Sessions"]),
+        // The vocabulary both sides share: what a device observes (measurements, samples, jolts, messages) and what
+        // it does (ranging plans, messages), with their units. World and device modules import it, never the reverse.
+        .target(name: "DeviceInterface", dependencies: ["Geometry"]),
+        .target(name: "Radio", dependencies: ["DeviceInterface", "GSL", "Geometry"]),
+        .target(name: "Estimation", dependencies: ["DeviceInterface", "Geometry", "Sessions"]),
         .target(name: "Sessions"),
-        .target(name: "World", dependencies: ["Bump", "GSL", "Geometry", "Radio"]),
-        .target(name: "Bump"),
+        .target(name: "World", dependencies: ["DeviceInterface", "GSL", "Geometry", "Radio"]),
+        .target(name: "Bump", dependencies: ["DeviceInterface"]),
         // Device side: the ranging service's planning (who ranges when, from what the devices know), the session
         // view it plans over, the air's layout; no truth comes in.
-        .target(name: "Planning", dependencies: ["GSL", "Geometry", "Radio"]),
+        .target(name: "Planning", dependencies: ["DeviceInterface", "GSL", "Geometry"]),
         // The round step: the world's radio measures each planned exchange, the devices' estimators and detector
         // take it (pair slots, the round engine).
-        .target(name: "Ranging", dependencies: ["Bump", "Estimation", "GSL", "Geometry", "Planning", "Radio", "Sessions"]),
+        .target(name: "Ranging", dependencies: ["Bump", "DeviceInterface", "Estimation", "GSL", "Geometry", "Planning", "Radio", "Sessions"]),
         // Device side: NearCatch's own logic (haptics, profiles, its detector's settings) as the command line runs it.
-        .target(name: "ReferenceApp", dependencies: ["Bump", "Sessions"]),
+        .target(name: "ReferenceApp", dependencies: ["Bump", "DeviceInterface", "Sessions"]),
         // The world's side of the air: which of the exchanges the devices asked for collide.
-        .target(name: "Air", dependencies: ["Geometry", "Planning", "Radio"]),
+        .target(name: "Air", dependencies: ["DeviceInterface", "Geometry"]),
         .target(
             name: "Simulation",
             dependencies: [
-                "Air", "Bump", "Discovery", "DiscoveryRun", "Estimation", "GSL", "Geometry", "Planning", "Radio", "Ranging",
-                "ReferenceApp", "Sessions",
-                "Transport", "World",
+                "Air", "Bump", "DeviceInterface", "Discovery", "DiscoveryRun", "Estimation", "GSL", "Geometry", "Planning",
+                "Radio", "Ranging", "ReferenceApp", "Sessions", "SimulatedNetwork", "World",
             ]
         ),
         .target(
@@ -71,18 +75,23 @@ let package = Package(
         .target(
             name: "NearbySimulator",
             dependencies: [
-                "Bump", "Discovery", "DiscoveryRun", "GSL", "Planning", "Ranging", "Sessions", "Simulation", "Transport", "World",
+                "Bump", "DeviceInterface", "Discovery", "DiscoveryRun", "GSL", "Planning", "Ranging", "Sessions", "Simulation",
+                "SimulatedNetwork", "TransportCore", "World",
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
+        // What a discovery node needs of a network: the transport protocol, endpoints and datagrams, a node's clock.
+        .target(name: "TransportCore"),
+        // The world's network in memory: delivery with loss, delay and duplication, discovery's radio reach (the
+        // devices' positions), the virtual clock.
         .target(
-            name: "Transport",
-            dependencies: ["GSL", .product(name: "HeapModule", package: "swift-collections")]
+            name: "SimulatedNetwork",
+            dependencies: ["GSL", "TransportCore", .product(name: "HeapModule", package: "swift-collections")]
         ),
         .target(
             name: "MulticastTransport",
             dependencies: [
-                "Transport",
+                "TransportCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -90,18 +99,18 @@ let package = Package(
         .target(
             name: "Discovery",
             dependencies: [
-                "Sessions", "GSL", "Transport", .product(name: "HeapModule", package: "swift-collections"),
+                "Sessions", "GSL", "TransportCore", .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // Discovery runs without a network library: the cluster interface, the pacing loop, the in-memory cluster.
-        .target(name: "DiscoveryRun", dependencies: ["Discovery", "Sessions", "GSL", "Transport"]),
+        .target(name: "DiscoveryRun", dependencies: ["Discovery", "Sessions", "GSL", "SimulatedNetwork", "TransportCore"]),
         // The UDP cluster: the only run module that links SwiftNIO.
         .target(
             name: "UDPRun",
             dependencies: [
-                "Discovery", "DiscoveryRun", "Sessions", "GSL", "Transport", "MulticastTransport",
+                "Discovery", "DiscoveryRun", "Sessions", "GSL", "TransportCore", "MulticastTransport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -133,7 +142,8 @@ let package = Package(
         .target(
             name: "NearcatchCommand",
             dependencies: [
-                "Calibration", "Radio", "Geometry", "Discovery", "DiscoveryRun", "MulticastTransport", "Transport",
+                "Calibration", "Radio", "Geometry", "Discovery", "DiscoveryRun", "MulticastTransport", "SimulatedNetwork",
+                "TransportCore",
                 "Planning", "Simulation", "UDPRun", "World", "Bump", "Report", "UCIRoom", "UCIServer", "Sweep",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -141,16 +151,19 @@ let package = Package(
         .executableTarget(name: "nearcatch-sim", dependencies: ["NearcatchCommand"]),
         .target(
             name: "TestSupport",
-            dependencies: ["Air", "Bump", "Discovery", "Estimation", "GSL", "Geometry", "Planning", "Radio", "Ranging", "Sessions"]
+            dependencies: [
+                "Air", "Bump", "DeviceInterface", "Discovery", "Estimation", "GSL", "Geometry", "Planning", "Radio", "Ranging",
+                "Sessions",
+            ]
         ),
 
         .testTarget(name: "GSLTests", dependencies: ["GSL", "TestSupport"]),
         .testTarget(name: "GeometryTests", dependencies: ["Geometry", "TestSupport"]),
-        .testTarget(name: "RadioTests", dependencies: ["Radio", "GSL", "Geometry", "TestSupport"]),
-        .testTarget(name: "EstimationTests", dependencies: ["Estimation", "Radio", "GSL", "Geometry", "Sessions", "TestSupport"]),
+        .testTarget(name: "RadioTests", dependencies: ["DeviceInterface", "Radio", "GSL", "Geometry", "TestSupport"]),
+        .testTarget(name: "EstimationTests", dependencies: ["DeviceInterface", "Estimation", "Radio", "GSL", "Geometry", "Sessions", "TestSupport"]),
         .testTarget(name: "SessionsTests", dependencies: ["Sessions"]),
-        .testTarget(name: "WorldTests", dependencies: ["World", "Bump", "Geometry", "GSL", "Radio", "TestSupport"]),
-        .testTarget(name: "BumpTests", dependencies: ["Bump"]),
+        .testTarget(name: "WorldTests", dependencies: ["DeviceInterface", "World", "Bump", "Geometry", "GSL", "Radio", "TestSupport"]),
+        .testTarget(name: "BumpTests", dependencies: ["DeviceInterface", "Bump"]),
         .testTarget(
             name: "SimulationTests",
             dependencies: [
@@ -158,27 +171,30 @@ let package = Package(
                 "TestSupport",
             ]
         ),
-        .testTarget(name: "RangingTests", dependencies: ["Planning", "Ranging", "Radio", "Geometry", "Estimation", "Bump", "Sessions", "TestSupport"]),
-        .testTarget(name: "AirTests", dependencies: ["Air", "Geometry", "Planning", "Ranging", "TestSupport"]),
+        .testTarget(name: "RangingTests", dependencies: ["DeviceInterface", "Planning", "Ranging", "Radio", "Geometry", "Estimation", "Bump", "Sessions", "TestSupport"]),
+        .testTarget(name: "AirTests", dependencies: ["DeviceInterface", "Air", "Geometry", "Planning", "Ranging", "TestSupport"]),
         .testTarget(
             name: "PlanningTests",
-            dependencies: ["Bump", "Estimation", "Geometry", "Planning", "Radio", "Ranging", "TestSupport"]
+            dependencies: ["DeviceInterface", "Bump", "Estimation", "Geometry", "Planning", "Radio", "Ranging", "TestSupport"]
         ),
         .testTarget(name: "ReferenceAppTests", dependencies: ["Bump", "ReferenceApp", "Sessions"]),
         .testTarget(name: "RangingBenchTests", dependencies: ["RangingBench", "Simulation"]),
-        .testTarget(name: "TransportTests", dependencies: ["Transport"]),
+        .testTarget(name: "SimulatedNetworkTests", dependencies: ["SimulatedNetwork", "TransportCore"]),
         .testTarget(name: "ReportTests", dependencies: ["Report", "Simulation"]),
-        .testTarget(name: "NearbySimulatorTests", dependencies: ["Bump", "NearbySimulator"]),
+        .testTarget(name: "NearbySimulatorTests", dependencies: ["DeviceInterface", "Bump", "NearbySimulator"]),
         .testTarget(
             name: "MulticastTransportTests",
-            dependencies: ["MulticastTransport", "Transport", .product(name: "NIOPosix", package: "swift-nio")]
+            dependencies: ["MulticastTransport", "TransportCore", .product(name: "NIOPosix", package: "swift-nio")]
         ),
         .testTarget(
             name: "DiscoveryRunTests",
-            dependencies: ["DiscoveryRun", "UDPRun", "MulticastTransport", "Discovery", "Sessions", "Transport", "TestSupport"]
+            dependencies: [
+                "DiscoveryRun", "UDPRun", "MulticastTransport", "Discovery", "Sessions", "SimulatedNetwork", "TransportCore",
+                "TestSupport",
+            ]
         ),
         .testTarget(name: "DiscoveryTests", dependencies: [
-            "Discovery", "Sessions", "GSL", "Transport", "TestSupport", .product(name: "Crypto", package: "swift-crypto"),
+            "Discovery", "Sessions", "GSL", "TransportCore", "TestSupport", .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .testTarget(name: "SweepTests", dependencies: ["Sweep", "NearcatchCommand", "nearcatch-sim"]),
         .testTarget(name: "UCITests", dependencies: ["UCI", "UCIRoom", "UCIServer", "Geometry"]),

@@ -1,6 +1,5 @@
+import DeviceInterface
 import Geometry
-import Radio
-import Planning
 
 /// The world's side of the air: of the exchanges the devices asked for in a round, which collide and are lost. Two
 /// exchanges that overlap in time collide, and both are lost, when they share a device (one radio), or when they use
@@ -20,7 +19,7 @@ public struct AirPhysics {
     private var keptExchanges: [PlannedExchange] = []
     private var keptChannels: [UInt8] = []
 
-    public init(medium: Medium, scheme: RadioConfiguration.RangingScheme) {
+    public init(medium: Medium, scheme: RangingScheme) {
         exchangeDuration = medium.exchangeDuration(scheme)
         rangeSquared = medium.interferenceRange * medium.interferenceRange
     }

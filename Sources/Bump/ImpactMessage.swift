@@ -1,3 +1,4 @@
+import DeviceInterface
 /// A jolt as one phone's app sends it to a peer over the data channel: its time on the sender's clock and its shape
 /// (peak, width, push, uprightness, the sampling interval). 33 bytes, little-endian: the time as a Float64, then
 /// Float32s, with the direction NaN when the sender has none.

@@ -2,7 +2,6 @@ import GSL
 import DequeModule
 import HeapModule
 import Sessions
-import Transport
 
 /// Consent and suspension: a node that asks its app before connecting, and sessions that pause with the app.
 extension DiscoveryNode {

@@ -2,7 +2,7 @@ import GSL
 import DequeModule
 import HeapModule
 import Sessions
-import Transport
+import TransportCore
 
 /// The token exchange: invitations received and answered, sent, retransmitted, held for the window or the send
 /// budget, abandoned; the application data a node sends.

@@ -2,7 +2,7 @@ import GSL
 import DequeModule
 import HeapModule
 import Sessions
-import Transport
+import TransportCore
 
 /// Receiving: every datagram checked, refused or handled by its kind; announcements and solicits, who is heard
 /// and who is lost.
@@ -212,7 +212,7 @@ extension DiscoveryNode {
     }
 
     /// Copies of a group frame for receivers that take it on `count` threads at once
-    /// (``InMemoryNetwork/frameCopies``): each with bytes of its own (the receivers keep references to them, whose
+    /// (the in-memory network's frame copies): each with bytes of its own (the receivers keep references to them, whose
     /// counts two threads would otherwise fight over) and a frozen memo holding what every receiver holding `key`
     /// finds in it. Only an authentic announcement signed by the key it carries is spread: every receiver's checks of
     /// it then read the memo and write nothing. Anything else (`nil`) is handed out whole, receiver after receiver.

@@ -2,7 +2,7 @@ import GSL
 import DequeModule
 import HeapModule
 import Sessions
-import Transport
+import TransportCore
 
 /// One device's discovery: its advertiser, its browser, its side of every token exchange, and its session table.
 ///

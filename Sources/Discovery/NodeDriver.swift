@@ -1,5 +1,5 @@
 import Sessions
-import Transport
+import TransportCore
 
 /// Runs one ``DiscoveryNode`` on a transport and a clock: feeds it datagrams and timer wake-ups, performs its
 /// directives, and reports its events.
@@ -54,7 +54,7 @@ public final class NodeDriver: SteppedReceiver {
             if self.receiveCost > 0 { Self.spin(for: self.receiveCost) }
             self.perform(self.node.receive(datagram, now: self.clock.now))
         }
-        (transport as? InMemoryTransport)?.stepped = self
+        transport.offer(stepped: self)
         perform(node.start(now: clock.now))
     }
 

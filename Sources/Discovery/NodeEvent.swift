@@ -1,5 +1,5 @@
 import Sessions
-import Transport
+import TransportCore
 
 /// What a node reports to its app.
 public enum NodeEvent: Sendable, Equatable {

@@ -2,7 +2,7 @@ import Discovery
 import Foundation
 import GSL
 import Sessions
-import Transport
+import SimulatedNetwork
 
 /// N discovery nodes on an ``InMemoryNetwork`` under a ``VirtualClock``: a whole run on one clock, as fast as
 /// the machine goes, and the same for the same seed (a large group's announcements are taken on the network's

@@ -1,4 +1,4 @@
-import Radio
+import DeviceInterface
 
 /// Settings of the direction smoother.
 public struct DirectionSmootherConfiguration: Sendable, Equatable {

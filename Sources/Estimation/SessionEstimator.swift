@@ -1,5 +1,5 @@
+import DeviceInterface
 import Foundation
-import Radio
 import Sessions
 
 /// Settings of one session's estimator.

@@ -1,6 +1,6 @@
 import NIOCore
 import Synchronization
-import Transport
+import TransportCore
 
 /// The instant a run's clocks count from, shared by the clocks of all its event loops. Set when the run's nodes
 /// start (opening a large group's sockets takes a while, and that time is not the run's).

@@ -1,6 +1,6 @@
 import NIOCore
 import NIOPosix
-import Transport
+import TransportCore
 
 /// The default transport: UDP multicast for discovery, UDP unicast for the token exchange, through SwiftNIO.
 ///

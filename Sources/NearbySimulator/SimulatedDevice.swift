@@ -1,3 +1,4 @@
+import DeviceInterface
 /// Told what a device's peer-to-peer framework reports, on the thread that advances the room: peers found and lost
 /// (with the discovery info they advertise), connections, data received.
 public protocol SimulatedDeviceDelegate: AnyObject {

@@ -1,3 +1,4 @@
+import DeviceInterface
 import DiscoveryRun
 import Foundation
 import GSL
@@ -5,7 +6,7 @@ import Planning
 import Ranging
 import Sessions
 import Simulation
-import Transport
+import SimulatedNetwork
 import World
 
 /// What a room is: its crowd, its seed, its air, its network.

@@ -1,6 +1,7 @@
 import Bump
+import DeviceInterface
 import Sessions
-import Transport
+import SimulatedNetwork
 
 /// A device's identity in the room: stable across restarts, as a phone's is.
 public typealias PeerID = Sessions.PeerID
@@ -17,9 +18,9 @@ public typealias SessionError = Sessions.SessionError
 public typealias SessionErrorCode = Sessions.SessionErrorCode
 /// What the network does to each datagram of discovery and data (``RoomConfiguration/network``): loss, delay,
 /// jitter, duplication, reordering.
-public typealias NetworkConditions = Transport.NetworkConditions
+public typealias NetworkConditions = SimulatedNetwork.NetworkConditions
 /// One accelerometer reading: the specific force in m/s² in the phone's frame, stamped on the phone's own clock.
-public typealias AccelerometerSample = Bump.AccelerometerSample
+public typealias AccelerometerSample = DeviceInterface.AccelerometerSample
 
 /// A ranging session's discovery token: opaque bytes an app sends to its peer (over the room's data channel, as it
 /// would over its peer-to-peer connection) and the peer hands to its own session's ``NearbySession/run(with:)``.

@@ -3,7 +3,7 @@ import Discovery
 import DiscoveryRun
 import Foundation
 import MulticastTransport
-import Transport
+import SimulatedNetwork
 import UDPRun
 
 /// `nearcatch-sim discover`: runs N nodes and reports how long until every node holds a running session with every

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Calibration
+import DeviceInterface
 import Foundation
 import Geometry
 import Radio

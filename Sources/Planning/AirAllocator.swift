@@ -1,5 +1,5 @@
+import DeviceInterface
 import Geometry
-import Radio
 
 /// Places a round's exchanges in the medium: the positions of the blocks that fall in the round (one exchange's
 /// slots each), on every channel. An exchange takes a position and a channel when
@@ -15,7 +15,7 @@ public struct AirAllocator {
     public let medium: Medium
     /// Seconds one exchange occupies its channel.
     public let exchangeDuration: Double
-    private let scheme: RadioConfiguration.RangingScheme
+    private let scheme: RangingScheme
     private let range: Float
     private let perBlock: Int?
     private let channels: Int
@@ -36,15 +36,11 @@ public struct AirAllocator {
     /// Candidates refused in a row: past a bound the round's air is taken and further candidates would be refused too.
     private var refusedInARow = 0
 
-    /// How far beyond the interference range a pair is taken to be in hearing by default, metres: what the default
-    /// radio's estimates may read long by (``RadioConfiguration/estimatesReadLongBy``).
-    public static let defaultHearingMargin = Float(RadioConfiguration().estimatesReadLongBy)
-
     /// - Parameter hearingMargin: how far beyond the interference range a pair is still taken to be in hearing,
     ///   metres: what the devices believe is their estimates, which read long with a phone turned away and by their
-    ///   noise, so a pair believed just out of hearing may be in it.
-    public init(medium: Medium, scheme: RadioConfiguration.RangingScheme, peers: Int,
-                hearingMargin: Float = AirAllocator.defaultHearingMargin) {
+    ///   noise, so a pair believed just out of hearing may be in it. The device's own belief, passed in: the world's
+    ///   radio is not the device's to read (the run passes what the radio it was given is specified to read long by).
+    public init(medium: Medium, scheme: RangingScheme, peers: Int, hearingMargin: Float) {
         self.medium = medium
         exchangeDuration = medium.exchangeDuration(scheme)
         range = Float(medium.interferenceRange) + hearingMargin

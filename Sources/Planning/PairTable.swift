@@ -1,3 +1,4 @@
+import DeviceInterface
 /// The pairs of devices that have found each other, each with an index in the order it first did: what the
 /// planners' and the devices' per-pair arrays (estimates, Bluetooth readings) are indexed by. A pair is never removed
 /// (its slot keeps its link's stream and its statistics), so indices stay valid for the run.

@@ -1,6 +1,6 @@
+import DeviceInterface
 import Dispatch
 import Foundation
-import Radio
 
 /// How `proximity` ranks the pairs (docs/airtime.md).
 public struct ProximitySettings: Sendable, Equatable {
@@ -55,9 +55,9 @@ public struct Proximity: RangingPlanner {
     private static let tierBuckets = 64
 
     /// - Parameter workers: threads that share the ranking of the pairs (the plan is the same whatever it is).
-    public init(medium: Medium, scheme: RadioConfiguration.RangingScheme, peers: Int,
+    public init(medium: Medium, scheme: RangingScheme, peers: Int,
                 settings: ProximitySettings = ProximitySettings(), workers: Int = 1,
-                hearingMargin: Float = AirAllocator.defaultHearingMargin) {
+                hearingMargin: Float) {
         buckets = Array(repeating: Array(repeating: [], count: 2 * Self.tierBuckets), count: max(1, workers))
         self.settings = settings
         air = AirAllocator(medium: medium, scheme: scheme, peers: peers, hearingMargin: hearingMargin)

@@ -1,4 +1,4 @@
-import Radio
+import DeviceInterface
 
 /// Who ranges when (docs/airtime.md), each policy beside its planner.
 public enum RangingPolicy: String, Sendable, CaseIterable {
@@ -26,9 +26,9 @@ public enum RangingPolicy: String, Sendable, CaseIterable {
     ///   - hearingMargin: how far beyond the interference range a pair is taken to be in hearing (``AirAllocator``).
     /// - Throws: a GSL allocation error.
     public func makePlanner(
-        medium: Medium, scheme: RadioConfiguration.RangingScheme, peers: Int, seed: UInt64,
+        medium: Medium, scheme: RangingScheme, peers: Int, seed: UInt64,
         proximity: ProximitySettings = ProximitySettings(), workers: Int = 1,
-        hearingMargin: Float = AirAllocator.defaultHearingMargin
+        hearingMargin: Float
     ) throws -> any RangingPlanner {
         switch self {
         case .ideal: EveryRunningPair()

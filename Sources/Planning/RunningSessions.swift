@@ -1,3 +1,4 @@
+import DeviceInterface
 import Synchronization
 
 /// Which device holds a running session with which: the planner's view of the session tables, kept up to date from

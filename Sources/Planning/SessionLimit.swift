@@ -1,3 +1,4 @@
+import DeviceInterface
 /// A device's limit of active ranging sessions (``Medium/sessionsPerDevice``): each device keeps at most `limit` of
 /// its running sessions active; the others are suspended, and the app is told (`suspended`), and told again when one
 /// runs again (`suspensionEnded`). A pair ranges only while both sides keep it active.

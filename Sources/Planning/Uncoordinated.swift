@@ -1,5 +1,5 @@
+import DeviceInterface
 import GSL
-import Radio
 
 /// Every session on its own timer, as independent phone sessions range: each round, every running pair starts an
 /// exchange at an instant of its own, uniform over the round, on a channel of its own choosing, with no regard for
@@ -13,7 +13,7 @@ public struct Uncoordinated: RangingPlanner {
     private var admitted: AdmittedPairs
 
     /// - Throws: a GSL allocation error.
-    public init(medium: Medium, scheme: RadioConfiguration.RangingScheme, peers: Int, seed: UInt64) throws {
+    public init(medium: Medium, scheme: RangingScheme, peers: Int, seed: UInt64) throws {
         random = try RandomSource(runSeed: seed, stream: StreamIdentity(kind: .planner, first: 1, second: 0))
         channels = medium.channels
         admitted = AdmittedPairs(medium: medium, peers: peers)

@@ -1,3 +1,4 @@
+import DeviceInterface
 import Foundation
 import Geometry
 
@@ -5,13 +6,8 @@ import Geometry
 ///
 /// Distances are in metres, times in seconds, angles in radians.
 public struct RadioConfiguration: Sendable, Equatable {
-    /// How the time of flight is computed from the timestamps.
-    public enum RangingScheme: String, Sendable, CaseIterable {
-        /// Asymmetric double-sided two-way ranging: three messages, clock drift cancels almost entirely.
-        case doubleSided = "ds"
-        /// Single-sided two-way ranging: two messages, errs by about (eB - eA) x reply / 2.
-        case singleSided = "ss"
-    }
+    /// How a pair's exchange is timed (the devices' choice, in the vocabulary both sides share).
+    public typealias RangingScheme = DeviceInterface.RangingScheme
 
     /// How the line-of-sight state of a pair evolves.
     public enum LinkModel: String, Sendable, CaseIterable {

@@ -1,3 +1,4 @@
+import DeviceInterface
 import Foundation
 
 /// One two-way ranging exchange simulated at the level of the chips' timestamps.

@@ -1,4 +1,5 @@
 import Bump
+import DeviceInterface
 import Dispatch
 import Estimation
 import Geometry

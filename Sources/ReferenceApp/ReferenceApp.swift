@@ -1,4 +1,5 @@
 import Bump
+import DeviceInterface
 import Foundation
 import Sessions
 
@@ -9,21 +10,6 @@ import Sessions
 /// (`RoomConfiguration.referenceApp`). Its bump detector is `bump`, which the round step runs in each pair's slot
 /// for speed (docs/architecture.md).
 public struct ReferenceApp {
-    /// What one device sends another: application data of a kind.
-    public struct Message: Sendable, Equatable {
-        public let from: Int
-        public let to: Int
-        public let kind: UInt8
-        public let payload: [UInt8]
-
-        public init(from: Int, to: Int, kind: UInt8, payload: [UInt8]) {
-            self.from = from
-            self.to = to
-            self.kind = kind
-            self.payload = payload
-        }
-    }
-
     /// The application data kind of a profile.
     public static let profileKind: UInt8 = 1
 
@@ -57,9 +43,9 @@ public struct ReferenceApp {
     }
 
     /// The pair's detector fired: each side sends its profile to the other.
-    public func didBump(initiator: Int, responder: Int) -> [Message] {
-        [Message(from: initiator, to: responder, kind: Self.profileKind, payload: profiles[initiator]),
-         Message(from: responder, to: initiator, kind: Self.profileKind, payload: profiles[responder])]
+    public func didBump(initiator: Int, responder: Int) -> [AppMessage] {
+        [AppMessage(from: initiator, to: responder, kind: Self.profileKind, payload: profiles[initiator]),
+         AppMessage(from: responder, to: initiator, kind: Self.profileKind, payload: profiles[responder])]
     }
 
     private static func profile(name: String, interests: [String]) -> [UInt8] {

@@ -1,5 +1,6 @@
 import Air
 import Bump
+import DeviceInterface
 import Discovery
 import DiscoveryRun
 import Estimation
@@ -12,7 +13,7 @@ import Ranging
 import ReferenceApp
 import Sessions
 import Synchronization
-import Transport
+import SimulatedNetwork
 import World
 
 /// A whole run: peers discover each other, open their sessions, range the pairs a planner chooses, fire bumps, and
@@ -611,7 +612,7 @@ public final class Simulation {
             for jolt in due {
                 let payload = ImpactMessage.encode(jolt)
                 for p in 0..<peers where p != d && sessions.holds(d, p) && mayBeNear(d, p) {
-                    out.messages.append(ReferenceApp.Message(from: d, to: p, kind: ImpactMessage.kind, payload: payload))
+                    out.messages.append(AppMessage(from: d, to: p, kind: ImpactMessage.kind, payload: payload))
                     joltsSent += 1
                 }
                 record { "jolt-sent \(time) \(d) \(jolt.time)" }
@@ -715,7 +716,7 @@ public final class Simulation {
 /// What one step of the run saw happen and what its devices send, in order: the step's value, handed out after it.
 struct StepOutput {
     var events: [RunEvent] = []
-    var messages: [ReferenceApp.Message] = []
+    var messages: [AppMessage] = []
 
     @inline(__always)
     mutating func happened(at time: Double, _ kind: RunEvent.Kind) {

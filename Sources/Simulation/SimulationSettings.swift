@@ -1,4 +1,5 @@
 import Bump
+import DeviceInterface
 import Discovery
 import Estimation
 import Radio

@@ -1,5 +1,6 @@
 import Air
 import Bump
+import DeviceInterface
 import Estimation
 import Geometry
 import Radio

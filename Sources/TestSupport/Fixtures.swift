@@ -1,3 +1,4 @@
+import DeviceInterface
 import GSL
 import Geometry
 import Radio
@@ -15,6 +16,10 @@ public enum Fixtures {
         let b = Pose(position: position, orientation: .facing(origin.position, from: position))
         return PairGeometry(origin, b)
     }
+
+    /// How far beyond the interference range the planners' tests take a pair to be in hearing: what the default
+    /// radio's estimates may read long by, as the run passes it.
+    public static let hearingMargin = Float(RadioConfiguration().estimatesReadLongBy)
 
     /// A configuration with every error source off: exact distance and angle, nothing lost.
     public static var noiseless: RadioConfiguration {

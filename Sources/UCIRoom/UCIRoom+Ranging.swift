@@ -1,3 +1,4 @@
+import DeviceInterface
 import Foundation
 import Geometry
 import Radio

@@ -7,7 +7,6 @@ import NIOCore
 import NIOPosix
 import Sessions
 import Synchronization
-import Transport
 
 /// N discovery nodes over real UDP multicast in this process, in real time: each node on one event loop of a
 /// shared group (as many loops as cores), with its two sockets, its timers and its state confined there.

@@ -1,4 +1,4 @@
-import Bump
+import DeviceInterface
 import Foundation
 import GSL
 import Geometry

@@ -1,4 +1,5 @@
 import Air
+import DeviceInterface
 import Foundation
 import Geometry
 import Planning
@@ -64,7 +65,7 @@ import TestSupport
         // 16 devices within 3 m, one channel: everyone hears everyone.
         var crowd = try Crowd.grid(16, spacing: 1, medium: Medium())
         crowd.hearsBluetooth = hearsBluetooth
-        var planner = RoundRobin(medium: Medium(), scheme: .doubleSided, peers: 16)
+        var planner = RoundRobin(medium: Medium(), scheme: .doubleSided, peers: 16, hearingMargin: Fixtures.hearingMargin)
         var plan = RangingPlan()
         var received = 0
         var collided = 0

@@ -1,4 +1,5 @@
 import Bump
+import DeviceInterface
 import Testing
 
 /// The fused detector: a joint impact of both phones, confirmed by range.

@@ -1,4 +1,5 @@
 import Bump
+import DeviceInterface
 import Foundation
 import Testing
 

@@ -2,7 +2,8 @@
 import DiscoveryRun
 import Sessions
 import Testing
-import Transport
+import SimulatedNetwork
+import TransportCore
 
 /// Issue 9's attacks, against a live group in one process: an attacker without the group's key sits on the same
 /// network, hears every group datagram, and sends spoofed, forged, replayed and flooding datagrams. Each is refused

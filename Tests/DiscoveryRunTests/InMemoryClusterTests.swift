@@ -2,7 +2,7 @@ import Discovery
 import DiscoveryRun
 import Sessions
 import Testing
-import Transport
+import SimulatedNetwork
 
 @Suite struct InMemoryClusterTests {
     private func cluster(

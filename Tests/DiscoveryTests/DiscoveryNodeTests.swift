@@ -3,7 +3,7 @@ import GSL
 import Sessions
 import TestSupport
 import Testing
-import Transport
+import TransportCore
 
 /// The node as a pure state machine: datagrams in, directives out, with no network at all.
 @Suite struct DiscoveryNodeTests {

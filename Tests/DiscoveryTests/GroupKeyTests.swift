@@ -4,7 +4,7 @@ import GSL
 import Sessions
 import TestSupport
 import Testing
-import Transport
+import TransportCore
 
 @Suite struct GroupKeyTests {
     static let hex = "00112233445566778899aabbccddeeff00112233445566778899AABBCCDDEEFF"

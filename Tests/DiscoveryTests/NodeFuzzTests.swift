@@ -3,7 +3,7 @@ import GSL
 import Sessions
 import TestSupport
 import Testing
-import Transport
+import TransportCore
 @testable import Discovery
 
 /// Datagrams from a hostile sender at a live node: random bytes, sealed datagrams mutated (so their tags no longer

@@ -1,3 +1,4 @@
+import DeviceInterface
 import Estimation
 import Foundation
 import GSL

@@ -4,7 +4,7 @@ import NIOCore
 import NIOPosix
 import Synchronization
 import Testing
-import Transport
+import TransportCore
 
 @Suite(.serialized) struct UDPMulticastTransportTests {
     /// A group of its own for each test, so that runs in parallel processes do not hear each other.

@@ -1,4 +1,5 @@
 import Bump
+import DeviceInterface
 import Estimation
 import Foundation
 import Geometry
@@ -13,7 +14,8 @@ import TestSupport
 @Suite struct RoundRobinTests {
     @Test func aFairShareWithinTheAir() throws {
         let crowd = try Crowd.grid(7, spacing: 1)
-        var planner = RoundRobin(medium: Medium(), scheme: .doubleSided, peers: 7)
+        var planner = RoundRobin(medium: Medium(), scheme: .doubleSided, peers: 7,
+                                 hearingMargin: Fixtures.hearingMargin)
         var plan = RangingPlan()
         var counts = [Int](repeating: 0, count: crowd.engine.pairs.count)
         for k in 1...21 {
@@ -37,7 +39,8 @@ import TestSupport
     /// Fewer running pairs than slots: each ranges once a round, and unused air is not saved up for later.
     @Test func fewPairsRangeOnceARound() throws {
         let crowd = try Crowd.grid(3, spacing: 1)
-        var planner = RoundRobin(medium: Medium(), scheme: .doubleSided, peers: 3)
+        var planner = RoundRobin(medium: Medium(), scheme: .doubleSided, peers: 3,
+                                 hearingMargin: Fixtures.hearingMargin)
         var plan = RangingPlan()
         for k in 1...5 {
             planner.plan(crowd.context(round: k), into: &plan)
@@ -64,8 +67,8 @@ import TestSupport
 
     private static func planner(_ policy: Policy, _ medium: Medium, peers: Int) throws -> any RangingPlanner {
         switch policy {
-        case .roundRobin: RoundRobin(medium: medium, scheme: .doubleSided, peers: peers)
-        case .proximity: Proximity(medium: medium, scheme: .doubleSided, peers: peers)
+        case .roundRobin: RoundRobin(medium: medium, scheme: .doubleSided, peers: peers, hearingMargin: Fixtures.hearingMargin)
+        case .proximity: Proximity(medium: medium, scheme: .doubleSided, peers: peers, hearingMargin: Fixtures.hearingMargin)
         }
     }
 
@@ -150,7 +153,7 @@ import TestSupport
         crowd.bluetoothFloor = 0
         var medium = Medium()
         medium.slotDuration = 0.02
-        var planner = Proximity(medium: medium, scheme: .doubleSided, peers: 12)
+        var planner = Proximity(medium: medium, scheme: .doubleSided, peers: 12, hearingMargin: Fixtures.hearingMargin)
         var plan = RangingPlan()
         let pair = try #require(crowd.engine.pairIndex(10, 11))
         var rounds: [Int] = []

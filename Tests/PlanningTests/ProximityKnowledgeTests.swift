@@ -1,3 +1,4 @@
+import DeviceInterface
 import Foundation
 import Geometry
 import Planning
@@ -29,7 +30,7 @@ import TestSupport
     /// (10, 11) ranged.
     private static func roundsRanged(taps: (Int) -> [Float]) throws -> Int {
         var crowd = try crowd()
-        var planner = Proximity(medium: medium(), scheme: .doubleSided, peers: 12)
+        var planner = Proximity(medium: medium(), scheme: .doubleSided, peers: 12, hearingMargin: Fixtures.hearingMargin)
         var plan = RangingPlan()
         let pair = Int32(try #require(crowd.engine.pairIndex(10, 11)))
         var ranged = 0
@@ -71,7 +72,7 @@ import TestSupport
             estimates[p].distance = 0.3
             estimates[p].time = 0
         }
-        var planner = Proximity(medium: Self.medium(), scheme: .doubleSided, peers: 3)
+        var planner = Proximity(medium: Self.medium(), scheme: .doubleSided, peers: 3, hearingMargin: Fixtures.hearingMargin)
         var plan = RangingPlan()
         var failing: [Double] = []
         var working = 0

@@ -1,3 +1,4 @@
+import DeviceInterface
 import Foundation
 import GSL
 import Geometry

@@ -1,4 +1,5 @@
 import Bump
+import DeviceInterface
 import Estimation
 import Geometry
 import Radio

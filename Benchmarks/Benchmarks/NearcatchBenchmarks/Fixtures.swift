@@ -10,7 +10,7 @@ import Radio
 import Sessions
 import RangingBench
 import Simulation
-import Transport
+import SimulatedNetwork
 
 /// A room and its clock: each call ranges every pair once, a tenth of a second after the previous round.
 final class RoomState {

@@ -1,5 +1,5 @@
 import Testing
-import Transport
+import SimulatedNetwork
 
 @Suite struct VirtualClockTests {
     @Test func runsInTimeOrderThenInSchedulingOrder() {

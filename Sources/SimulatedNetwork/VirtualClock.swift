@@ -1,4 +1,5 @@
 import HeapModule
+import TransportCore
 
 /// A discrete-event clock: actions run in time order, ties in the order they were scheduled, as fast as the machine
 /// goes. The whole in-memory world (every node and the network) shares one, which makes a run a pure function of

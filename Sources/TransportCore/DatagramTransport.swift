@@ -13,6 +13,13 @@ public protocol DatagramTransport: AnyObject {
     func send(_ bytes: [UInt8], to destination: Destination)
     /// Stops sending and receiving.
     func close()
+    /// Offers the transport a receiver that can take a group frame in two steps (``SteppedReceiver``): a transport
+    /// that delivers a frame to many receivers on several threads keeps it (weakly); others ignore it.
+    func offer(stepped receiver: any SteppedReceiver)
+}
+
+extension DatagramTransport {
+    public func offer(stepped receiver: any SteppedReceiver) {}
 }
 
 /// A receiver that takes a group frame in two steps, so that the frame's many receivers in memory can take it on

@@ -1,5 +1,3 @@
-import Radio
-
 /// The air the devices share: UWB channels divided into blocks of fixed slots, the slots one ranging exchange
 /// takes, how far an exchange disturbs others, and what one device's chip can hold (docs/airtime.md has the
 /// published figures these defaults come from, and the assumptions where none is published).
@@ -30,7 +28,7 @@ public struct Medium: Sendable, Equatable {
     public var slotsPerBlock: Int { Int((blockDuration / slotDuration + 1e-9).rounded(.down)) }
 
     /// Seconds one exchange of `scheme` occupies its channel.
-    public func exchangeDuration(_ scheme: RadioConfiguration.RangingScheme) -> Double {
+    public func exchangeDuration(_ scheme: RangingScheme) -> Double {
         Double(slotsPerExchange(scheme)) * slotDuration
     }
 
@@ -42,7 +40,7 @@ public struct Medium: Sendable, Equatable {
     /// Where an exchange may start: the positions of each block (one after another, whole exchanges only), as
     /// instants from the run's start, that fall in `start ..< end`. Calls `body` with each instant and its block.
     public func forEachPosition(
-        _ scheme: RadioConfiguration.RangingScheme, from start: Double, to end: Double,
+        _ scheme: RangingScheme, from start: Double, to end: Double,
         _ body: (_ time: Double, _ block: Int) -> Void
     ) {
         let perBlock = slotsPerBlock / slotsPerExchange(scheme)
@@ -59,17 +57,17 @@ public struct Medium: Sendable, Equatable {
     }
 
     /// The slots an exchange of `scheme` takes.
-    public func slotsPerExchange(_ scheme: RadioConfiguration.RangingScheme) -> Int {
+    public func slotsPerExchange(_ scheme: RangingScheme) -> Int {
         scheme == .doubleSided ? doubleSidedSlots : singleSidedSlots
     }
 
     /// Exchanges one channel carries in a second: whole exchanges per block, blocks per second.
-    public func exchangesPerSecondPerChannel(_ scheme: RadioConfiguration.RangingScheme) -> Double {
+    public func exchangesPerSecondPerChannel(_ scheme: RangingScheme) -> Double {
         Double(slotsPerBlock / slotsPerExchange(scheme)) / blockDuration
     }
 
     /// Exchanges all the channels carry in a second where every device hears every other (one room).
-    public func capacityPerSecond(_ scheme: RadioConfiguration.RangingScheme) -> Double {
+    public func capacityPerSecond(_ scheme: RangingScheme) -> Double {
         Double(channels) * exchangesPerSecondPerChannel(scheme)
     }
 

@@ -1,5 +1,6 @@
 import Testing
-import Transport
+import SimulatedNetwork
+import TransportCore
 
 @Suite struct InMemoryNetworkTests {
     private func network(_ conditions: NetworkConditions, seed: UInt64 = 1) throws -> InMemoryNetwork {

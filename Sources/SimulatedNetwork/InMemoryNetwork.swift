@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import GSL
 import Synchronization
+import TransportCore
 
 /// A simulated network in one process: a discovery group and unicast endpoints, with seeded loss, delay,
 /// duplication and reordering, and optionally receivers that read slowly, delivering through the shared
@@ -258,6 +259,10 @@ public final class InMemoryTransport: DatagramTransport {
 
     public func send(_ bytes: [UInt8], to destination: Destination) {
         network?.send(bytes, from: unicastEndpoint, to: destination)
+    }
+
+    public func offer(stepped receiver: any SteppedReceiver) {
+        stepped = receiver
     }
 
     public func close() {
