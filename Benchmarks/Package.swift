@@ -20,7 +20,7 @@ let package = Package(
                 .product(name: "RangingBench", package: "nearcatch-sim"),
                 .product(name: "DiscoveryRun", package: "nearcatch-sim"),
                 .product(name: "Sessions", package: "nearcatch-sim"),
-                .product(name: "Transport", package: "nearcatch-sim"),
+                .product(name: "SimulatedNetwork", package: "nearcatch-sim"),
                 .product(name: "Estimation", package: "nearcatch-sim"),
                 .product(name: "Radio", package: "nearcatch-sim"),
                 .product(name: "Geometry", package: "nearcatch-sim"),

@@ -88,19 +88,18 @@ import World
     }
 
     /// What runs on a phone: the session table, the estimators, the bump detector, discovery, the ranging
-    /// service's planning and the reference app (docs/architecture.md).
-    static let deviceModules = ["Sessions", "Estimation", "Bump", "Discovery", "Planning", "ReferenceApp"]
-    /// What only the world or the scorer may read: the truth, the world's air, the round step that holds the world's
-    /// radio, and the run.
-    static let truthModules: Set = ["World", "Air", "Ranging", "Simulation"]
+    /// service's planning and the reference app, and the vocabulary they share with the world (docs/architecture.md).
+    static let deviceModules = ["DeviceInterface", "Sessions", "Estimation", "Bump", "Discovery", "Planning", "ReferenceApp"]
+    /// What only the world or the scorer may read: the truth, the radio channel, the world's air, the in-memory
+    /// network with the devices' positions, the round step that holds the world's radio, and the run.
+    static let truthModules: Set = ["World", "Radio", "Air", "SimulatedNetwork", "Ranging", "Simulation"]
 
     private static var root: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
 
-    /// No device-side source file imports the truth, and no device-side target depends on it, even through another.
-    @Test func deviceModulesImportNoTruth() throws {
-        let manifest = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+    /// The targets of a manifest and the targets of this package each depends on, by name.
+    static func targets(of manifest: String) throws -> [String: [String]] {
         let target = try Regex(#"\.(?:target|executableTarget|testTarget)\(\s*name:\s*"(\w+)"(?:,\s*dependencies:\s*\[([^\]]*)\])?"#)
         var dependencies: [String: [String]] = [:]
         for match in manifest.matches(of: target) {
@@ -110,7 +109,12 @@ import World
             let bare = list.replacing(try Regex(#"\.product\([^)]*\)"#), with: "")
             dependencies[name] = bare.matches(of: try Regex(#""(\w+)""#)).compactMap { $0.output[1].substring.map(String.init) }
         }
-        #expect(dependencies.count > 20)
+        return dependencies
+    }
+
+    /// Every breach of the line: a device module that depends on a truth module, even through another, and every
+    /// `import` of a truth module in a device module's source (`sources`: each device module's files' texts).
+    static func breaches(dependencies: [String: [String]], sources: [String: [String: String]]) -> [String] {
         func reach(_ module: String) -> Set<String> {
             var seen = Set<String>(), next = [module]
             while let m = next.popLast() {
@@ -118,21 +122,67 @@ import World
             }
             return seen
         }
-        for module in Self.deviceModules {
-            #expect(dependencies[module] != nil, "\(module) is a target")
-            #expect(reach(module).isDisjoint(with: Self.truthModules), "\(module) depends on \(reach(module).intersection(Self.truthModules))")
-            let folder = Self.root.appendingPathComponent("Sources/\(module)")
-            let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".swift") }
-            #expect(!files.isEmpty)
-            for file in files {
-                let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+        var found: [String] = []
+        for module in deviceModules {
+            let reached = reach(module).intersection(truthModules)
+            if !reached.isEmpty { found.append("\(module) depends on \(reached.sorted())") }
+            for (file, text) in (sources[module] ?? [:]).sorted(by: { $0.key < $1.key }) {
                 for line in text.split(separator: "\n") where line.hasPrefix("import ") || line.contains(" import ") {
                     let imported = line.split(separator: " ").last.map(String.init) ?? ""
-                    #expect(!Self.truthModules.contains(imported), "\(module)/\(file): \(line)")
+                    if truthModules.contains(imported) { found.append("\(module)/\(file): \(line)") }
                 }
             }
         }
-        // The check bites: the run reaches the truth.
-        #expect(reach("Simulation").contains("World"))
+        return found
+    }
+
+    private static func deviceSources() throws -> [String: [String: String]] {
+        var sources: [String: [String: String]] = [:]
+        for module in deviceModules {
+            let folder = root.appendingPathComponent("Sources/\(module)")
+            for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) where file.hasSuffix(".swift") {
+                sources[module, default: [:]][file] = try String(contentsOf: folder.appendingPathComponent(file),
+                                                                  encoding: .utf8)
+            }
+        }
+        return sources
+    }
+
+    /// No device-side source file imports the truth, and no device-side target depends on it, even through another.
+    @Test func deviceModulesImportNoTruth() throws {
+        let manifest = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let dependencies = try Self.targets(of: manifest)
+        #expect(dependencies.count > 20)
+        for module in Self.deviceModules + Self.truthModules.sorted() {
+            #expect(dependencies[module] != nil, "\(module) is a target")
+        }
+        let sources = try Self.deviceSources()
+        for module in Self.deviceModules {
+            #expect(sources[module]?.isEmpty == false, "\(module) has sources")
+        }
+        #expect(Self.breaches(dependencies: dependencies, sources: sources) == [])
+    }
+
+    /// The check bites: an import of the radio planted in the planner's sources, a dependency on the in-memory
+    /// network planted in discovery's target, and one reached through another module are each named.
+    @Test func aPlantedImportOfTheTruthIsFound() throws {
+        let manifest = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let dependencies = try Self.targets(of: manifest)
+        var sources = try Self.deviceSources()
+        sources["Planning"]?["Planted.swift"] = "import Geometry\nimport Radio\n\nlet planted = 0\n"
+        #expect(Self.breaches(dependencies: dependencies, sources: sources)
+                == ["Planning/Planted.swift: import Radio"])
+
+        var planted = dependencies
+        planted["Discovery", default: []].append("SimulatedNetwork")
+        #expect(Self.breaches(dependencies: planted, sources: try Self.deviceSources())
+                == ["Discovery depends on [\"SimulatedNetwork\"]"])
+
+        // Through another: the reference app depends on Bump, and Bump on the world's radio.
+        var through = dependencies
+        through["Bump", default: []].append("Radio")
+        let found = Self.breaches(dependencies: through, sources: try Self.deviceSources())
+        #expect(found.contains("ReferenceApp depends on [\"Radio\"]"))
+        #expect(found.contains("Bump depends on [\"Radio\"]"))
     }
 }
