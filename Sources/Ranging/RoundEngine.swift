@@ -295,6 +295,9 @@ public final class RoundEngine {
                                    heard: heard.count == peers ? heard : [],
                                    fused: settings.bump.method == .fused)
         let slotOf = self.slotOf
+        // What makes sharing the buffers below safe, checked where the tests run (debug builds): a planner that
+        // names a pair twice would have two workers write one slot and one estimate at once.
+        assert(sharingBreach(plan) == nil, sharingBreach(plan) ?? "")
         plan.exchanges.withUnsafeBufferPointer { planned in
             slots.withUnsafeMutableBufferPointer { slotBuffer in
                 estimates.withUnsafeMutableBufferPointer { estimateBuffer in
@@ -324,6 +327,29 @@ public final class RoundEngine {
             outputs[w].round.exchanges.removeAll(keepingCapacity: true)
         }
         return result
+    }
+
+    /// Why `plan` may not be ranged on shared buffers, or `nil` when it may: every exchange names a pair of the
+    /// engine's that holds a slot, no pair twice and no slot twice, so that each worker writes only slots, estimates
+    /// and an output no other worker touches (``SharedBuffers``).
+    ///
+    /// - Complexity: O(pairs + exchanges).
+    package func sharingBreach(_ plan: RangingPlan) -> String? {
+        var pairTaken = [Bool](repeating: false, count: slotOf.count)
+        var slotTaken = [Bool](repeating: false, count: slots.count)
+        for (k, exchange) in plan.exchanges.enumerated() {
+            let p = Int(exchange.pair)
+            guard p >= 0, p < slotOf.count else {
+                return "exchange \(k) names pair \(p), and the engine knows \(slotOf.count) pairs"
+            }
+            guard !pairTaken[p] else { return "exchange \(k) names pair \(p) a second time in one round" }
+            pairTaken[p] = true
+            let slot = Int(slotOf[p])
+            guard slot >= 0 else { return "exchange \(k) names pair \(p), which holds no session" }
+            guard !slotTaken[slot] else { return "exchange \(k) reaches slot \(slot) a second time in one round" }
+            slotTaken[slot] = true
+        }
+        return nil
     }
 
     /// One pair's exchange, both sides' updates, scoring against the truth and the bump detector.

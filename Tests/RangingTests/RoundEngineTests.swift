@@ -192,6 +192,43 @@ import TestSupport
         let ranged = engine.round(plan, at: 0.1, poses: poses, sessions: sessions, record: true).exchanges
         #expect(!ranged.isEmpty && ranged.allSatisfy { [1, 0, 4].contains($0.pair) })
     }
+
+    /// Three devices all in session: the engine's three pairs, planned by every running pair.
+    private static func threeInSession() throws -> (RoundEngine, RunningSessions.Snapshot, RangingPlan) {
+        let running = RunningSessions(peers: 3)
+        let engine = try Self.engine(ids: [5, 3, 9], view: running)
+        Self.bothRunning(running, 0, 1)
+        Self.bothRunning(running, 0, 2)
+        Self.bothRunning(running, 1, 2)
+        let sessions = running.snapshot()
+        return (engine, sessions, try Self.plan(engine, sessions))
+    }
+
+    /// The promise that makes the round's shared buffers safe (each pair, and so each slot, at most once a round)
+    /// is checked: a plan that breaks it is named for what it breaks, a plan that keeps it passes.
+    @Test func aPlanThatNamesAPairTwiceIsRefusedByTheSharingCheck() throws {
+        let (engine, _, plan) = try Self.threeInSession()
+        #expect(plan.exchanges.count == 3)
+        #expect(engine.sharingBreach(plan) == nil)
+        var twice = plan
+        twice.exchanges.append(PlannedExchange(pair: Int(plan.exchanges[1].pair), offset: 0.05))
+        #expect(engine.sharingBreach(twice) == "exchange 3 names pair \(plan.exchanges[1].pair) a second time in one round")
+        var unknown = plan
+        unknown.exchanges.append(PlannedExchange(pair: 7))
+        #expect(engine.sharingBreach(unknown) == "exchange 3 names pair 7, and the engine knows 3 pairs")
+    }
+
+    /// In a debug build (the tests'), ranging a plan that names a pair twice stops the process before any worker
+    /// touches the shared buffers.
+    @Test func aFaultyPlanTripsTheDebugCheckWhereTheBuffersAreShared() async {
+        await #expect(processExitsWith: .failure) {
+            let (engine, sessions, plan) = try Self.threeInSession()
+            var twice = plan
+            twice.exchanges.append(plan.exchanges[0])
+            let poses = [Self.pose(x: 0, facing: 1), Self.pose(x: 1, facing: 0), Self.pose(x: 0.5, facing: 0)]
+            _ = engine.round(twice, at: 0.1, poses: poses, sessions: sessions, record: false)
+        }
+    }
 }
 
 /// The air's arithmetic: FiRa's 2 ms slots in 200 ms blocks carry 100 double-sided exchanges a second a channel (5
