@@ -57,8 +57,9 @@ let package = Package(
         // The round step: the world's radio measures each planned exchange, the devices' estimators and detector
         // take it (pair slots, the round engine).
         .target(name: "Ranging", dependencies: ["Bump", "DeviceInterface", "Estimation", "GSL", "Geometry", "Planning", "Radio", "Sessions"]),
-        // Device side: NearCatch's own logic (haptics, profiles, its detector's settings) as the command line runs it.
-        .target(name: "ReferenceApp", dependencies: ["Bump", "DeviceInterface", "Sessions"]),
+        // Device side: the phones of a room as the command line runs them: each phone's jolt finding, and NearCatch's
+        // own logic (jolts and profiles sent, haptics, its detector's settings).
+        .target(name: "ReferenceApp", dependencies: ["Bump", "DeviceInterface", "Planning", "Sessions"]),
         // The world's side of the air: which of the exchanges the devices asked for collide.
         .target(name: "Air", dependencies: ["DeviceInterface", "Geometry"]),
         .target(
@@ -177,7 +178,7 @@ let package = Package(
             name: "PlanningTests",
             dependencies: ["DeviceInterface", "Bump", "Estimation", "Geometry", "Planning", "Radio", "Ranging", "TestSupport"]
         ),
-        .testTarget(name: "ReferenceAppTests", dependencies: ["Bump", "ReferenceApp", "Sessions"]),
+        .testTarget(name: "ReferenceAppTests", dependencies: ["Bump", "DeviceInterface", "Planning", "ReferenceApp", "Sessions"]),
         .testTarget(name: "RangingBenchTests", dependencies: ["RangingBench", "Simulation"]),
         .testTarget(name: "SimulatedNetworkTests", dependencies: ["SimulatedNetwork", "TransportCore"]),
         .testTarget(name: "ReportTests", dependencies: ["Report", "Simulation"]),

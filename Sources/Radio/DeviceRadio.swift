@@ -1,3 +1,4 @@
+import DeviceInterface
 import GSL
 
 /// The per-device hardware imperfections: a crystal frequency offset, a free-running clock phase, and an

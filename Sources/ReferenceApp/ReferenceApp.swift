@@ -3,49 +3,79 @@ import DeviceInterface
 import Foundation
 import Sessions
 
-/// NearCatch's own logic, as the command line's devices run it: the app on top of the phone's discovery, session
-/// table and estimators. It sees only what its devices observe and answers with what they do: the haptic each plays,
-/// the profile each sends after a bump. Its updates are the `NearbyUpdate` values an app under test receives in a
-/// `NearbySimulator` room, on each phone's own clock; there it runs only when a test asks for it
-/// (`RoomConfiguration.referenceApp`). Its bump detector is `bump`, which the round step runs in each pair's slot
-/// for speed (docs/architecture.md).
+/// NearCatch's own logic on one phone, as the command line's devices run it: the app on top of the phone's
+/// discovery, session table and estimators. It sees only what its phone observes (the updates of its sessions, the
+/// jolts its phone found, the jolts its peers sent it) and answers with what the phone does: the haptic it plays,
+/// the jolts it sends, the profile it sends after a bump. Its updates are the `NearbyUpdate` values an app under
+/// test receives in a `NearbySimulator` room, on the phone's own clock; there it runs only when a test asks for it
+/// (`RoomConfiguration.referenceApp`). The room's phones together are ``Phones``; the app's bump detector runs in
+/// each pair's slot of the round step for speed (docs/architecture.md).
 public struct ReferenceApp {
     /// The application data kind of a profile.
     public static let profileKind: UInt8 = 1
 
-    /// The bump detector every pair runs, and the haptic curve.
-    public let bump: BumpConfiguration
-    public let haptics: HapticCurve
-    /// Each device's profile, as it sends it after a bump.
-    private let profiles: [[UInt8]]
-    /// The peer each device plays its haptic for: the one it holds nearest, and when that estimate came.
-    private var nearest: [(peer: Int, distance: Float, time: Double)]
+    /// The phone's number in the room.
+    public let device: Int
+    /// The phone's profile, as it sends it after a bump.
+    public let profile: [UInt8]
+    private let haptics: HapticCurve
+    /// The peer the phone plays its haptic for: the one it holds nearest, and when that estimate came.
+    private var nearest: (peer: Int, distance: Float, time: Double) = (-1, .infinity, -Double.infinity)
+    /// The knocks the phone felt and has yet to send to its peers, oldest first.
+    private(set) var outbox: [Impact] = []
+    /// The jolts the phone's peers sent it over the last seconds, as they arrived, and when the oldest of them
+    /// became known: the list is reached to drop what is over 3 s old only when something is (reaching every list
+    /// every round, for lists the round's engine may still share, copied them).
+    public private(set) var heard: [HeardImpact] = []
+    private var oldestHeard = Double.infinity
 
-    /// The app on `interests.count` devices, each named `peer-N` and publishing its interests.
-    public init(interests: [[String]], bump: BumpConfiguration, haptics: HapticCurve) {
-        self.bump = bump
+    /// The app on phone `device`, named `peer-N` and publishing its interests.
+    public init(device: Int, interests: [String], haptics: HapticCurve) {
+        self.device = device
         self.haptics = haptics
-        profiles = interests.indices.map { Self.profile(name: "peer-\($0)", interests: interests[$0]) }
-        nearest = Array(repeating: (-1, .infinity, -Double.infinity), count: interests.count)
+        profile = Self.profile(name: "peer-\(device)", interests: interests)
     }
 
-    /// Device `device` received `update` from `peer` (the value an app under test receives, stamped on the device's
-    /// own clock): the haptic intensity it plays (0 to 1), when `peer` is the one it holds nearest (the same peer
-    /// again, a nearer one, or any after a second without word of the nearest); `nil` when it plays none for this
-    /// update.
-    public mutating func didUpdate(device: Int, peer: Int, _ update: NearbyUpdate) -> Float? {
+    /// The phone received `update` from `peer` (the value an app under test receives, stamped on the phone's own
+    /// clock): the haptic intensity it plays (0 to 1), when `peer` is the one it holds nearest (the same peer again,
+    /// a nearer one, or any after a second without word of the nearest); `nil` when it plays none for this update.
+    public mutating func didUpdate(from peer: Int, _ update: NearbyUpdate) -> Float? {
         guard let distance = update.distance else { return nil }
         let time = update.timestamp
-        let held = nearest[device]
+        let held = nearest
         guard held.peer == peer || distance < held.distance || time - held.time > 1 else { return nil }
-        nearest[device] = (peer, distance, time)
+        nearest = (peer, distance, time)
         return haptics.intensity(at: distance)
     }
 
-    /// The pair's detector fired: each side sends its profile to the other.
-    public func didBump(initiator: Int, responder: Int) -> [AppMessage] {
-        [AppMessage(from: initiator, to: responder, kind: Self.profileKind, payload: profiles[initiator]),
-         AppMessage(from: responder, to: initiator, kind: Self.profileKind, payload: profiles[responder])]
+    /// The pair's detector fired: the profile this phone sends `peer`.
+    public func didBump(with peer: Int) -> AppMessage {
+        AppMessage(from: device, to: peer, kind: Self.profileKind, payload: profile)
+    }
+
+    /// The phone felt a knock that could be its side of a bump: it goes to the peers at the next round.
+    mutating func felt(_ knock: Impact) {
+        outbox.append(knock)
+    }
+
+    /// The knocks known by `time`, taken out of the outbox to be sent.
+    mutating func takeDueKnocks(at time: Double) -> ArraySlice<Impact> {
+        let due = outbox.prefix { $0.known <= time }
+        outbox.removeFirst(due.count)
+        return due
+    }
+
+    /// Jolts that arrived from the phone's peers.
+    mutating func received(_ arrived: [HeardImpact]) {
+        heard += arrived
+        oldestHeard = arrived.reduce(oldestHeard) { min($0, $1.impact.known) }
+    }
+
+    /// Forgets the jolts heard before `time`.
+    mutating func forgetHeard(before time: Double) {
+        guard oldestHeard < time else { return }
+        heard.removeAll { $0.impact.known < time }
+        oldestHeard = heard.reduce(.infinity) { min($0, $1.impact.known) }
     }
 
     private static func profile(name: String, interests: [String]) -> [UInt8] {

@@ -11,13 +11,13 @@ extension Simulation {
     /// Discovery's figures: over the whole group, or, when the reach or the session limit bounded it, within reach.
     private func discoveryFigures(convergence: Double?, sessions: Int) -> SimulationSummary.Discovery {
         let pairs = peers * (peers - 1) / 2
-        guard reachLimited else {
+        guard reach.limited else {
             return .init(convergenceSeconds: convergence, pairs: pairs, sessions: sessions, expectedSessions: 2 * pairs)
         }
-        let end = reachCount(finalSessions ?? running.snapshot())
-        return .init(convergenceSeconds: convergedWithinReach, pairs: pairs, sessions: sessions,
+        let end = reach.count(finalSessions ?? running.snapshot())
+        return .init(convergenceSeconds: reach.convergedAt, pairs: pairs, sessions: sessions,
                      expectedSessions: 2 * pairs,
-                     withinReach: .init(range: reach?.range, pairs: end.pairs, sessions: end.sessions,
+                     withinReach: .init(range: reach.reach?.range, pairs: end.pairs, sessions: end.sessions,
                                         fillable: end.fillable, maximumSessions: settings.maximumSessions))
     }
 
@@ -31,7 +31,7 @@ extension Simulation {
                 rmse: count > 0 ? (squares / Double(count)).squareRoot() : nil, p50: h.quantile(0.5),
                 p95: h.quantile(0.95), count: count)
         }
-        let collided = channelCollided.reduce(0, +)
+        let collided = airTally.collided.reduce(0, +)
         let bumps = tally.bumps
         let score = BumpScore(bumps: bumps, tracker: world.tracker, end: end)
         let directionTotal = Double(stats.updates)
@@ -41,11 +41,11 @@ extension Simulation {
             run: run,
             discovery: discoveryFigures(convergence: convergence, sessions: sessions),
             ranging: .init(exchanges: stats.exchanges + collided, received: stats.received, collided: collided,
-                           suspensions: suspensions, updatesDelivered: stats.updates,
+                           suspensions: airTally.suspensions, updatesDelivered: stats.updates,
                            sessionsRenewed: stats.sessionsRenewed,
                            // Over the rounds run: each plans a round's air (the one at the end ranges nothing and is not counted).
                            airtime: airtime(exchanges: stats.exchanges + collided,
-                                            over: Double(roundsRun) / settings.rate),
+                                            over: Double(airTally.rounds) / settings.rate),
                            bands: bandFigures(stats.receivedByBand)),
             distanceRaw: figures(stats.rawSquares, stats.rawCount, stats.raw),
             distanceFiltered: figures(stats.filteredSquares, stats.filteredCount, stats.filtered),
@@ -67,7 +67,8 @@ extension Simulation {
                 brushes: score.brushes,
                 profilesDelivered: tally.profiles,
                 byClass: classScores(bumps, end: end),
-                jolts: sendsJolts ? .init(sent: joltsSent, heard: inbox.heard, refused: inbox.refused) : nil),
+                jolts: phones.sendsJolts
+                    ? .init(sent: phones.joltsSent, heard: phones.inbox.heard, refused: phones.inbox.refused) : nil),
             performance: .init(wallSeconds: wall, updatesPerSecond: wall > 0 ? Double(stats.updates) / wall : 0,
                                realTimeFactor: wall > 0 ? end / wall : 0, peakMemoryMB: Self.peakMemoryMB()),
             // Set once the trace is published: an interrupted or failed run wrote none.
@@ -108,10 +109,11 @@ extension Simulation {
         RoundEngine.bandLimits.indices.map { b in
             SimulationSummary.Band(
                 fromMetres: b == 0 ? 0 : RoundEngine.bandLimits[b - 1], toMetres: RoundEngine.bandLimits[b],
-                pairSeconds: bandSeconds[b], received: received[b],
-                perPairPerSecond: bandSeconds[b] > 0 ? Double(received[b]) / bandSeconds[b] : nil,
-                ageP50: bands.ages[b].quantile(0.5), ageP95: bands.ages[b].quantile(0.95),
-                withoutEstimateShare: bands.pairs[b] > 0 ? Double(bands.withoutEstimate[b]) / Double(bands.pairs[b]) : nil)
+                pairSeconds: bands.pairSeconds[b], received: received[b],
+                perPairPerSecond: bands.pairSeconds[b] > 0 ? Double(received[b]) / bands.pairSeconds[b] : nil,
+                ageP50: bands.sample.ages[b].quantile(0.5), ageP95: bands.sample.ages[b].quantile(0.95),
+                withoutEstimateShare: bands.sample.pairs[b] > 0
+                    ? Double(bands.sample.withoutEstimate[b]) / Double(bands.sample.pairs[b]) : nil)
         }
     }
 
@@ -125,10 +127,10 @@ extension Simulation {
             channels: settings.medium.channels, slotsPerExchange: settings.medium.slotsPerExchange(scheme),
             capacityPerSecond: capacity, demandPerSecond: demand, overCapacity: capacity > 0 ? demand / capacity : 0,
             interferenceRange: settings.medium.interferenceRange,
-            perChannel: settings.rangingPolicy == .ideal ? [] : channelExchanges.indices.map { c in
+            perChannel: settings.rangingPolicy == .ideal ? [] : airTally.exchanges.indices.map { c in
                 SimulationSummary.ChannelUse(
-                    channel: c + 1, exchanges: channelExchanges[c], collided: channelCollided[c],
-                    airShare: seconds > 0 ? Double(channelExchanges[c]) * duration / seconds : 0)
+                    channel: c + 1, exchanges: airTally.exchanges[c], collided: airTally.collided[c],
+                    airShare: seconds > 0 ? Double(airTally.exchanges[c]) * duration / seconds : 0)
             })
     }
 

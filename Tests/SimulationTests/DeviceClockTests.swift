@@ -1,3 +1,4 @@
+import DeviceInterface
 import Radio
 import Simulation
 import Synchronization

@@ -1,9 +1,10 @@
 import Bump
+import DeviceInterface
 import Synchronization
 
 /// The jolts that arrive over the data channel, from the transport's threads, until the next round takes them; and
 /// how many arrived and how many were refused (a payload that is no jolt: counted, never trusted).
-final class ImpactInbox: Sendable {
+public final class ImpactInbox: Sendable {
     private struct State {
         var arrived: [Int: [HeardImpact]] = [:]
         var heard = 0
@@ -12,7 +13,9 @@ final class ImpactInbox: Sendable {
 
     private let state = Mutex(State())
 
-    func receive(_ payload: [UInt8], from peer: Int, at device: Int, time: Double) {
+    public init() {}
+
+    public func receive(_ payload: [UInt8], from peer: Int, at device: Int, time: Double) {
         do {
             let impact = try ImpactMessage.decode(payload, arrival: time)
             state.withLock {
@@ -25,13 +28,13 @@ final class ImpactInbox: Sendable {
     }
 
     /// What arrived since the last call, by device, each device's in the order it arrived.
-    func take() -> [Int: [HeardImpact]] {
+    public func take() -> [Int: [HeardImpact]] {
         state.withLock { state in
             defer { state.arrived.removeAll(keepingCapacity: true) }
             return state.arrived
         }
     }
 
-    var heard: Int { state.withLock { $0.heard } }
-    var refused: Int { state.withLock { $0.refused } }
+    public var heard: Int { state.withLock { $0.heard } }
+    public var refused: Int { state.withLock { $0.refused } }
 }

@@ -1,0 +1,138 @@
+import Bump
+import DeviceInterface
+import Planning
+import Sessions
+
+/// The device side of a room, one phone after another: what each phone observes (its accelerometer's samples, the
+/// pairs' Bluetooth readings, its sessions' updates, the messages it received) goes in; what it does (the jolts and
+/// profiles it sends, the haptic it plays, the taps its ranging service plans by) comes out. Each phone's jolt
+/// finding (``PhoneJolts``) runs whenever the phones sample their accelerometers, for its ranging service and its
+/// app alike; NearCatch (``ReferenceApp``) runs on every phone unless the apps of a `NearbySimulator` room run their
+/// own. Nothing of the world comes in but these observations.
+public struct Phones {
+    /// The app's bump detector, which each pair's slot runs, and its haptic curve.
+    public let bump: BumpConfiguration
+    private var jolts: [PhoneJolts]
+    private var apps: [ReferenceApp]
+    /// Each pair's distance by its Bluetooth readings, which the ranging service plans by.
+    public private(set) var bluetooth: BluetoothDistances
+    /// The jolts that arrive over the data channel, from the transport's threads.
+    public let inbox = ImpactInbox()
+    /// Jolts sent, one a message.
+    public private(set) var joltsSent = 0
+    /// Told each phone's samples once the run's time has reached them (the apps of the app-testing library read
+    /// them), and those the world took ahead of it.
+    package var sampleTap: ((Int, ArraySlice<AccelerometerSample>) -> Void)?
+    private var aheadSamples: [[AccelerometerSample]] = []
+
+    /// The phones of a room.
+    ///
+    /// - Parameters:
+    ///   - interests: each phone's interests, which its profile publishes, when NearCatch runs on the phones; `nil`
+    ///     when it does not.
+    ///   - sampling: each phone's clock and how far its app's stamps are off the time its pairs agree on, when the
+    ///     phones sample their accelerometers and find their own jolts; `nil` when they do not.
+    public init(bump: BumpConfiguration, haptics: HapticCurve, interests: [[String]]?,
+                sampling: [(clock: DeviceClock, syncOffset: Double)]?, bluetooth: BluetoothDistances) {
+        self.bump = bump
+        self.bluetooth = bluetooth
+        apps = interests.map { all in all.indices.map { ReferenceApp(device: $0, interests: all[$0], haptics: haptics) } }
+            ?? []
+        jolts = sampling.map { $0.map { PhoneJolts(clock: $0.clock, syncOffset: $0.syncOffset) } } ?? []
+    }
+
+    /// Whether NearCatch runs on the phones.
+    public var runsApp: Bool { !apps.isEmpty }
+
+    /// Whether the apps send each other their jolts: NearCatch does, with sampled accelerometers and the fused
+    /// detector.
+    public var sendsJolts: Bool { !apps.isEmpty && !jolts.isEmpty && bump.method == .fused }
+
+    /// Every phone's jolts of the last seconds.
+    public var felt: [[Impact]] { jolts.map(\.felt) }
+
+    // MARK: - Observations
+
+    /// Phone `device`'s new accelerometer samples, up to the time `time`: what the app-testing library's app is told
+    /// of them by `now` (its clock's reading then), and the jolts the phone finds in them.
+    public mutating func take(_ samples: [AccelerometerSample], by device: Int, upTo time: Double,
+                              handingOutTo now: Double) {
+        if let sampleTap {
+            if aheadSamples.isEmpty { aheadSamples = Array(repeating: [], count: jolts.count) }
+            aheadSamples[device] += samples
+            let due = jolts[device].clock.reading(at: now)
+            let count = aheadSamples[device].firstIndex { $0.timestamp > due } ?? aheadSamples[device].count
+            if count > 0 { sampleTap(device, aheadSamples[device][..<count]) }
+            aheadSamples[device].removeFirst(count)
+        }
+        let bump = self.bump
+        let app = apps.isEmpty ? nil : device
+        jolts[device].take(samples, upTo: time) { impact in
+            if let app, bump.isKnock(impact) { apps[app].felt(impact) }
+        }
+    }
+
+    /// The Bluetooth readings of the pairs `first...` (dBm, by pair index; NaN: not heard).
+    public mutating func hear(_ readings: [Float], from first: Int) {
+        bluetooth.take(readings, from: first)
+    }
+
+    /// Phone `device` received `update` from `peer`: the haptic intensity NearCatch plays, if any.
+    public mutating func didUpdate(device: Int, peer: Int, _ update: NearbyUpdate) -> Float? {
+        apps.isEmpty ? nil : apps[device].didUpdate(from: peer, update)
+    }
+
+    // MARK: - Actions
+
+    /// Each phone's latest knock up to `time` among `felt` (its own jolts, or the labelled peaks the world gives
+    /// with `--sensors peaks`), for its ranging service; -∞ where none.
+    public func taps(_ felt: [[Impact]], upTo time: Double) -> [Float] {
+        let bump = self.bump
+        return felt.map { peaks in
+            peaks.last { $0.known <= time && bump.isKnock($0) }.map { Float($0.time) } ?? -.infinity
+        }
+    }
+
+    /// Each app sends the knocks it has come to know to every peer it holds a session with and believes may be
+    /// within reach of a touch, by what its own phone knows (never the oracle's truth): its estimate brought forward
+    /// by two walkers' speeds, but no nearer than the pair's Bluetooth signal allows; and takes what has arrived
+    /// from its peers.
+    ///
+    /// - Returns: what each phone holds of its peers' jolts (empty when the apps send none), and each jolt sent, by
+    ///   its phone, in the order sent.
+    public mutating func shareJolts(
+        at time: Double, known: PlanningContext, into messages: inout [AppMessage]
+    ) -> (heard: [[HeardImpact]], sent: [(device: Int, time: Double)]) {
+        guard sendsJolts else { return ([], []) }
+        let peers = apps.count
+        let sessions = known.sessions
+        let reach = bump.shareReach
+        var sent: [(device: Int, time: Double)] = []
+        for d in 0..<peers where !apps[d].outbox.isEmpty {
+            let due = apps[d].takeDueKnocks(at: time)
+            for jolt in due {
+                let payload = ImpactMessage.encode(jolt)
+                for p in 0..<peers where p != d && sessions.holds(d, p)
+                    && max(known.believedDistance(d, p), known.table.index(d, p).map(known.nearestByBluetooth) ?? 0)
+                        <= reach {
+                    messages.append(AppMessage(from: d, to: p, kind: ImpactMessage.kind, payload: payload))
+                    joltsSent += 1
+                }
+                sent.append((d, jolt.time))
+            }
+        }
+        for (d, arrived) in inbox.take() where d < peers {
+            apps[d].received(arrived)
+        }
+        for d in 0..<peers {
+            apps[d].forgetHeard(before: time - PhoneJolts.memory)
+        }
+        return (apps.map(\.heard), sent)
+    }
+
+    /// The pair's detector fired: each side sends its profile to the other.
+    public func didBump(initiator: Int, responder: Int) -> [AppMessage] {
+        guard !apps.isEmpty else { return [] }
+        return [apps[initiator].didBump(with: responder), apps[responder].didBump(with: initiator)]
+    }
+}
