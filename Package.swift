@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "DeviceInterface", targets: ["DeviceInterface"]),
         .library(name: "TransportCore", targets: ["TransportCore"]),
         .library(name: "SimulatedNetwork", targets: ["SimulatedNetwork"]),
+        .library(name: "Discovery", targets: ["Discovery"]),
         .library(name: "DiscoveryRun", targets: ["DiscoveryRun"]),
         .library(name: "UDPRun", targets: ["UDPRun"]),
         .library(name: "Planning", targets: ["Planning"]),
@@ -185,7 +186,9 @@ let package = Package(
         .testTarget(name: "NearbySimulatorTests", dependencies: ["DeviceInterface", "Bump", "NearbySimulator"]),
         .testTarget(
             name: "MulticastTransportTests",
-            dependencies: ["MulticastTransport", "TransportCore", .product(name: "NIOPosix", package: "swift-nio")]
+            dependencies: [
+                "MulticastTransport", "TestSupport", "TransportCore", .product(name: "NIOPosix", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "DiscoveryRunTests",
@@ -197,8 +200,8 @@ let package = Package(
         .testTarget(name: "DiscoveryTests", dependencies: [
             "Discovery", "Sessions", "GSL", "TransportCore", "TestSupport", .product(name: "Crypto", package: "swift-crypto"),
         ]),
-        .testTarget(name: "SweepTests", dependencies: ["Sweep", "NearcatchCommand", "nearcatch-sim"]),
-        .testTarget(name: "UCITests", dependencies: ["UCI", "UCIRoom", "UCIServer", "Geometry"]),
+        .testTarget(name: "SweepTests", dependencies: ["Sweep", "NearcatchCommand", "TestSupport", "nearcatch-sim"]),
+        .testTarget(name: "UCITests", dependencies: ["UCI", "UCIRoom", "UCIServer", "Geometry", "TestSupport"]),
         .testTarget(name: "CalibrationTests", dependencies: ["Calibration", "Radio", "Geometry", "TestSupport"]),
         // The command tests run the built executable too (two processes discovering each other).
         .testTarget(

@@ -18,6 +18,7 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "Simulation", package: "nearcatch-sim"),
                 .product(name: "RangingBench", package: "nearcatch-sim"),
+                .product(name: "Discovery", package: "nearcatch-sim"),
                 .product(name: "DiscoveryRun", package: "nearcatch-sim"),
                 .product(name: "Sessions", package: "nearcatch-sim"),
                 .product(name: "SimulatedNetwork", package: "nearcatch-sim"),

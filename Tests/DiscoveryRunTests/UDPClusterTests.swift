@@ -2,8 +2,9 @@ import DiscoveryRun
 import MulticastTransport
 import UDPRun
 import Testing
+import TestSupport
 
-@Suite(.serialized) struct UDPClusterTests {
+@Suite(.serialized, .tags(.realTime)) struct UDPClusterTests {
     /// 100 nodes over real UDP multicast on loopback, 200 sockets in one process. Measured on the 2-core
     /// development machine: 2.51 to 2.59 s over three runs (nodes start over 0.5 s). The bound allows six times that
     /// for a loaded CI machine.
@@ -22,7 +23,6 @@ import Testing
     @Test func hundredNodesConvergeOverLoopbackUDP() async throws {
         let report = try await runHundred(group: "239.255.93.1", port: 47_931, duration: 15)
         #expect(report.converged, "\(report)")
-        #expect(try #require(report.convergenceSeconds) < 15)
         #expect(report.sessions == 9_900)
         #expect(report.datagrams.sent["accept", default: 0] >= 4_950)
         #expect(report.datagrams.sent["goodbye"] == 100)

@@ -4,9 +4,10 @@ import NIOCore
 import NIOPosix
 import Synchronization
 import Testing
+import TestSupport
 import TransportCore
 
-@Suite(.serialized) struct UDPMulticastTransportTests {
+@Suite(.serialized, .tags(.realTime)) struct UDPMulticastTransportTests {
     /// A group of its own for each test, so that runs in parallel processes do not hear each other.
     private func configuration(_ port: Int) -> MulticastConfiguration {
         var c = MulticastConfiguration()

@@ -3,6 +3,7 @@ import DiscoveryRun
 import Foundation
 import NearcatchCommand
 import Testing
+import TestSupport
 
 @Suite struct DiscoverCommandTests {
     @Test(arguments: [
@@ -61,7 +62,7 @@ import Testing
 }
 
 /// Two processes of the built executable, started side by side on one group, discover each other's peers.
-@Suite struct TwoProcessDiscoveryTests {
+@Suite(.tags(.realTime)) struct TwoProcessDiscoveryTests {
     private var executable: URL {
         get throws {
             let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")

@@ -5,6 +5,7 @@ import Simulation
 import MulticastTransport
 import Synchronization
 import Testing
+import TestSupport
 import UDPRun
 import World
 
@@ -192,7 +193,7 @@ import World
         #expect(summary.ranging.received > 30_000)
     }
 
-    @Test func realSocketsRangeInRealTime() async throws {
+    @Test(.tags(.realTime)) func realSocketsRangeInRealTime() async throws {
         var s = SimulationSettings()
         s.peers = 20
         s.duration = 4

@@ -1,11 +1,36 @@
 import Foundation
 import Sweep
 import Testing
+import TestSupport
 
 /// The Dask backend against a scheduler and two workers the test starts on loopback (Dask's `distributed`, from
 /// the environment tools/ensure-dask makes): the same summaries as the local pool's, and a worker killed mid-sweep
 /// whose runs the engine gives to the other.
-@Suite(.serialized) struct SweepDaskTests {
+@Suite(.serialized, .tags(.dask, .realTime)) struct SweepDaskTests {
+    /// The Dask environment (.build/dask-venv), made by tools/ensure-dask the first time a test asks for it when
+    /// it is not there (a fresh clone under plain `swift test`): once for the whole run, whichever test asks first.
+    static func environment() throws -> String {
+        try made.get()
+    }
+
+    private static let made = Result<String, any Error> {
+        let venv = SweepFixture.tree + "/.build/dask-venv"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["bash", SweepFixture.tree + "/tools/ensure-dask"]
+        let errors = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        let said = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0, FileManager.default.isExecutableFile(atPath: venv + "/bin/dask") else {
+            throw SweepTestError("tools/ensure-dask could not make the Dask environment at \(venv) (it installs "
+                                 + "Dask's distributed from PyPI): \(String(decoding: said, as: UTF8.self))")
+        }
+        return venv
+    }
+
     /// A Dask scheduler and `workers` one-thread workers on 127.0.0.1, ended when the cluster is.
     final class Cluster {
         let address: String
@@ -13,10 +38,7 @@ import Testing
         var workers: [Process]
 
         init(workers count: Int, in dir: String) async throws {
-            let dask = SweepFixture.tree + "/.build/dask-venv/bin/dask"
-            guard FileManager.default.isExecutableFile(atPath: dask) else {
-                throw SweepTestError("no \(dask): tools/ensure-dask makes the Dask environment (tools/test runs it)")
-            }
+            let dask = try SweepDaskTests.environment() + "/bin/dask"
             let file = dir + "/scheduler.json"
             func start(_ arguments: [String], log: String) throws -> Process {
                 let p = Process()

@@ -1,6 +1,7 @@
 import Foundation
 import Sweep
 import Testing
+import TestSupport
 
 /// What the sweep's processes share: the built simulator, a scratch folder, a spec of small runs, and the summaries
 /// compared without their `performance` (the wall clock of a run is not part of what it simulated).
@@ -100,7 +101,7 @@ private final class DataBox: @unchecked Sendable {
 
 /// The local backend: results equal to runs made by hand, retries, failures kept, and a stopped sweep resumed
 /// without running anything twice.
-@Suite(.serialized) struct SweepRunTests {
+@Suite(.serialized, .tags(.realTime)) struct SweepRunTests {
     @Test func theLocalPoolGivesWhatRunsByHandGive() throws {
         let dir = try SweepFixture.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -106,6 +106,16 @@ let benchmarks: @Sendable () -> Void = {
         for _ in benchmark.scaledIterations { blackHole(try appRoom(devices: 20, seconds: 60)) }
     }
 
+    // (h) a member's flood of a million fake ids: the resident memory it grows the process by stays under
+    // `floodGrowthLimitMB` (the benchmark fails past it: FakeIdFlood.swift); one iteration, a minute or two.
+    Benchmark(
+        "flood-1m-fake-ids",
+        configuration: .init(metrics: [.wallClock, .peakMemoryResident], warmupIterations: 0, maxIterations: 1,
+                             thresholds: [:])
+    ) { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try fakeIdFlood()) }
+    }
+
     // (g) an iOS app's own file through Apple's frameworks' faces: 30 devices mingling for 60 simulated seconds, each
     // running examples/nearcatch-app's session manager (issue 24's aim: under 2 s of wall clock).
     Benchmark(
