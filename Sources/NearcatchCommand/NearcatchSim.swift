@@ -19,7 +19,7 @@ public struct NearcatchSim: AsyncParsableCommand {
     )
 
     /// The program's version, as `--version` prints it.
-    public static let version = "0.5.0"
+    public static let version = "0.6.0"
 
     public init() {}
 }

@@ -1,6 +1,7 @@
 import Foundation
 import NearcatchCommand
 import Testing
+import TestSupport
 
 /// The documentation against the program: every deterministic sample is what the program prints now, and every
 /// link leads to a file of the repository.
@@ -75,5 +76,31 @@ import Testing
         }
         #expect(broken.isEmpty, "\(broken)")
         #expect(links >= 10)
+    }
+
+    /// docs/architecture.md's table of modules against the manifest: a row for every target but the executable and
+    /// the tests' support, and in each row what its modules depend on beyond each other.
+    @Test func theModuleTableIsTheManifests() throws {
+        let manifest = try PackageManifest.targets(of: PackageManifest.text())
+        let targets = Set(manifest.keys.filter { !$0.hasSuffix("Tests") }).subtracting(["nearcatch-sim", "TestSupport"])
+        let page = try String(contentsOf: Self.root.appendingPathComponent("docs/architecture.md"), encoding: .utf8)
+        let section = try #require(page.components(separatedBy: "\n## Modules\n").dropFirst().first)
+        let table = try #require(section.components(separatedBy: "\n\n").first { $0.contains("| module |") })
+        var rowed = Set<String>()
+        var wrong: [String] = []
+        for row in table.split(separator: "\n").dropFirst(2) {
+            let cells = row.split(separator: "|", omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
+            guard cells.count >= 4 else { continue }
+            let named = Set(cells[1].matches(of: try Regex(#"`(\w+)`"#)).compactMap { $0.output[1].substring.map(String.init) })
+            rowed.formUnion(named)
+            let written = Set(cells[3] == "—" ? [] : cells[3].components(separatedBy: ", "))
+            let actual = Set(named.flatMap { manifest[$0] ?? [] }).subtracting(named)
+            if written != actual { wrong.append("\(named.sorted()): the page says \(written.sorted()), the manifest \(actual.sorted())") }
+        }
+        #expect(wrong == [])
+        #expect(targets.subtracting(rowed).sorted() == [], "targets without a row")
+        #expect(rowed.subtracting(targets).sorted() == [], "rows without a target")
     }
 }

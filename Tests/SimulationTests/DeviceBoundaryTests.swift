@@ -2,6 +2,7 @@ import Foundation
 import Simulation
 import Synchronization
 import Testing
+import TestSupport
 import World
 
 /// The one rule (docs/architecture.md): the world knows, the devices observe. A run records every device's
@@ -68,7 +69,7 @@ import World
     /// With the accelerometers sampled from physics (a scenario file of every class of encounter), the devices find
     /// their jolts in their own samples: the record is the same again when the scorer's contacts are relabelled.
     @Test func devicesAreBlindToTheTruthWithSampledSensors() async throws {
-        let file = try ScenarioFile.load(path: Self.root.appendingPathComponent("examples/bump-classes.json").path)
+        let file = try ScenarioFile.load(path: PackageManifest.root.appendingPathComponent("examples/bump-classes.json").path)
         let plain = try await record(.proximity, scramble: nil, sampled: file)
         let scrambled = try await record(.proximity, scramble: TruthScramble(seed: 7), sampled: file)
         let difference = firstDifference(plain.lines, scrambled.lines)
@@ -93,24 +94,6 @@ import World
     /// What only the world or the scorer may read: the truth, the radio channel, the world's air, the in-memory
     /// network with the devices' positions, the round step that holds the world's radio, and the run.
     static let truthModules: Set = ["World", "Radio", "Air", "SimulatedNetwork", "Ranging", "Simulation"]
-
-    private static var root: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    }
-
-    /// The targets of a manifest and the targets of this package each depends on, by name.
-    static func targets(of manifest: String) throws -> [String: [String]] {
-        let target = try Regex(#"\.(?:target|executableTarget|testTarget)\(\s*name:\s*"(\w+)"(?:,\s*dependencies:\s*\[([^\]]*)\])?"#)
-        var dependencies: [String: [String]] = [:]
-        for match in manifest.matches(of: target) {
-            let name = String(match.output[1].substring ?? "")
-            let list = match.output[2].substring.map(String.init) ?? ""
-            // Products of other packages are named inside `.product(...)`; only this package's targets are quoted bare.
-            let bare = list.replacing(try Regex(#"\.product\([^)]*\)"#), with: "")
-            dependencies[name] = bare.matches(of: try Regex(#""(\w+)""#)).compactMap { $0.output[1].substring.map(String.init) }
-        }
-        return dependencies
-    }
 
     /// Every breach of the line: a device module that depends on a truth module, even through another, and every
     /// `import` of a truth module in a device module's source (`sources`: each device module's files' texts).
@@ -139,7 +122,7 @@ import World
     private static func deviceSources() throws -> [String: [String: String]] {
         var sources: [String: [String: String]] = [:]
         for module in deviceModules {
-            let folder = root.appendingPathComponent("Sources/\(module)")
+            let folder = PackageManifest.root.appendingPathComponent("Sources/\(module)")
             for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) where file.hasSuffix(".swift") {
                 sources[module, default: [:]][file] = try String(contentsOf: folder.appendingPathComponent(file),
                                                                   encoding: .utf8)
@@ -150,8 +133,7 @@ import World
 
     /// No device-side source file imports the truth, and no device-side target depends on it, even through another.
     @Test func deviceModulesImportNoTruth() throws {
-        let manifest = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
-        let dependencies = try Self.targets(of: manifest)
+        let dependencies = try PackageManifest.targets(of: PackageManifest.text())
         #expect(dependencies.count > 20)
         for module in Self.deviceModules + Self.truthModules.sorted() {
             #expect(dependencies[module] != nil, "\(module) is a target")
@@ -166,8 +148,7 @@ import World
     /// The check bites: an import of the radio planted in the planner's sources, a dependency on the in-memory
     /// network planted in discovery's target, and one reached through another module are each named.
     @Test func aPlantedImportOfTheTruthIsFound() throws {
-        let manifest = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
-        let dependencies = try Self.targets(of: manifest)
+        let dependencies = try PackageManifest.targets(of: PackageManifest.text())
         var sources = try Self.deviceSources()
         sources["Planning"]?["Planted.swift"] = "import Geometry\nimport Radio\n\nlet planted = 0\n"
         #expect(Self.breaches(dependencies: dependencies, sources: sources)
