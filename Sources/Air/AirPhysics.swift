@@ -8,7 +8,7 @@ import Geometry
 /// The devices' planners place exchanges by what they believe of who hears whom (their estimates, Bluetooth signal
 /// strength); only here are the true positions read, so a planner that believes wrong loses exchanges, as it would
 /// in a room.
-public struct AirPhysics {
+package struct AirPhysics {
     private let exchangeDuration: Double
     private let rangeSquared: Double
     private var lost: [Bool] = []
@@ -19,7 +19,7 @@ public struct AirPhysics {
     private var keptExchanges: [PlannedExchange] = []
     private var keptChannels: [UInt8] = []
 
-    public init(medium: Medium, scheme: RangingScheme) {
+    package init(medium: Medium, scheme: RangingScheme) {
         exchangeDuration = medium.exchangeDuration(scheme)
         rangeSquared = medium.interferenceRange * medium.interferenceRange
     }
@@ -33,7 +33,7 @@ public struct AirPhysics {
     ///   - circular: whether the round wraps around (sessions on their own timers, each once a round: an exchange
     ///     starting near the end overlaps one starting near the start); otherwise exchanges past the round's end
     ///     overlap nothing of its start.
-    public mutating func resolve(
+    package mutating func resolve(
         _ plan: inout RangingPlan, pairs: [RangingPair], positions: [Vector3], interval: Double, circular: Bool
     ) {
         let m = plan.exchanges.count

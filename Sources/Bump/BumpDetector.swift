@@ -116,11 +116,11 @@ public struct BumpConfigurationError: Error, Sendable, Equatable, CustomStringCo
 
 /// A jolt a phone received from a peer over the data channel: who sent it, and the jolt as sent (its time on the
 /// sender's clock) with ``Impact/known`` the instant it arrived.
-public struct HeardImpact: Sendable, Equatable {
-    public let from: Int32
-    public let impact: Impact
+package struct HeardImpact: Sendable, Equatable {
+    package let from: Int32
+    package let impact: Impact
 
-    public init(from: Int32, impact: Impact) {
+    package init(from: Int32, impact: Impact) {
         self.from = from
         self.impact = impact
     }
@@ -128,13 +128,13 @@ public struct HeardImpact: Sendable, Equatable {
 
 /// What two phones have heard of each other's jolts over the data channel: each one's received jolts (from any
 /// peer; the detector keeps the pair's own) and the two devices' numbers.
-public struct ImpactChannel: Sendable {
-    public let initiator: Int32
-    public let responder: Int32
-    public let heardByInitiator: [HeardImpact]
-    public let heardByResponder: [HeardImpact]
+package struct ImpactChannel: Sendable {
+    package let initiator: Int32
+    package let responder: Int32
+    package let heardByInitiator: [HeardImpact]
+    package let heardByResponder: [HeardImpact]
 
-    public init(initiator: Int32, responder: Int32, heardByInitiator: [HeardImpact], heardByResponder: [HeardImpact]) {
+    package init(initiator: Int32, responder: Int32, heardByInitiator: [HeardImpact], heardByResponder: [HeardImpact]) {
         self.initiator = initiator
         self.responder = responder
         self.heardByInitiator = heardByInitiator
@@ -151,43 +151,43 @@ public struct ImpactChannel: Sendable {
 /// touching has no impact, however close its estimate reads; an impact of a stranger's touch has no close range.
 ///
 /// No allocation: one lives in each pair's slot.
-public struct BumpDetector: Sendable, Equatable {
+package struct BumpDetector: Sendable, Equatable {
     /// A configuration held once for the many detectors a room makes from it (one in each pair's slot: a copy in
     /// each was 88 of a slot's bytes). Equal by value.
-    public final class Settings: Sendable, Equatable {
-        public let configuration: BumpConfiguration
+    package final class Settings: Sendable, Equatable {
+        package let configuration: BumpConfiguration
 
-        public init(_ configuration: BumpConfiguration) {
+        package init(_ configuration: BumpConfiguration) {
             self.configuration = configuration
         }
 
-        public static func == (a: Settings, b: Settings) -> Bool { a === b || a.configuration == b.configuration }
+        package static func == (a: Settings, b: Settings) -> Bool { a === b || a.configuration == b.configuration }
     }
 
     private let settings: Settings
-    public var configuration: BumpConfiguration { settings.configuration }
+    package var configuration: BumpConfiguration { settings.configuration }
     /// The last `window` verdicts, newest in bit 0.
     private var recent: UInt16 = 0
     private var count: UInt8 = 0
     /// Whether the detector may fire.
-    public private(set) var isArmed = true
+    package private(set) var isArmed = true
     /// Bumps fired so far.
-    public private(set) var fired = 0
+    package private(set) var fired = 0
     /// Fused: the last joint impact used, and when the estimate was last within the confirm distance.
     private var lastImpact = -Double.infinity
     private var lastNear = -Double.infinity
 
-    public init(configuration: BumpConfiguration = BumpConfiguration()) {
+    package init(configuration: BumpConfiguration = BumpConfiguration()) {
         settings = Settings(configuration)
     }
 
-    public init(settings: Settings) {
+    package init(settings: Settings) {
         self.settings = settings
     }
 
     /// Feeds one estimate (`nil` when out of range) and says whether a bump fires now.
     @inline(__always)
-    public mutating func update(distance: Float?) -> Bool {
+    package mutating func update(distance: Float?) -> Bool {
         let c = configuration
         let under = distance.map { $0 <= c.distance } ?? false
         let mask: UInt16 = c.window >= 16 ? .max : (1 << UInt16(c.window)) - 1
@@ -212,7 +212,7 @@ public struct BumpDetector: Sendable, Equatable {
     /// With `channel`, each phone compares its own jolts with those its peer sent it over the data channel, as they
     /// arrived (late, or never when lost) and stamped by the sender's clock: a bump fires when either phone finds a
     /// pair. Without it, each phone's jolts are the other's the moment it knows them, on one clock.
-    public mutating func update(
+    package mutating func update(
         distance: Float?, at time: Double, initiator: [Impact], responder: [Impact],
         channel: ImpactChannel? = nil,
         towardResponder: SIMD3<Float>? = nil, towardInitiator: SIMD3<Float>? = nil

@@ -3,17 +3,17 @@ import DeviceInterface
 /// from the phone's resting reading, m/s²), how long it stayed above half that (its width, seconds), which way it
 /// pushed (a unit vector in the phone's frame), how upright that push was (the cosine between it and the resting
 /// reading, which is gravity's reaction: 1 straight up or down, 0 level), and the time between the phone's samples.
-public struct SampledImpact: Sendable, Equatable {
-    public let time: Double
-    public let peak: Float
-    public let width: Double
-    public let direction: SIMD3<Float>
-    public let vertical: Float
-    public let interval: Double
+package struct SampledImpact: Sendable, Equatable {
+    package let time: Double
+    package let peak: Float
+    package let width: Double
+    package let direction: SIMD3<Float>
+    package let vertical: Float
+    package let interval: Double
     /// When the phone could know the jolt: the sample that ended it.
-    public let known: Double
+    package let known: Double
 
-    public init(time: Double, peak: Float, width: Double, direction: SIMD3<Float>, vertical: Float, interval: Double,
+    package init(time: Double, peak: Float, width: Double, direction: SIMD3<Float>, vertical: Float, interval: Double,
                 known: Double) {
         self.known = known
         self.time = time
@@ -29,24 +29,24 @@ public struct SampledImpact: Sendable, Equatable {
 /// (gravity and the chip's offset, as the phone is held) with a slow average, and a jolt is a run of samples that
 /// depart from it by at least `threshold`, ended when they fall back under half of it. Runs on the device: it sees
 /// the phone's own samples and nothing else.
-public struct ImpactExtractor: Sendable {
-    public struct Settings: Sendable, Equatable {
+package struct ImpactExtractor: Sendable {
+    package struct Settings: Sendable, Equatable {
         /// A departure from rest at or over this starts a jolt, m/s²: 80 times the noise of a 100-Hz sample (0.0125
         /// m/s²; 0.035 at 800 Hz), under the gentlest touch's push after the chip's filter. Lower finds still gentler
         /// touches and leaves less margin for jolts the world does not make (docs/simulation.md sweeps it).
-        public var threshold: Float = 1.0
+        package var threshold: Float = 1.0
         /// The resting reading follows the samples with this time constant, seconds (it holds still during a jolt):
         /// a phone turned a quarter in two seconds departs from it by under 1 m/s², and a faster turn's departure is a
         /// wide one.
-        public var restTimeConstant = 0.1
+        package var restTimeConstant = 0.1
         /// A jolt longer than this is cut, seconds, and the resting reading starts again from where the phone is (a
         /// long departure is a move, not a jolt).
-        public var longest = 0.3
+        package var longest = 0.3
 
-        public init() {}
+        package init() {}
     }
 
-    public let settings: Settings
+    package let settings: Settings
     private var rest: SIMD3<Double>?
     private var last: Double?
     /// The time between the last two samples: one sample's share of a jolt's width.
@@ -63,12 +63,12 @@ public struct ImpactExtractor: Sendable {
         let rest: SIMD3<Double>
     }
 
-    public init(settings: Settings = Settings()) {
+    package init(settings: Settings = Settings()) {
         self.settings = settings
     }
 
     /// Takes the next sample; returns the jolt that it ended, if any.
-    public mutating func take(_ s: AccelerometerSample) -> SampledImpact? {
+    package mutating func take(_ s: AccelerometerSample) -> SampledImpact? {
         let v = SIMD3<Double>(Double(s.x), Double(s.y), Double(s.z))
         let dt = last.map { max(s.timestamp - $0, 0) } ?? 0
         last = s.timestamp

@@ -2,18 +2,18 @@ import DeviceInterface
 /// A jolt as one phone's app sends it to a peer over the data channel: its time on the sender's clock and its shape
 /// (peak, width, push, uprightness, the sampling interval). 33 bytes, little-endian: the time as a Float64, then
 /// Float32s, with the direction NaN when the sender has none.
-public enum ImpactMessage {
+package enum ImpactMessage {
     /// The application data kind of a jolt (a profile is 1; the app-testing library's apps send theirs as 2).
-    public static let kind: UInt8 = 3
-    public static let size = 1 + 8 + 4 * 7
+    package static let kind: UInt8 = 3
+    package static let size = 1 + 8 + 4 * 7
 
     /// Why a received payload is not a jolt.
-    public enum DecodeError: Error, Equatable, CustomStringConvertible {
+    package enum DecodeError: Error, Equatable, CustomStringConvertible {
         case length(Int)
         case version(UInt8)
         case field(String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .length(let n): "a jolt message is \(ImpactMessage.size) bytes, got \(n)"
             case .version(let v): "unknown jolt message version \(v)"
@@ -22,7 +22,7 @@ public enum ImpactMessage {
         }
     }
 
-    public static func encode(_ impact: Impact) -> [UInt8] {
+    package static func encode(_ impact: Impact) -> [UInt8] {
         var bytes: [UInt8] = [1]
         bytes.reserveCapacity(size)
         withUnsafeBytes(of: impact.time.bitPattern.littleEndian) { bytes += $0 }
@@ -35,7 +35,7 @@ public enum ImpactMessage {
     }
 
     /// The jolt in `bytes`, known at `arrival` (the receiver's instant).
-    public static func decode(_ bytes: [UInt8], arrival: Double) throws(DecodeError) -> Impact {
+    package static func decode(_ bytes: [UInt8], arrival: Double) throws(DecodeError) -> Impact {
         guard bytes.count == size else { throw .length(bytes.count) }
         guard bytes[0] == 1 else { throw .version(bytes[0]) }
         var time: UInt64 = 0

@@ -1,22 +1,22 @@
 import GSL
 
 /// Statistics of a set of signed errors, for reports: bias, spread and quantiles of the magnitude.
-public struct ErrorSummary: Sendable, Equatable, Codable {
+package struct ErrorSummary: Sendable, Equatable, Codable {
     /// How many errors were summarised.
-    public let count: Int
+    package let count: Int
     /// Mean signed error.
-    public let bias: Double
+    package let bias: Double
     /// Sample standard deviation of the signed error.
-    public let standardDeviation: Double
+    package let standardDeviation: Double
     /// Root mean square error.
-    public let rootMeanSquare: Double
+    package let rootMeanSquare: Double
     /// Median of the absolute error.
-    public let medianAbsolute: Double
+    package let medianAbsolute: Double
     /// 95th percentile of the absolute error.
-    public let p95Absolute: Double
+    package let p95Absolute: Double
 
     /// Summarises `errors`; `nil` when there are none.
-    public init?(_ errors: [Double]) {
+    package init?(_ errors: [Double]) {
         guard let signed = Statistics(errors), let magnitude = Statistics(errors.map(abs)) else { return nil }
         count = signed.count
         bias = signed.mean
@@ -27,7 +27,7 @@ public struct ErrorSummary: Sendable, Equatable, Codable {
     }
 
     /// The same summary with every value multiplied by `factor` (for unit conversion).
-    public func scaled(by factor: Double) -> ErrorSummary {
+    package func scaled(by factor: Double) -> ErrorSummary {
         ErrorSummary(
             count: count, bias: bias * factor, standardDeviation: standardDeviation * factor,
             rootMeanSquare: rootMeanSquare * factor, medianAbsolute: medianAbsolute * factor,

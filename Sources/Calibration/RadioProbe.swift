@@ -9,30 +9,30 @@ import Radio
 ///
 /// Device A (the initiator) stands at the origin facing east; B stands at the requested distance, azimuth and
 /// elevation in A's frame, facing A. Every figure is about A's view of B.
-public struct RadioProbe: Sendable {
+package struct RadioProbe: Sendable {
     /// What to sample.
-    public struct Settings: Sendable, Equatable {
+    package struct Settings: Sendable, Equatable {
         /// True distance, metres.
-        public var distance: Double = 2
+        package var distance: Double = 2
         /// True azimuth of B in A's frame, radians.
-        public var azimuth: Double = 0
+        package var azimuth: Double = 0
         /// True elevation of B in A's frame, radians.
-        public var elevation: Double = 0
+        package var elevation: Double = 0
         /// Number of exchanges.
-        public var samples: Int = 10_000
+        package var samples: Int = 10_000
         /// Exchanges per second; sets the time step the filter and the link state see.
-        public var rate: Double = 10
+        package var rate: Double = 10
         /// The run seed.
-        public var seed: UInt64 = 1
-        public var radio = RadioConfiguration()
-        public var estimator = EstimatorConfiguration()
+        package var seed: UInt64 = 1
+        package var radio = RadioConfiguration()
+        package var estimator = EstimatorConfiguration()
 
-        public init() {}
+        package init() {}
     }
 
-    public let settings: Settings
+    package let settings: Settings
 
-    public init(settings: Settings) {
+    package init(settings: Settings) {
         self.settings = settings
     }
 
@@ -40,7 +40,7 @@ public struct RadioProbe: Sendable {
     ///
     /// - Throws: ``PairRadioError`` for a bad radio configuration or a GSL failure.
     /// - Complexity: O(samples log samples), for the quantiles.
-    public func run() throws(PairRadioError) -> RadioProbeReport {
+    package func run() throws(PairRadioError) -> RadioProbeReport {
         let s = settings
         let a = Pose(position: .zero, orientation: Orientation(heading: 0))
         let toB = a.orientation.toWorld(Bearing(azimuth: s.azimuth, elevation: s.elevation).direction)
@@ -117,34 +117,34 @@ public struct RadioProbe: Sendable {
 }
 
 /// The probe's findings; distances in metres, angles in degrees. Field names are the JSON output's, and stable.
-public struct RadioProbeReport: Sendable, Equatable, Codable {
+package struct RadioProbeReport: Sendable, Equatable, Codable {
     /// Exchanges attempted.
-    public let samples: Int
+    package let samples: Int
     /// Share of exchanges lost (no measurement at all).
-    public let dropoutShare: Double
+    package let dropoutShare: Double
     /// Share of received exchanges without a distance (beyond the maximum range).
-    public let outOfRangeShare: Double
+    package let outOfRangeShare: Double
     /// Share of received exchanges in non line of sight.
-    public let nonLineOfSightShare: Double
+    package let nonLineOfSightShare: Double
     /// Raw distance error (measured minus true), from the timestamps before the chip's clamp at zero.
-    public let rawDistance: ErrorSummary?
+    package let rawDistance: ErrorSummary?
     /// Filtered distance error.
-    public let filteredDistance: ErrorSummary?
+    package let filteredDistance: ErrorSummary?
     /// Measurements the range filter's gate refused.
-    public let gateRefusals: Int
+    package let gateRefusals: Int
     /// Times the range filter restarted after a run of refusals.
-    public let filterRestarts: Int
+    package let filterRestarts: Int
     /// Raw horizontal-angle error (asin of the horizontal cosine, measured minus true).
-    public let azimuthDegrees: ErrorSummary?
+    package let azimuthDegrees: ErrorSummary?
     /// Raw elevation error (asin of the vertical cosine, measured minus true).
-    public let elevationDegrees: ErrorSummary?
+    package let elevationDegrees: ErrorSummary?
     /// Angle between the raw measured direction and the true one (always positive).
-    public let rawDirectionDegrees: ErrorSummary?
+    package let rawDirectionDegrees: ErrorSummary?
     /// Angle between the smoothed direction and the true one (always positive).
-    public let smoothedDirectionDegrees: ErrorSummary?
+    package let smoothedDirectionDegrees: ErrorSummary?
     /// Share of received exchanges whose update had no direction.
-    public let noDirectionShare: Double
+    package let noDirectionShare: Double
     /// Share of received exchanges whose timestamps gave a negative distance, reported as 0 m (the error exceeded
     /// the distance: single-sided ranging with clocks far apart).
-    public let clampedShare: Double
+    package let clampedShare: Double
 }

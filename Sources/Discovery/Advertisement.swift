@@ -5,7 +5,7 @@ import Sessions
 /// A value, held in one immutable object: every node keeps the advertisement of every peer it knows, and a group
 /// frame decoded once gives its receivers one object to share (a 72-byte copy in each known peer was 45% of a
 /// node's table of peers: 330 MB in a room of 1,000).
-public struct Advertisement: Sendable, Equatable {
+package struct Advertisement: Sendable, Equatable {
     private final class Storage: Sendable {
         let serviceType: String
         let signingKey: SigningKey
@@ -28,21 +28,21 @@ public struct Advertisement: Sendable, Equatable {
     private let storage: Storage
 
     /// The service type, for example `nearcatch`; browsers only see advertisers of their own type.
-    public var serviceType: String { storage.serviceType }
+    package var serviceType: String { storage.serviceType }
     /// The node's public key: every datagram of the node is signed with its private key.
-    public var signingKey: SigningKey { storage.signingKey }
+    package var signingKey: SigningKey { storage.signingKey }
     /// The id its key gives (``SigningKey/peer``).
-    public var peer: PeerID { storage.signingKey.peer }
+    package var peer: PeerID { storage.signingKey.peer }
     /// The life of the node; a restart gives a higher one.
-    public var incarnation: Incarnation { storage.incarnation }
+    package var incarnation: Incarnation { storage.incarnation }
     /// A name for people, at most 63 bytes of UTF-8.
-    public var displayName: String { storage.displayName }
+    package var displayName: String { storage.displayName }
     /// Small key=value facts for the browsers (interests, app version), at most 400 bytes in all.
-    public var discoveryInfo: [String: String] { storage.discoveryInfo }
+    package var discoveryInfo: [String: String] { storage.discoveryInfo }
     /// The node's unicast port; the address is the datagram's source address.
-    public var unicastPort: UInt16 { storage.unicastPort }
+    package var unicastPort: UInt16 { storage.unicastPort }
 
-    public static func == (a: Advertisement, b: Advertisement) -> Bool {
+    package static func == (a: Advertisement, b: Advertisement) -> Bool {
         a.storage === b.storage
             || (a.serviceType == b.serviceType && a.signingKey == b.signingKey && a.incarnation == b.incarnation
                 && a.displayName == b.displayName && a.discoveryInfo == b.discoveryInfo
@@ -52,7 +52,7 @@ public struct Advertisement: Sendable, Equatable {
     /// An advertisement whose fields are checked against the rules of ``DiscoveryRules``.
     ///
     /// - Throws: ``DiscoveryRuleError`` naming the first field that breaks a rule.
-    public init(
+    package init(
         serviceType: String, signingKey: SigningKey, incarnation: Incarnation, displayName: String,
         discoveryInfo: [String: String] = [:], unicastPort: UInt16
     ) throws(DiscoveryRuleError) {

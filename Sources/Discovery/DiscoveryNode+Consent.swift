@@ -8,7 +8,7 @@ extension DiscoveryNode {
     /// With ``Configuration/connectsByConsent``: the app invites `peer`, or accepts its invitation. The initiator of
     /// the pair (the lower peer id) invites at once; the responder asks to be invited. Nothing more to do for a
     /// peer not found yet: it is invited when found.
-    public mutating func consent(to peer: PeerID, now: Double) -> [NodeDirective] {
+    package mutating func consent(to peer: PeerID, now: Double) -> [NodeDirective] {
         guard consented.insert(peer).inserted, let known = peers[peer], !table.hasSession(with: peer) else { return [] }
         heldOff[peer] = nil
         if me.initiates(with: peer) {
@@ -33,12 +33,12 @@ extension DiscoveryNode {
 
 
     /// Suspends every running session (the app went to the background).
-    public mutating func suspend() -> [NodeDirective] {
+    package mutating func suspend() -> [NodeDirective] {
         table.peers.filter { table.suspend(peer: $0) }.map { .event(.session($0, .suspended)) }
     }
 
     /// Resumes every suspended session.
-    public mutating func resume() -> [NodeDirective] {
+    package mutating func resume() -> [NodeDirective] {
         table.peers.filter { table.resume(peer: $0) }.map { .event(.session($0, .suspensionEnded)) }
     }
 }

@@ -188,7 +188,7 @@ extension DiscoveryNode {
     /// Sends application data to `peer` within the running session, carrying this side's token.
     ///
     /// - Returns: the directive, or nothing when there is no running session with `peer`.
-    public mutating func sendData(to peer: PeerID, kind: UInt8, payload: [UInt8]) -> [NodeDirective] {
+    package mutating func sendData(to peer: PeerID, kind: UInt8, payload: [UInt8]) -> [NodeDirective] {
         guard let entry = table.session(with: peer), entry.remoteToken != nil, let known = peers[peer],
               payload.count <= WireFormat.maximumSessionPayload
         else { return [] }

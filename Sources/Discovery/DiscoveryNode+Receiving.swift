@@ -8,7 +8,7 @@ import TransportCore
 /// and who is lost.
 extension DiscoveryNode {
     /// Handles one datagram from `source`.
-    public mutating func receive(_ datagram: IncomingDatagram, now: Double) -> [NodeDirective] {
+    package mutating func receive(_ datagram: IncomingDatagram, now: Double) -> [NodeDirective] {
         defer { refreshDeadline() }
         guard running else { return [] }
         let out = handle(datagram, now: now)
@@ -216,7 +216,7 @@ extension DiscoveryNode {
     /// counts two threads would otherwise fight over) and a frozen memo holding what every receiver holding `key`
     /// finds in it. Only an authentic announcement signed by the key it carries is spread: every receiver's checks of
     /// it then read the memo and write nothing. Anything else (`nil`) is handed out whole, receiver after receiver.
-    public static func frameCopies(of datagram: IncomingDatagram, key: GroupKey, count: Int) -> [IncomingDatagram]? {
+    package static func frameCopies(of datagram: IncomingDatagram, key: GroupKey, count: Int) -> [IncomingDatagram]? {
         guard count >= 1, WireFormat.announcedPeer(in: datagram.bytes) != nil,
               WireFormat.isAuthentic(datagram.bytes, under: key) else { return nil }
         let result = Result { () throws(WireError) in try WireFormat.decode(datagram.bytes) }
@@ -329,7 +329,7 @@ extension DiscoveryNode {
     /// claiming an hour between announcements, so a silence of five hours) would otherwise grow the node without
     /// bound. 4,096 strangers take about 4 MB; a flood of 1,500 new ids a second cycles them in under 3 s, and a real
     /// peer, which announces every second or more often, is heard again within its second chance.
-    public static let strangersKept = 4096
+    package static let strangersKept = 4096
 
     /// Forgets the peers found longest ago that hold no session, while more are known than the session table and
     /// ``strangersKept`` allow: each is lost (`timeout`) but not remembered as departed, so that a flood of ids does
@@ -406,7 +406,7 @@ extension DiscoveryNode {
 
     /// Takes the transport's count of datagrams dropped at this node's full receive buffers, `total` since it
     /// opened; a count that grew marks `now` as a time this node lost datagrams of its own.
-    public mutating func noteReceiveDrops(_ total: Int, now: Double) -> [NodeDirective] {
+    package mutating func noteReceiveDrops(_ total: Int, now: Double) -> [NodeDirective] {
         reading.noteDrops(total: total, now: now)
         return []
     }

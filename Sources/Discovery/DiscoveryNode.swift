@@ -8,31 +8,31 @@ import TransportCore
 ///
 /// A pure state machine: it takes the time and what arrived, and returns what to send and what to report
 /// (``NodeDirective``). It owns no socket and no timer; a driver calls ``tick(now:)`` at ``nextDeadline``.
-public struct DiscoveryNode {
+package struct DiscoveryNode {
     /// Everything a node is configured with.
-    public struct Configuration {
-        public var serviceType: String
+    package struct Configuration {
+        package var serviceType: String
         /// The node's key pair: it signs every datagram, and its public key gives the node's peer id.
-        public var identity: NodeIdentity
-        public var peer: PeerID { identity.peer }
-        public var incarnation: Incarnation
-        public var displayName: String
-        public var discoveryInfo: [String: String]
+        package var identity: NodeIdentity
+        package var peer: PeerID { identity.peer }
+        package var incarnation: Incarnation
+        package var displayName: String
+        package var discoveryInfo: [String: String]
         /// The most sessions this device holds at once (the active-sessions limit).
-        public var maximumSessions: Int
-        public var timing: DiscoveryTiming
+        package var maximumSessions: Int
+        package var timing: DiscoveryTiming
         /// How many peers the node expects to find: its tables are sized for them at start (up to
         /// `maximumSessions`) rather than grown, copied and rehashed as the group is found. 0 sizes nothing.
-        public var expectedPeers: Int
+        package var expectedPeers: Int
         /// The group's shared key: every datagram sent is sealed under it, every one received must be.
-        public var groupKey: GroupKey
+        package var groupKey: GroupKey
         /// Whether the node connects only to the peers its app invited or accepted (``consent(to:now:)``), as an
         /// app on a peer-to-peer framework does, rather than to every peer it finds (the command line's nodes).
         /// A peer's invitation or request to be invited is then told to the app (``NodeEvent/invited(_:)``) and
         /// waits for its consent.
-        public var connectsByConsent = false
+        package var connectsByConsent = false
 
-        public init(
+        package init(
             serviceType: String, identity: NodeIdentity, incarnation: Incarnation, displayName: String,
             discoveryInfo: [String: String] = [:], maximumSessions: Int = 1024, timing: DiscoveryTiming = DiscoveryTiming(),
             expectedPeers: Int = 0, groupKey: GroupKey = .development
@@ -50,7 +50,7 @@ public struct DiscoveryNode {
     }
 
     /// A peer this node has discovered.
-    public struct KnownPeer: Sendable, Equatable {
+    package struct KnownPeer: Sendable, Equatable {
         // The fields every datagram of a steady group reads come first, within one cache line: in a group of a
         // thousand, the peers of all nodes do not fit in any cache, and each field further on costs a miss.
 
@@ -59,7 +59,7 @@ public struct DiscoveryNode {
         /// decoding. 0 when found by its invitation.
         var announced: UInt64
         /// When it was last heard from, seconds.
-        public var lastHeard: Double
+        package var lastHeard: Double
         /// The table's ``PeerSessionTableState/removals`` when a session with it was last seen held, or `.max`.
         var sessionSeenAt: UInt64 = .max
         /// The highest sequence number of its announcements taken: a later one must be higher (a replay is not).
@@ -70,11 +70,11 @@ public struct DiscoveryNode {
         var announceInterval: Double
         /// The time of its entry in the silence queue; an entry with another time is stale.
         var silenceCheckAt: Double
-        public let advertisement: Advertisement
+        package let advertisement: Advertisement
         /// Where its token exchange is reached.
-        public let endpoint: Endpoint
+        package let endpoint: Endpoint
         /// When this incarnation of it was discovered, seconds.
-        public let discoveredAt: Double
+        package let discoveredAt: Double
 
         /// Its incarnation and when it was found, read in place.
         mutating func life() -> (incarnation: Incarnation, discoveredAt: Double) {
@@ -140,11 +140,11 @@ public struct DiscoveryNode {
         var queuedAt: Double
     }
 
-    public let configuration: Configuration
-    public let advertisement: Advertisement
-    public internal(set) var table: PeerSessionTableState
-    public internal(set) var peers: [PeerID: KnownPeer] = [:]
-    public internal(set) var counters = DiscoveryCounters()
+    package let configuration: Configuration
+    package let advertisement: Advertisement
+    package internal(set) var table: PeerSessionTableState
+    package internal(set) var peers: [PeerID: KnownPeer] = [:]
+    package internal(set) var counters = DiscoveryCounters()
     var invitations: [PeerID: Invitation] = [:]
     /// With ``Configuration/connectsByConsent``: the peers the app invited or accepted, and those whose invitation
     /// the app has been told of (once a life).
@@ -212,7 +212,7 @@ public struct DiscoveryNode {
     ///   - random: the stream for announcement jitter.
     /// - Throws: ``DiscoveryRuleError`` for an advertisement that breaks the rules, ``DiscoveryTimingError`` for
     ///   timing out of range.
-    public init(
+    package init(
         configuration: Configuration, unicastPort: UInt16, tokens: any TokenSource, random: RandomSource
     ) throws {
         try configuration.timing.validate()
@@ -238,7 +238,7 @@ public struct DiscoveryNode {
     var hasRoom: Bool { table.count < table.capacity }
 
     /// How many entries each of the node's tables and queues holds: what a flood of ids could grow.
-    public var held: [String: Int] {
+    package var held: [String: Int] {
         ["peers": peers.count, "sessions": table.count, "strangers": strangers.count, "invitations": invitations.count,
          "waiting": waiting.count, "heldOff": heldOff.count, "declined": declinedAt.count, "departures": departures.count,
          "silenceQueue": silenceQueue.count, "exchangeQueue": exchangeQueue.count, "solicits": pendingSolicits.count,
@@ -252,7 +252,7 @@ public struct DiscoveryNode {
     ///
     /// Stored, and brought up to date at the end of every change: a driver reads it after each datagram, and a
     /// computed property read through the driver would copy the whole node each time.
-    public internal(set) var nextDeadline: Double?
+    package internal(set) var nextDeadline: Double?
 
     mutating func refreshDeadline() {
         guard running else {
@@ -282,7 +282,7 @@ public struct DiscoveryNode {
     // MARK: - Life
 
     /// Starts advertising and browsing.
-    public mutating func start(now: Double) -> [NodeDirective] {
+    package mutating func start(now: Double) -> [NodeDirective] {
         defer { refreshDeadline() }
         running = true
         burstLeft = timing.burstCount
@@ -291,7 +291,7 @@ public struct DiscoveryNode {
     }
 
     /// Says goodbye and forgets everything; the node is then silent.
-    public mutating func stop(now: Double) -> [NodeDirective] {
+    package mutating func stop(now: Double) -> [NodeDirective] {
         defer { refreshDeadline() }
         guard running else { return [] }
         running = false
@@ -318,7 +318,7 @@ public struct DiscoveryNode {
     /// Does whatever is due at `now`.
     ///
     /// - Complexity: O(k log n) for the k timer entries due.
-    public mutating func tick(now: Double) -> [NodeDirective] {
+    package mutating func tick(now: Double) -> [NodeDirective] {
         defer { refreshDeadline() }
         guard running else { return [] }
         return tickDue(now: now) + admitWaiting(now: now)

@@ -1,17 +1,17 @@
 /// The naming rules of discovery, as the phone frameworks enforce them.
-public enum DiscoveryRules {
+package enum DiscoveryRules {
     /// Longest service type, characters.
-    public static let maximumServiceTypeLength = 15
+    package static let maximumServiceTypeLength = 15
     /// Longest display name, bytes of UTF-8.
-    public static let maximumDisplayNameBytes = 63
+    package static let maximumDisplayNameBytes = 63
     /// Longest single key=value entry, bytes of UTF-8.
-    public static let maximumInfoEntryBytes = 255
+    package static let maximumInfoEntryBytes = 255
     /// Most bytes of all key=value entries together.
-    public static let maximumInfoBytes = 400
+    package static let maximumInfoBytes = 400
 
     /// 1 to 15 characters of lowercase ASCII letters, digits and hyphens, at least one letter, no hyphen at either
     /// end and no two hyphens in a row.
-    public static func checkServiceType(_ value: String) throws(DiscoveryRuleError) {
+    package static func checkServiceType(_ value: String) throws(DiscoveryRuleError) {
         func refuse(_ rule: String) -> DiscoveryRuleError {
             DiscoveryRuleError(field: "service type", value: value, rule: rule)
         }
@@ -35,7 +35,7 @@ public enum DiscoveryRules {
     }
 
     /// 1 to 63 bytes of UTF-8.
-    public static func checkDisplayName(_ value: String) throws(DiscoveryRuleError) {
+    package static func checkDisplayName(_ value: String) throws(DiscoveryRuleError) {
         let count = value.utf8.count
         guard count >= 1, count <= maximumDisplayNameBytes else {
             throw DiscoveryRuleError(field: "display name", value: value,
@@ -44,7 +44,7 @@ public enum DiscoveryRules {
     }
 
     /// Keys not empty and without '='; each key=value at most 255 bytes; all of them at most 400 bytes.
-    public static func checkDiscoveryInfo(_ info: [String: String]) throws(DiscoveryRuleError) {
+    package static func checkDiscoveryInfo(_ info: [String: String]) throws(DiscoveryRuleError) {
         var total = 0
         for key in info.keys.sorted() {
             let value = info[key] ?? ""
@@ -68,14 +68,14 @@ public enum DiscoveryRules {
 }
 
 /// A discovery field that breaks its rule.
-public struct DiscoveryRuleError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct DiscoveryRuleError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The field, in words ("service type", "display name", ...).
-    public let field: String
-    public let value: String
+    package let field: String
+    package let value: String
     /// The rule it breaks, in words.
-    public let rule: String
+    package let rule: String
 
-    public var description: String {
+    package var description: String {
         "\(field) \"\(value)\" \(rule)"
     }
 }

@@ -1,72 +1,72 @@
 /// The timing of announcements, loss detection and the token exchange, in seconds.
-public struct DiscoveryTiming: Sendable, Equatable {
+package struct DiscoveryTiming: Sendable, Equatable {
     /// Announcements sent at start, `burstSpacing` apart, so that peers find a new node quickly.
-    public var burstCount: Int = 3
-    public var burstSpacing: Double = 0.15
+    package var burstCount: Int = 3
+    package var burstSpacing: Double = 0.15
     /// Period of announcements after the burst, in a group of up to `groupAnnouncementRate` nodes.
-    public var announceInterval: Double = 1.0
+    package var announceInterval: Double = 1.0
     /// Announcements a second the whole group sends at most once started (RTCP's rule, RFC 3550 section 6.2): in a
     /// larger group each node announces every (group size / this) seconds, so that what every node hears stays
     /// the same however many join. Each announcement carries its interval, and each peer is timed out after its own.
-    public var groupAnnouncementRate: Double = 100
+    package var groupAnnouncementRate: Double = 100
     /// Each period is drawn within +- this share of the interval, so that nodes started together drift apart and do
     /// not announce in lockstep.
-    public var announceJitter: Double = 0.2
+    package var announceJitter: Double = 0.2
     /// A peer is lost after this many announcement periods (at their longest) without a word. A trade-off between
     /// noticing a silent departure quickly and not losing live peers to packet loss: with a share p of datagrams
     /// lost, a live peer is lost by mistake with a chance of about p^n per announcement. At 1% loss and 5 that is
     /// 1e-10; at 30% loss, 0.24%, which over the 9,900 peer relations of 100 nodes is about 24 false losses a
     /// second: lossy runs need a larger value (12 at 30% loss).
-    public var missedAnnouncements: Int = 5
+    package var missedAnnouncements: Int = 5
     /// The shortest wait before an unanswered invitation is sent again. The first wait is the node's estimate of
     /// the round trip (smoothed as TCP does, RFC 6298: mean plus four deviations) but never below this; each further
     /// wait doubles, with `retransmitJitter`, up to `maximumRetransmitInterval`. A host too slow to answer within the
     /// floor therefore raises the wait instead of drawing more datagrams from every peer (no congestion collapse).
-    public var retransmitInterval: Double = 0.25
+    package var retransmitInterval: Double = 0.25
     /// The first wait before any round trip has been measured (RFC 6298's 1 s): a group that starts together
     /// sends most of its invitations before any answer has come back.
-    public var initialRetransmitInterval: Double = 1.0
+    package var initialRetransmitInterval: Double = 1.0
     /// The longest wait between two sends of one invitation while round trips are short; a host whose measured
     /// retransmission timeout is longer gets twice that instead, up to ``retransmitLimit``. Short, so that random
     /// loss is repaired quickly: measured on 100 nodes in memory at 30% loss, a cap of 1 s converges in about
     /// 13 s, 2 s in about 28 s (docs/discover.md).
-    public var maximumRetransmitInterval: Double = 1.0
+    package var maximumRetransmitInterval: Double = 1.0
     /// The longest wait between two sends however slow the peers answer.
-    public static let retransmitLimit = 30.0
+    package static let retransmitLimit = 30.0
     /// Each wait is drawn within +- this share, so that invitations that failed together are not retried together.
-    public var retransmitJitter: Double = 0.25
+    package var retransmitJitter: Double = 0.25
     /// Invitations a node may have sent and not yet seen answered (declined, timed out) at once; the next waits
     /// for a place. Sends are then clocked by answers (as TCP's are by acknowledgements): a host slow to answer
     /// receives fewer, however many peers it has. 64 in flight over a 1 ms round trip is 64,000 a second, so a quick
     /// group never waits for it.
-    public var invitationWindow: Int = 64
+    package var invitationWindow: Int = 64
     /// Invitations and solicits a node may send per second (a token bucket holding one second's worth); what is due
     /// beyond it waits for the budget. Answers (accepts, declines) are not counted: each answers one datagram received.
-    public var sendBudget: Double = 500
+    package var sendBudget: Double = 500
     /// An invitation not answered within this time fails with `invitationTimedOut`; a new one is tried on a later
     /// announcement after the same time again.
-    public var invitationTimeout: Double = 30
+    package var invitationTimeout: Double = 30
     /// A responder that has known its initiator this long without holding a session with it asks to be invited
     /// (a solicit), at most once per announcement it hears.
-    public var solicitAfter: Double = 3
+    package var solicitAfter: Double = 3
 
-    public init() {}
+    package init() {}
 
     /// How long a peer may stay silent before it is lost, in a group of up to `groupAnnouncementRate` nodes.
-    public var silenceBeforeLost: Double { silence(after: announceInterval) }
+    package var silenceBeforeLost: Double { silence(after: announceInterval) }
 
     /// How long a peer that announces every `interval` seconds may stay silent before it is lost.
-    public func silence(after interval: Double) -> Double {
+    package func silence(after interval: Double) -> Double {
         Double(missedAnnouncements) * interval * (1 + announceJitter)
     }
 
     /// The announce period of a node that knows a group of `members` (itself included).
-    public func announceInterval(forGroupOf members: Int) -> Double {
+    package func announceInterval(forGroupOf members: Int) -> Double {
         max(announceInterval, Double(members) / groupAnnouncementRate)
     }
 
     /// Checks every field; the error names the first one that is out of its range.
-    public func validate() throws(DiscoveryTimingError) {
+    package func validate() throws(DiscoveryTimingError) {
         func require(_ ok: Bool, _ field: String, _ rule: String) throws(DiscoveryTimingError) {
             if !ok { throw DiscoveryTimingError(field: field, rule: rule) }
         }
@@ -91,9 +91,9 @@ public struct DiscoveryTiming: Sendable, Equatable {
 }
 
 /// A timing field out of its range.
-public struct DiscoveryTimingError: Error, Sendable, Equatable, CustomStringConvertible {
-    public let field: String
-    public let rule: String
+package struct DiscoveryTimingError: Error, Sendable, Equatable, CustomStringConvertible {
+    package let field: String
+    package let rule: String
 
-    public var description: String { "discovery timing: \(field) must be \(rule)" }
+    package var description: String { "discovery timing: \(field) must be \(rule)" }
 }

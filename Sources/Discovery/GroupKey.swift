@@ -5,11 +5,11 @@ import Foundation
 /// (HMAC-SHA256 over the whole datagram, truncated to 16 bytes), and a datagram whose tag does not match is refused
 /// before anything in it is believed: a sender without the key can neither join the group nor speak for a member.
 /// A member holds the key and can speak for any other (docs/security.md).
-public struct GroupKey: Sendable, Equatable, CustomStringConvertible {
+package struct GroupKey: Sendable, Equatable, CustomStringConvertible {
     /// Bytes of a key.
-    public static let size = 32
+    package static let size = 32
     /// Bytes of the tag that ends every datagram.
-    public static let tagSize = 16
+    package static let tagSize = 16
 
     private let bytes: [UInt8]
     /// HMAC-SHA256 (RFC 2104) kept as its two hashes after the key's blocks: the inner one has taken the key XOR
@@ -20,14 +20,14 @@ public struct GroupKey: Sendable, Equatable, CustomStringConvertible {
     private let inner: SHA256
     private let outer: SHA256
     /// Whether this is the built-in development key, which every copy of the program knows (loopback only).
-    public let isDevelopmentKey: Bool
+    package let isDevelopmentKey: Bool
     /// The first 8 bytes of the key's SHA-256: names a key in messages and tells keys apart, revealing nothing.
-    public let fingerprint: UInt64
+    package let fingerprint: UInt64
 
     /// A key of exactly 32 bytes.
     ///
     /// - Throws: ``GroupKeyError`` for any other length.
-    public init(bytes: [UInt8]) throws(GroupKeyError) {
+    package init(bytes: [UInt8]) throws(GroupKeyError) {
         guard bytes.count == Self.size else { throw .wrongLength(bytes.count) }
         self.init(checked: bytes, development: false)
     }
@@ -35,7 +35,7 @@ public struct GroupKey: Sendable, Equatable, CustomStringConvertible {
     /// A key written as 64 hexadecimal digits (surrounding white space ignored).
     ///
     /// - Throws: ``GroupKeyError`` naming what is wrong with the text, never repeating it.
-    public init(hex text: String) throws(GroupKeyError) {
+    package init(hex text: String) throws(GroupKeyError) {
         let digits = Array(text.trimmingCharacters(in: .whitespacesAndNewlines).utf8)
         guard digits.count == 2 * Self.size else { throw .wrongHexLength(digits.count) }
         var bytes: [UInt8] = []
@@ -50,7 +50,7 @@ public struct GroupKey: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The key every copy of the program knows: fine for runs that stay on one machine, worthless anywhere else.
-    public static let development = GroupKey(
+    package static let development = GroupKey(
         checked: Array(SHA256.hash(data: Array("nearcatch-sim development group key, loopback only".utf8))),
         development: true)
 
@@ -77,15 +77,15 @@ public struct GroupKey: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public static func == (a: GroupKey, b: GroupKey) -> Bool { a.bytes == b.bytes }
+    package static func == (a: GroupKey, b: GroupKey) -> Bool { a.bytes == b.bytes }
 
     /// `development`, or the fingerprint in 16 hexadecimal digits: what reports print.
-    public var name: String {
+    package var name: String {
         isDevelopmentKey ? "development" : String(format: "%016llx", fingerprint)
     }
 
     /// "development key" or "key 0123456789abcdef" (the fingerprint).
-    public var description: String {
+    package var description: String {
         isDevelopmentKey ? "development key" : "key \(name)"
     }
 
@@ -121,12 +121,12 @@ public struct GroupKey: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Why a group key was refused. The messages never repeat the key's text.
-public enum GroupKeyError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum GroupKeyError: Error, Sendable, Equatable, CustomStringConvertible {
     case wrongLength(Int)
     case wrongHexLength(Int)
     case notHex
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .wrongLength(let n): "a group key is \(GroupKey.size) bytes, not \(n)"
         case .wrongHexLength(let n): "a group key is \(2 * GroupKey.size) hexadecimal digits, not \(n) characters"

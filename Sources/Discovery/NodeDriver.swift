@@ -6,22 +6,22 @@ import TransportCore
 ///
 /// Confined to the clock's execution context (the virtual clock's loop, or one event loop): the node, the
 /// transport and the timers are touched from there alone, so nothing needs a lock.
-public final class NodeDriver: SteppedReceiver {
-    public private(set) var node: DiscoveryNode
-    public let transport: any DatagramTransport
-    public let clock: any NodeClock
+package final class NodeDriver: SteppedReceiver {
+    package private(set) var node: DiscoveryNode
+    package let transport: any DatagramTransport
+    package let clock: any NodeClock
     /// Called for every event, with the time it happened.
-    public var onEvent: ((NodeEvent, Double) -> Void)?
+    package var onEvent: ((NodeEvent, Double) -> Void)?
     private var wakeAt: Double?
-    public private(set) var isRunning = false
+    package private(set) var isRunning = false
     /// Seconds spent busy on every datagram before the node sees it, as a slower host would: an overload test
     /// slows the receive path with it. 0 (the default) adds nothing.
-    public var receiveCost: Double = 0
+    package var receiveCost: Double = 0
 
     /// The node's sessions whose two tokens are known, read in place (``node`` would copy the whole node).
-    public var establishedSessions: Int { withUnsafeMutablePointer(to: &node) { $0.pointee.table.establishedCount } }
+    package var establishedSessions: Int { withUnsafeMutablePointer(to: &node) { $0.pointee.table.establishedCount } }
 
-    public init(node: DiscoveryNode, transport: any DatagramTransport, clock: any NodeClock) {
+    package init(node: DiscoveryNode, transport: any DatagramTransport, clock: any NodeClock) {
         self.node = node
         self.transport = transport
         self.clock = clock
@@ -31,7 +31,7 @@ public final class NodeDriver: SteppedReceiver {
     ///
     /// The stream buffers without bound and ends when the node stops; a callback set on ``onEvent`` before this
     /// call keeps being called.
-    public func events() -> AsyncStream<TimedNodeEvent> {
+    package func events() -> AsyncStream<TimedNodeEvent> {
         let (stream, continuation) = AsyncStream<TimedNodeEvent>.makeStream()
         let previous = onEvent
         onEvent = { event, time in
@@ -47,7 +47,7 @@ public final class NodeDriver: SteppedReceiver {
     private var taken: [NodeDirective]?
 
     /// Starts the node: it announces, browses and answers from now on.
-    public func start() {
+    package func start() {
         isRunning = true
         transport.onReceive = { [weak self] datagram in
             guard let self, self.isRunning else { return }
@@ -61,7 +61,7 @@ public final class NodeDriver: SteppedReceiver {
     /// Hands the node a group frame without doing what it asks: on one of the network's threads, beside other
     /// drivers taking the same frame (``SteppedReceiver``). Only this driver's node and the frame's frozen memo are
     /// touched.
-    public func take(_ datagram: IncomingDatagram) -> Bool {
+    package func take(_ datagram: IncomingDatagram) -> Bool {
         guard isRunning else { return false }
         if receiveCost > 0 { Self.spin(for: receiveCost) }
         let directives = node.receive(datagram, now: clock.now)
@@ -72,7 +72,7 @@ public final class NodeDriver: SteppedReceiver {
     }
 
     /// Does what the node's taking of the frame asked for, on the network's thread at this driver's turn.
-    public func settle() {
+    package func settle() {
         guard let directives = taken else { return }
         taken = nil
         perform(directives)
@@ -86,7 +86,7 @@ public final class NodeDriver: SteppedReceiver {
     }
 
     /// Stops the node: with `goodbye`, its peers hear it at once; without, they find out by its silence.
-    public func stop(goodbye: Bool) {
+    package func stop(goodbye: Bool) {
         guard isRunning else { return }
         let directives = node.stop(now: clock.now)
         if goodbye { perform(directives) }
@@ -98,14 +98,14 @@ public final class NodeDriver: SteppedReceiver {
 
     /// Sends application data within the session with `peer`; returns whether there was a session to send on.
     @discardableResult
-    public func sendData(to peer: PeerID, kind: UInt8, payload: [UInt8]) -> Bool {
+    package func sendData(to peer: PeerID, kind: UInt8, payload: [UInt8]) -> Bool {
         let directives = node.sendData(to: peer, kind: kind, payload: payload)
         perform(directives)
         return !directives.isEmpty
     }
 
     /// Applies `change` to the node (suspension, for example) and performs what it returns.
-    public func apply(_ change: (inout DiscoveryNode) -> [NodeDirective]) {
+    package func apply(_ change: (inout DiscoveryNode) -> [NodeDirective]) {
         perform(change(&node))
     }
 
@@ -142,8 +142,8 @@ public final class NodeDriver: SteppedReceiver {
 }
 
 /// A node event and the time it happened, as ``NodeDriver/events()`` delivers it.
-public struct TimedNodeEvent: Sendable, Equatable {
-    public let event: NodeEvent
+package struct TimedNodeEvent: Sendable, Equatable {
+    package let event: NodeEvent
     /// Seconds on the run's clock.
-    public let time: Double
+    package let time: Double
 }

@@ -2,7 +2,7 @@ import Sessions
 import TransportCore
 
 /// What a node reports to its app.
-public enum NodeEvent: Sendable, Equatable {
+package enum NodeEvent: Sendable, Equatable {
     /// A peer (this incarnation of it) was discovered; reported once per incarnation.
     case found(Advertisement)
     /// A peer was lost: it said goodbye (`peerEnded`) or fell silent (`timeout`).
@@ -17,7 +17,7 @@ public enum NodeEvent: Sendable, Equatable {
 }
 
 /// What a node asks its driver to do.
-public enum NodeDirective: Sendable, Equatable {
+package enum NodeDirective: Sendable, Equatable {
     case send([UInt8], to: Destination)
     case event(NodeEvent)
 }

@@ -6,9 +6,9 @@ import Synchronization
 /// A node's own key pair (Ed25519, swift-crypto's `Curve25519.Signing`): every datagram it sends is signed with it,
 /// and its peer id is derived from its public key, so that no other member of the group, which holds the same group
 /// key, can speak for it (docs/security.md).
-public struct NodeIdentity: Sendable {
+package struct NodeIdentity: Sendable {
     /// How a node signs what it sends.
-    public enum Scheme: Sendable {
+    package enum Scheme: Sendable {
         /// Ed25519: what goes on a wire, checked by anyone who has the public key.
         case ed25519
         /// For nodes that all run in this process (a simulated room): a keyed hash of the public key and the body
@@ -21,15 +21,15 @@ public struct NodeIdentity: Sendable {
 
     private let key: Curve25519.Signing.PrivateKey
     /// The public key, as announcements carry it.
-    public let publicKey: SigningKey
+    package let publicKey: SigningKey
     /// The peer id the public key gives (``SigningKey/peer``).
-    public var peer: PeerID { publicKey.peer }
-    public let scheme: Scheme
+    package var peer: PeerID { publicKey.peer }
+    package let scheme: Scheme
 
     /// The identity whose private key is `seed` (32 bytes): the same seed, the same identity, for reproducible runs.
     ///
     /// - Throws: ``NodeIdentityError`` for a seed of another length.
-    public init(seed: [UInt8], scheme: Scheme = .ed25519) throws(NodeIdentityError) {
+    package init(seed: [UInt8], scheme: Scheme = .ed25519) throws(NodeIdentityError) {
         guard seed.count == 32, let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: seed) else {
             throw NodeIdentityError(seedLength: seed.count)
         }
@@ -39,7 +39,7 @@ public struct NodeIdentity: Sendable {
     }
 
     /// A fresh identity from the system's random generator, as a real node has.
-    public static func random() -> NodeIdentity {
+    package static func random() -> NodeIdentity {
         var generator = SystemRandomNumberGenerator()
         let seed = (0..<4).flatMap { _ in withUnsafeBytes(of: generator.next() as UInt64) { Array($0) } }
         return try! NodeIdentity(seed: seed)
@@ -47,7 +47,7 @@ public struct NodeIdentity: Sendable {
 
     /// The identity of seed `seed`'s `index`th derivation: `SHA-256("nearcatch-sim node key" | seed | index)`, so
     /// that every node of a seeded run has its own key, and the run the same keys.
-    public static func derived(from seed: UInt64, index: UInt64, scheme: Scheme = .ed25519) -> NodeIdentity {
+    package static func derived(from seed: UInt64, index: UInt64, scheme: Scheme = .ed25519) -> NodeIdentity {
         var hash = SHA256()
         hash.update(data: Array("nearcatch-sim node key".utf8))
         withUnsafeBytes(of: seed.bigEndian) { hash.update(bufferPointer: $0) }
@@ -67,14 +67,14 @@ public struct NodeIdentity: Sendable {
 }
 
 /// A node's public key (32 bytes of Ed25519), and the peer id it gives.
-public struct SigningKey: Sendable, Hashable {
-    public static let size = 32
-    public let bytes: [UInt8]
+package struct SigningKey: Sendable, Hashable {
+    package static let size = 32
+    package let bytes: [UInt8]
     /// The first 8 bytes, big-endian, of `SHA-256("nearcatch-sim peer id" | key)`: finding a key for a given id
     /// takes about 2^64 tries, so an id cannot be claimed by another key.
-    public let peer: PeerID
+    package let peer: PeerID
 
-    public init(bytes: [UInt8]) {
+    package init(bytes: [UInt8]) {
         self.bytes = bytes
         var hash = SHA256()
         hash.update(data: Array("nearcatch-sim peer id".utf8))
@@ -94,9 +94,9 @@ public struct SigningKey: Sendable, Hashable {
 }
 
 /// Why an identity could not be made.
-public struct NodeIdentityError: Error, Sendable, CustomStringConvertible {
-    public let seedLength: Int
-    public var description: String { "a node key is made from 32 bytes, not \(seedLength)" }
+package struct NodeIdentityError: Error, Sendable, CustomStringConvertible {
+    package let seedLength: Int
+    package var description: String { "a node key is made from 32 bytes, not \(seedLength)" }
 }
 
 /// The signatures of ``NodeIdentity/Scheme/inProcess``: HMAC-SHA256 under a secret drawn when the process starts, of

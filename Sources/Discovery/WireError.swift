@@ -1,5 +1,5 @@
 /// Why a datagram was refused. Every refusal is counted by its ``kind``; none traps.
-public enum WireError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum WireError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Fewer bytes than the layout needs at `field`.
     case truncated(field: String)
     /// The first four bytes are not the magic "NCSM": not one of ours.
@@ -18,7 +18,7 @@ public enum WireError: Error, Sendable, Equatable, CustomStringConvertible {
     case forged(String)
 
     /// The refusal's kind, for counters.
-    public var kind: WireRefusal {
+    package var kind: WireRefusal {
         switch self {
         case .truncated: .truncated
         case .badMagic: .badMagic
@@ -31,7 +31,7 @@ public enum WireError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .truncated(let field): "truncated datagram: ended inside \(field)"
         case .badMagic: "not a nearcatch datagram (bad magic)"
@@ -46,7 +46,7 @@ public enum WireError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Every reason a node refuses a datagram, for the counters a run reports.
-public enum WireRefusal: String, Sendable, CaseIterable, Codable, Comparable {
+package enum WireRefusal: String, Sendable, CaseIterable, Codable, Comparable {
     case truncated, badMagic, unsupportedVersion, unknownType, lengthMismatch, oversized, invalidField
     /// A session datagram whose token is not the one mapped to the peer it claims.
     case tokenMismatch
@@ -65,7 +65,7 @@ public enum WireRefusal: String, Sendable, CaseIterable, Codable, Comparable {
     /// answer or session data): nothing in it is believed.
     case unknownSender
 
-    public static func < (lhs: WireRefusal, rhs: WireRefusal) -> Bool {
+    package static func < (lhs: WireRefusal, rhs: WireRefusal) -> Bool {
         lhs.rawValue < rhs.rawValue
     }
 }

@@ -6,26 +6,26 @@ import Sessions
 /// Whether the tag is right is the receiver's first check (``isAuthentic(_:under:)``), whether the signature is the
 /// sender's its second (``isSigned(_:by:)``); the sequence number is what makes a replay detectable
 /// (docs/security.md).
-public enum WireFormat {
+package enum WireFormat {
     /// The version this build writes and reads.
-    public static let version: UInt8 = 5
+    package static let version: UInt8 = 5
     /// Bytes of an Ed25519 signature.
-    public static let signatureSize = 64
+    package static let signatureSize = 64
     /// What follows the payload: the sender's sequence number (u32), its signature and the tag.
-    public static let trailerSize = 4 + signatureSize + GroupKey.tagSize
+    package static let trailerSize = 4 + signatureSize + GroupKey.tagSize
     /// "NCSM".
-    public static let magic: [UInt8] = [0x4E, 0x43, 0x53, 0x4D]
+    package static let magic: [UInt8] = [0x4E, 0x43, 0x53, 0x4D]
     /// Magic, version, type, payload length.
-    public static let headerSize = 8
+    package static let headerSize = 8
     /// Fits in one unfragmented datagram on any link (IPv6's minimum MTU less headers).
-    public static let maximumDatagramSize = 1200
+    package static let maximumDatagramSize = 1200
     /// Largest application payload of a session datagram.
-    public static let maximumSessionPayload = 1024
+    package static let maximumSessionPayload = 1024
 
     /// The bytes of `message`, stamped with the sender's `sequence` (an announcement's own, whatever is given),
     /// signed by `signer` and sealed under `key`. Without a signer the signature is zeros, which no node takes (for
     /// tests of the decoder and of what a forger sends).
-    public static func encode(
+    package static func encode(
         _ message: WireMessage, key: GroupKey = .development, signer: NodeIdentity? = nil, sequence: UInt32 = 0
     ) -> [UInt8] {
         // The header first, its length patched once the payload is written: one buffer from header to tag.
@@ -80,7 +80,7 @@ public enum WireFormat {
 
     /// Whether the datagram's signature is `key`'s over everything before it (header, payload, sequence number).
     /// The frame must have passed ``checkFrame(_:)``.
-    public static func isSigned(_ bytes: [UInt8], by key: SigningKey) -> Bool {
+    package static func isSigned(_ bytes: [UInt8], by key: SigningKey) -> Bool {
         bytes.withUnsafeBytes { all in
             let signatureStart = all.count - GroupKey.tagSize - signatureSize
             return key.isValid(UnsafeRawBufferPointer(rebasing: all[signatureStart..<(signatureStart + signatureSize)]),
@@ -90,21 +90,21 @@ public enum WireFormat {
 
     /// The sender's sequence number of a datagram that ``checkFrame(_:)`` accepted: for an announcement, its own;
     /// for anything else, the sender's latest announcement's when it was sent (a goodbye's is one more).
-    public static func senderSequence(in bytes: [UInt8]) -> UInt32 {
+    package static func senderSequence(in bytes: [UInt8]) -> UInt32 {
         var value: UInt32 = 0
         for i in (bytes.count - trailerSize)..<(bytes.count - trailerSize + 4) { value = value << 8 | UInt32(bytes[i]) }
         return value
     }
 
     /// Whether `bytes` end with their tag under `key`.
-    public static func isAuthentic(_ bytes: [UInt8], under key: GroupKey) -> Bool {
+    package static func isAuthentic(_ bytes: [UInt8], under key: GroupKey) -> Bool {
         key.isAuthentic(bytes)
     }
 
     /// Checks what can be checked without the key or the payload: size, magic, version, type, and the declared
     /// length against the datagram's (payload plus tag). A receiver checks this first, so that what is not a datagram
     /// of this format is refused for what it is before its tag is computed.
-    public static func checkFrame(_ bytes: [UInt8]) throws(WireError) {
+    package static func checkFrame(_ bytes: [UInt8]) throws(WireError) {
         guard bytes.count <= maximumDatagramSize else { throw .oversized(bytes.count) }
         guard bytes.count >= 4 else { throw .truncated(field: "magic") }
         guard bytes[0] == magic[0], bytes[1] == magic[1], bytes[2] == magic[2], bytes[3] == magic[3] else {
@@ -123,7 +123,7 @@ public enum WireFormat {
     /// The peer id of what looks like an announcement (a whole header of this version, its declared length right),
     /// read at its fixed offset without decoding the rest: the first step of the fast path for announcements heard
     /// before. The rest is only trusted once ``sameAnnouncement(_:_:)`` matches it against one that decoded in full.
-    public static func announcedPeer(in bytes: [UInt8]) -> PeerID? {
+    package static func announcedPeer(in bytes: [UInt8]) -> PeerID? {
         guard bytes.count >= headerSize + 8 + trailerSize, bytes.count <= maximumDatagramSize,
               bytes[0] == magic[0], bytes[1] == magic[1], bytes[2] == magic[2], bytes[3] == magic[3],
               bytes[4] == version, bytes[5] == WireType.announce.rawValue,
@@ -135,13 +135,13 @@ public enum WireFormat {
     }
 
     /// The sequence number of an announcement that ``announcedPeer(in:)`` accepted.
-    public static func announcementSequence(in bytes: [UInt8]) -> UInt32 { senderSequence(in: bytes) }
+    package static func announcementSequence(in bytes: [UInt8]) -> UInt32 { senderSequence(in: bytes) }
 
     /// Whether two announcements are the same but for their sequence numbers (and so their tags): then the second
     /// decodes to what the first did, and need not be decoded again.
     ///
     /// - Complexity: O(n) in the datagram's size, without allocating.
-    public static func sameAnnouncement(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    package static func sameAnnouncement(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         guard a.count == b.count, a.count >= headerSize + trailerSize else { return false }
         return a.withUnsafeBufferPointer { x in
             b.withUnsafeBufferPointer { y in
@@ -169,7 +169,7 @@ public enum WireFormat {
     /// with a chance of 2^-64.
     ///
     /// - Complexity: O(n) in the datagram's size, eight bytes a step, without allocating.
-    public static func advertisementDigest(_ bytes: [UInt8]) -> UInt64 {
+    package static func advertisementDigest(_ bytes: [UInt8]) -> UInt64 {
         let end = bytes.count - trailerSize
         guard end >= announcementIntervalOffset + 4 else { return 0 }
         var h = 0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count)
@@ -197,7 +197,7 @@ public enum WireFormat {
     /// The announce interval of an announcement whose ``advertisementDigest(_:)`` matched one that decoded, or
     /// `nil` when it is outside what the decoder takes (10 ms to 1 hour): such a datagram is left to the decoder,
     /// which refuses it by name.
-    public static func announcementInterval(in bytes: [UInt8]) -> AnnounceInterval? {
+    package static func announcementInterval(in bytes: [UInt8]) -> AnnounceInterval? {
         guard bytes.count >= announcementIntervalOffset + 4 else { return nil }
         var value: UInt32 = 0
         for i in announcementIntervalOffset..<(announcementIntervalOffset + 4) { value = value << 8 | UInt32(bytes[i]) }
@@ -215,7 +215,7 @@ public enum WireFormat {
     ///   announcement whose fields break the discovery rules.
     ///
     /// The tag is not checked here (``isAuthentic(_:under:)`` does): decoding needs no key.
-    public static func decode(_ bytes: [UInt8]) throws(WireError) -> WireMessage {
+    package static func decode(_ bytes: [UInt8]) throws(WireError) -> WireMessage {
         try checkFrame(bytes)
         guard let type = WireType(rawValue: bytes[5]) else { throw .unknownType(bytes[5]) }
         let declared = Int(bytes[6]) << 8 | Int(bytes[7])

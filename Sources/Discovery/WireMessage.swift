@@ -1,7 +1,7 @@
 import Sessions
 
 /// The datagrams of discovery and the token exchange. docs/wire-format.md gives their layout byte by byte.
-public enum WireMessage: Sendable, Equatable {
+package enum WireMessage: Sendable, Equatable {
     /// Multicast: "I offer this service; here is how to reach me; I announce every `interval`".
     case announce(Advertisement, sequence: UInt32, interval: AnnounceInterval)
     /// Multicast: "I am stopping"; browsers remove the peer at once.
@@ -23,7 +23,7 @@ public enum WireMessage: Sendable, Equatable {
     /// The wire type byte of each message.
     /// Who sent it, and which life of it when the message says (a session datagram does not): what replays are
     /// judged by.
-    public var sender: (peer: PeerID, incarnation: Incarnation?)? {
+    package var sender: (peer: PeerID, incarnation: Incarnation?)? {
         switch self {
         case .announce(let ad, _, _): (ad.peer, ad.incarnation)
         case .goodbye(let peer, let incarnation): (peer, incarnation)
@@ -33,7 +33,7 @@ public enum WireMessage: Sendable, Equatable {
         }
     }
 
-    public var type: WireType {
+    package var type: WireType {
         switch self {
         case .announce: .announce
         case .goodbye: .goodbye
@@ -47,13 +47,13 @@ public enum WireMessage: Sendable, Equatable {
 }
 
 /// The two ends of a token exchange and the lives they belong to.
-public struct SessionAddress: Sendable, Equatable {
-    public let from: PeerID
-    public let fromIncarnation: Incarnation
-    public let to: PeerID
-    public let toIncarnation: Incarnation
+package struct SessionAddress: Sendable, Equatable {
+    package let from: PeerID
+    package let fromIncarnation: Incarnation
+    package let to: PeerID
+    package let toIncarnation: Incarnation
 
-    public init(from: PeerID, fromIncarnation: Incarnation, to: PeerID, toIncarnation: Incarnation) {
+    package init(from: PeerID, fromIncarnation: Incarnation, to: PeerID, toIncarnation: Incarnation) {
         self.from = from
         self.fromIncarnation = fromIncarnation
         self.to = to
@@ -61,30 +61,30 @@ public struct SessionAddress: Sendable, Equatable {
     }
 
     /// The same exchange seen from the other end.
-    public var reversed: SessionAddress {
+    package var reversed: SessionAddress {
         SessionAddress(from: to, fromIncarnation: toIncarnation, to: from, toIncarnation: fromIncarnation)
     }
 }
 
 /// How often a node announces, in whole milliseconds as the wire carries it: receivers time the node out after
 /// missing a number of these periods.
-public struct AnnounceInterval: Sendable, Hashable {
-    public let milliseconds: UInt32
+package struct AnnounceInterval: Sendable, Hashable {
+    package let milliseconds: UInt32
 
-    public init(milliseconds: UInt32) {
+    package init(milliseconds: UInt32) {
         self.milliseconds = milliseconds
     }
 
     /// The interval nearest to `seconds`, within what the wire holds.
-    public init(seconds: Double) {
+    package init(seconds: Double) {
         milliseconds = UInt32(clamping: Int((seconds * 1000).rounded()))
     }
 
-    public var seconds: Double { Double(milliseconds) / 1000 }
+    package var seconds: Double { Double(milliseconds) / 1000 }
 }
 
 /// The message types of the wire format (versions 2 to 4).
-public enum WireType: UInt8, Sendable, CaseIterable {
+package enum WireType: UInt8, Sendable, CaseIterable {
     case announce = 1
     case goodbye = 2
     case invite = 3

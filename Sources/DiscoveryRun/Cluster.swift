@@ -6,7 +6,7 @@ import Sessions
 /// and `discover` pace both with ``ClusterPacer``.
 ///
 /// Used from one task at a time; the nodes' events reach ``monitor``'s observers in the nodes' own contexts.
-public protocol Cluster: AnyObject {
+package protocol Cluster: AnyObject {
     var monitor: ClusterMonitor { get }
     /// The peer id of each node, by index.
     var peerIDs: [PeerID] { get }
@@ -37,12 +37,12 @@ public protocol Cluster: AnyObject {
 /// The one loop that paces a run: advances a cluster step by step, reports progress after each step, holds a
 /// virtual clock back to the wall clock when asked, and stops at the end, when `done` says so, or when the task is
 /// cancelled (a signal, for the command line).
-public enum ClusterPacer {
-    public struct Outcome: Sendable, Equatable {
+package enum ClusterPacer {
+    package struct Outcome: Sendable, Equatable {
         /// The time reached on the cluster's clock.
-        public var reached: Double
+        package var reached: Double
         /// Whether the task was cancelled before the end.
-        public var interrupted: Bool
+        package var interrupted: Bool
     }
 
     /// Runs `cluster` from its current time until `end`.
@@ -52,7 +52,7 @@ public enum ClusterPacer {
     ///   - realTime: pace a virtual cluster to the wall clock (a real one always is).
     ///   - done: asked after every action: `true` ends the run there (convergence, for `discover`).
     ///   - progress: told the time reached after each step.
-    public static func run(
+    package static func run(
         _ cluster: any Cluster, until end: Double, step: Double, realTime: Bool = false,
         done: @escaping () -> Bool = { false }, progress: (Double) -> Void = { _ in }
     ) async -> Outcome {
@@ -93,7 +93,7 @@ extension ClusterPacer {
     /// - Parameters:
     ///   - started: when the run began on the wall clock (before the cluster was built).
     ///   - progress: told the time reached every `step` seconds of the cluster's clock.
-    public static func discover(
+    package static func discover(
         _ cluster: any Cluster, duration: Double, linger: Double = 0, step: Double, started: Date,
         progress: (Double) -> Void = { _ in }
     ) async -> ClusterReport {

@@ -3,16 +3,16 @@ import Sessions
 import Synchronization
 
 /// One event of a run, as the log keeps it.
-public struct ClusterEvent: Sendable, Equatable {
-    public let time: Double
+package struct ClusterEvent: Sendable, Equatable {
+    package let time: Double
     /// The index of the node that reported it.
-    public let node: Int
-    public let event: NodeEvent
+    package let node: Int
+    package let event: NodeEvent
 }
 
 /// Watches a run from every node's context at once: each node's count of running sessions, when the whole group
 /// converged, and (when asked) the ordered log of events.
-public final class ClusterMonitor: Sendable {
+package final class ClusterMonitor: Sendable {
     private struct State {
         var established: [Int]
         var convergedNodes = Set<Int>()
@@ -26,23 +26,23 @@ public final class ClusterMonitor: Sendable {
     private let state: Mutex<State>
     private let observers = Mutex<[@Sendable (ClusterEvent) -> Void]>([])
     /// Running sessions a node must hold to count as converged.
-    public let sessionsPerNode: Int
+    package let sessionsPerNode: Int
     /// Whether events are kept in ``log``.
-    public let recordsEvents: Bool
+    package let recordsEvents: Bool
 
-    public init(nodes: Int, sessionsPerNode: Int, recordsEvents: Bool) {
+    package init(nodes: Int, sessionsPerNode: Int, recordsEvents: Bool) {
         self.sessionsPerNode = sessionsPerNode
         self.recordsEvents = recordsEvents
         state = Mutex(State(established: Array(repeating: 0, count: nodes)))
     }
 
     /// Adds a callback for every event, called in the reporting node's context right after it is recorded.
-    public func observe(_ observer: @escaping @Sendable (ClusterEvent) -> Void) {
+    package func observe(_ observer: @escaping @Sendable (ClusterEvent) -> Void) {
         observers.withLock { $0.append(observer) }
     }
 
     /// Records one event of node `index`, whose table now holds `established` running sessions.
-    public func record(_ event: NodeEvent, node index: Int, established: Int, time: Double) {
+    package func record(_ event: NodeEvent, node index: Int, established: Int, time: Double) {
         defer {
             let entry = ClusterEvent(time: time, node: index, event: event)
             for observer in observers.withLock({ $0 }) { observer(entry) }
@@ -61,28 +61,28 @@ public final class ClusterMonitor: Sendable {
     }
 
     /// When every node first held a running session with every other; `nil` until then.
-    public var convergedAt: Double? { state.withLock { $0.convergedAt } }
+    package var convergedAt: Double? { state.withLock { $0.convergedAt } }
 
     /// Running sessions held, over all nodes.
-    public var establishedSessions: Int { state.withLock { $0.established.reduce(0, +) } }
+    package var establishedSessions: Int { state.withLock { $0.established.reduce(0, +) } }
 
     /// Running sessions held by each node.
-    public var establishedByNode: [Int] { state.withLock { $0.established } }
+    package var establishedByNode: [Int] { state.withLock { $0.established } }
 
     /// Events seen.
-    public var eventCount: Int { state.withLock { $0.eventCount } }
+    package var eventCount: Int { state.withLock { $0.eventCount } }
 
     /// Peers lost by the nodes (`lost` events), by reason, every reason listed.
-    public var lostPeers: [String: Int] {
+    package var lostPeers: [String: Int] {
         let lost = state.withLock { $0.lost }
         return Dictionary(uniqueKeysWithValues: [SessionRemovalReason.peerEnded, .timeout].map { ($0.rawValue, lost[$0] ?? 0) })
     }
 
     /// The events, in the order they were recorded (empty unless recording).
-    public var log: [ClusterEvent] { state.withLock { $0.log } }
+    package var log: [ClusterEvent] { state.withLock { $0.log } }
 
     /// An FNV-1a digest of the log (each event's time, node, kind and fields), to compare runs at a glance.
-    public var logDigest: String { state.withLock { $0.digest.hex } }
+    package var logDigest: String { state.withLock { $0.digest.hex } }
 }
 
 /// FNV-1a over the fields of each event, folded in as events are recorded: a digest of the whole log without

@@ -1,77 +1,77 @@
 import Discovery
 
 /// The outcome of a discovery run. Field names are the JSON output's, and stable (docs/discover.md).
-public struct ClusterReport: Sendable, Codable, Equatable {
+package struct ClusterReport: Sendable, Codable, Equatable {
     /// `udp` or `memory`.
-    public var transport: String
-    public var peers: Int
-    public var expectedPeers: Int
-    public var seed: UInt64
+    package var transport: String
+    package var peers: Int
+    package var expectedPeers: Int
+    package var seed: UInt64
     /// Whether every node came to hold a running session with every other.
-    public var converged: Bool
+    package var converged: Bool
     /// Seconds from the first node's start until convergence.
-    public var convergenceSeconds: Double?
+    package var convergenceSeconds: Double?
     /// Running sessions held over all nodes when the wait ended (at convergence, or when the duration ran out),
     /// and how many convergence needs.
-    public var sessions: Int
-    public var expectedSessions: Int
+    package var sessions: Int
+    package var expectedSessions: Int
     /// How long the wait for convergence lasted on the run's own clock (lingering not included), and the whole
     /// run on the wall.
-    public var simulatedSeconds: Double
-    public var wallSeconds: Double
-    public var datagrams: DatagramCounts
+    package var simulatedSeconds: Double
+    package var wallSeconds: Double
+    package var datagrams: DatagramCounts
     /// Events reported by the nodes, and a digest of their log when it was kept.
-    public var events: Int
-    public var eventDigest: String?
+    package var events: Int
+    package var eventDigest: String?
     /// Peers the nodes lost, by reason (`peerEnded`: a goodbye; `timeout`: silence), both listed.
-    public var lostPeers: [String: Int]
+    package var lostPeers: [String: Int]
     /// When a signal (SIGINT, SIGTERM) ended the run early, on the run's own clock; absent when it was not.
-    public var interruptedAt: Double?
+    package var interruptedAt: Double?
     /// The key the datagrams were sealed under: `development` (the built-in key, loopback only) or the given key's
     /// fingerprint (16 hexadecimal digits, which reveal nothing of the key).
-    public var groupKey: String
+    package var groupKey: String
 
     /// Datagrams sent per pair of peers: the protocol's cost of bringing a group together (announcements and
     /// goodbyes included). Over this run's share of the group's pairs: each of its nodes has `expectedPeers - 1`
     /// pairs, and a pair with a node of another process is half this run's, so the shares of all the processes of
     /// a group add up to its pairs, and their sends to its cost.
-    public var datagramsPerPair: Double? {
+    package var datagramsPerPair: Double? {
         let pairs = Double(peers) * Double(max(expectedPeers, peers) - 1) / 2
         return pairs > 0 ? Double(datagrams.sentTotal) / pairs : nil
     }
 }
 
 /// Datagram accounting over all nodes.
-public struct DatagramCounts: Sendable, Codable, Equatable {
+package struct DatagramCounts: Sendable, Codable, Equatable {
     /// Sent, by message type (`announce`, `goodbye`, `invite`, `accept`, `decline`, `sessionData`).
-    public var sent: [String: Int]
-    public var sentTotal: Int
-    public var received: Int
+    package var sent: [String: Int]
+    package var sentTotal: Int
+    package var received: Int
     /// Refused, by reason (docs/wire-format.md); every reason is listed, zeros included.
-    public var refused: [String: Int]
-    public var ownIgnored: Int
-    public var otherServiceIgnored: Int
-    public var awaitingDiscovery: Int
-    public var discoveredByInvitation: Int
-    public var discoveredBySolicit: Int
-    public var retransmissions: Int
+    package var refused: [String: Int]
+    package var ownIgnored: Int
+    package var otherServiceIgnored: Int
+    package var awaitingDiscovery: Int
+    package var discoveredByInvitation: Int
+    package var discoveredBySolicit: Int
+    package var retransmissions: Int
     /// Resends put off while their node was behind on its reading (the answer might have waited in its queue).
-    public var resendsDeferredWhileBehind: Int
-    public var unchangedAnnouncements: Int
-    public var duplicates: Int
-    public var deferredByBudget: Int
-    public var heldForWindow: Int
+    package var resendsDeferredWhileBehind: Int
+    package var unchangedAnnouncements: Int
+    package var duplicates: Int
+    package var deferredByBudget: Int
+    package var heldForWindow: Int
     /// Peers found without a session and forgotten to keep the nodes' memory bounded (4,096 kept past the session
     /// table): ids that announced once and never answered, a member's flood of fake ids.
-    public var strangersForgotten: Int
+    package var strangersForgotten: Int
     /// Deliveries the in-memory network dropped on purpose (`--loss`); 0 over UDP.
-    public var droppedByNetwork: Int
+    package var droppedByNetwork: Int
     /// Datagrams that arrived at a full receive queue and were dropped before any node read them: over UDP, the
     /// kernel's count for the run's sockets (SO_MEMINFO's drops, the count SO_RXQ_OVFL reports); in memory, the
     /// overflows of the modelled receive queue (`NetworkConditions.receiveQueue`).
-    public var receiveQueueDrops: Int
+    package var receiveQueueDrops: Int
 
-    public init(_ c: DiscoveryCounters, droppedByNetwork: Int, receiveQueueDrops: Int) {
+    package init(_ c: DiscoveryCounters, droppedByNetwork: Int, receiveQueueDrops: Int) {
         sent = Dictionary(uniqueKeysWithValues: WireType.allCases.map { ("\($0)", c.sent[$0, default: 0]) })
         sentTotal = c.sentTotal
         received = c.received
@@ -99,7 +99,7 @@ extension ClusterReport {
     /// - Parameters:
     ///   - sessions: running sessions when the wait ended; `simulatedSeconds`: when it ended, on the run's clock.
     ///   - lostPeers: the monitor's count, read before this process's own nodes stopped.
-    public init(
+    package init(
         transport: String, settings: ClusterSettings, monitor: ClusterMonitor, sessions: Int,
         simulatedSeconds: Double, wallSeconds: Double, datagrams: DatagramCounts, lostPeers: [String: Int],
         interruptedAt: Double?

@@ -7,23 +7,23 @@ import SimulatedNetwork
 /// N discovery nodes on an ``InMemoryNetwork`` under a ``VirtualClock``: a whole run on one clock, as fast as
 /// the machine goes, and the same for the same seed (a large group's announcements are taken on the network's
 /// ``InMemoryNetwork/frameWorkers``, with the same outcome).
-public final class InMemoryCluster: Cluster {
-    public let settings: ClusterSettings
-    public let clock = VirtualClock()
-    public let network: InMemoryNetwork
-    public let monitor: ClusterMonitor
-    public private(set) var drivers: [NodeDriver] = []
+package final class InMemoryCluster: Cluster {
+    package let settings: ClusterSettings
+    package let clock = VirtualClock()
+    package let network: InMemoryNetwork
+    package let monitor: ClusterMonitor
+    package private(set) var drivers: [NodeDriver] = []
     private let random: RandomSource
     private var incarnations: [Incarnation]
     /// Each node's key pair, derived from the run's seed: a restarted node keeps its own (and so its peer id). They
     /// sign in-process (``NodeIdentity/Scheme/inProcess``): every node of the network is in this process.
     private let identities: [NodeIdentity]
-    public let peerIDs: [PeerID]
+    package let peerIDs: [PeerID]
 
     /// Builds the nodes and schedules their starts; nothing runs before ``run(until:stopWhenConverged:)``.
     ///
     /// - Parameter recordEvents: keep the ordered event log (for determinism checks and traces).
-    public init(settings: ClusterSettings, conditions: NetworkConditions, recordEvents: Bool = false) throws {
+    package init(settings: ClusterSettings, conditions: NetworkConditions, recordEvents: Bool = false) throws {
         self.settings = settings
         network = try InMemoryNetwork(clock: clock, conditions: conditions, seed: settings.seed)
         network.frameCopies = { [groupKey = settings.groupKey] datagram, count in
@@ -82,45 +82,45 @@ public final class InMemoryCluster: Cluster {
     }
 
     /// The peer id of node `index`.
-    public func peerID(of index: Int) -> PeerID { peerIDs[index] }
+    package func peerID(of index: Int) -> PeerID { peerIDs[index] }
 
     /// Runs the world until `deadline` (virtual seconds), or until convergence when asked.
     ///
     /// - Returns: the virtual time reached.
     /// - Parameter stop: asked after every action; `true` ends the run there (a signal to stop, for example).
     @discardableResult
-    public func run(until deadline: Double, stopWhenConverged: Bool = false, stop: () -> Bool = { false }) -> Double {
+    package func run(until deadline: Double, stopWhenConverged: Bool = false, stop: () -> Bool = { false }) -> Double {
         clock.run(until: deadline) { (stopWhenConverged && monitor.convergedAt != nil) || stop() }
     }
 
     /// Starts node `index` now, on the cluster's clock (with ``ClusterSettings/startsOnRequest``); a running node
     /// stays as it is.
-    public func startNode(_ index: Int) {
+    package func startNode(_ index: Int) {
         clock.schedule(at: clock.now) { [unowned self] in
             if !self.drivers[index].isRunning { self.drivers[index].start() }
         }
     }
 
     /// Stops node `index` now: with a goodbye, or silently (as a crash or a dead battery would).
-    public func stop(_ index: Int, goodbye: Bool) {
+    package func stop(_ index: Int, goodbye: Bool) {
         drivers[index].stop(goodbye: goodbye)
     }
 
     /// Starts node `index` again as a new incarnation: same peer id, new tokens, new address.
-    public func restart(_ index: Int) throws {
+    package func restart(_ index: Int) throws {
         drivers[index].stop(goodbye: false)
         incarnations[index] += 1
         drivers[index] = try makeDriver(index)
         drivers[index].start()
     }
 
-    public var isVirtual: Bool { true }
+    package var isVirtual: Bool { true }
 
-    public var now: Double { clock.now }
+    package var now: Double { clock.now }
 
-    public func start() {}
+    package func start() {}
 
-    public func repeatAt(rate: Double, until end: Double, _ action: @escaping (Double) -> Void) {
+    package func repeatAt(rate: Double, until end: Double, _ action: @escaping (Double) -> Void) {
         let last = Int((end * rate).rounded(.down))
         func schedule(_ k: Int) {
             guard k <= last else { return }
@@ -133,15 +133,15 @@ public final class InMemoryCluster: Cluster {
         schedule(0)
     }
 
-    public func advance(to time: Double, stop: @escaping () -> Bool) async -> Double {
+    package func advance(to time: Double, stop: @escaping () -> Bool) async -> Double {
         run(until: time, stop: stop)
     }
 
-    public func send(from: Int, to: Int, kind: UInt8, payload: [UInt8]) {
+    package func send(from: Int, to: Int, kind: UInt8, payload: [UInt8]) {
         _ = drivers[from].sendData(to: peerIDs[to], kind: kind, payload: payload)
     }
 
-    public func finish(wallSeconds: Double, interruptedAt: Double?) async -> ClusterReport {
+    package func finish(wallSeconds: Double, interruptedAt: Double?) async -> ClusterReport {
         if interruptedAt != nil {
             // Said into the simulated network, which runs no further: kept so that the nodes end as they would.
             for driver in drivers { driver.stop(goodbye: true) }
@@ -152,7 +152,7 @@ public final class InMemoryCluster: Cluster {
     /// The counters and outcome so far.
     ///
     /// - Parameter interruptedAt: when a signal ended the run early, on its virtual clock.
-    public func report(wallSeconds: Double, interruptedAt: Double? = nil) -> ClusterReport {
+    package func report(wallSeconds: Double, interruptedAt: Double? = nil) -> ClusterReport {
         var counters = DiscoveryCounters()
         for driver in drivers { counters.add(driver.node.counters) }
         return ClusterReport(

@@ -1,42 +1,42 @@
 import DeviceInterface
 
 /// Settings of the direction smoother.
-public struct DirectionSmootherConfiguration: Sendable, Equatable {
+package struct DirectionSmootherConfiguration: Sendable, Equatable {
     /// Weight of the newest angle measurement in the exponential average (1 = no smoothing).
-    public var weight: Double = 0.35
+    package var weight: Double = 0.35
     /// A gap without angle measurements longer than this, seconds, forgets the average.
-    public var maximumGap: Double = 0.5
+    package var maximumGap: Double = 0.5
     /// Elevations within +- this angle (radians) read as the same level.
-    public var sameLevelHalfAngle: Double = 20 * Double.pi / 180
+    package var sameLevelHalfAngle: Double = 20 * Double.pi / 180
 
-    public init() {}
+    package init() {}
 }
 
 /// Smooths the direction cosines (u, v) measured by the antenna pairs.
 ///
 /// Averaging the cosines rather than angles or unit vectors is linear in what the antennas measure, has no wrap at
 /// +-180 degrees, and keeps the spread of v for the vertical estimate.
-public struct DirectionSmoother: Sendable, Equatable {
+package struct DirectionSmoother: Sendable, Equatable {
     private let shared: Shared<DirectionSmootherConfiguration>
-    public var configuration: DirectionSmootherConfiguration { shared.value }
+    package var configuration: DirectionSmootherConfiguration { shared.value }
     /// The smoothed cosines; `nil` before the first angle measurement or after a long gap.
-    public private(set) var smoothed: AngleMeasurement?
+    package private(set) var smoothed: AngleMeasurement?
     /// Exponentially weighted variance of the vertical cosine around its average.
-    public private(set) var verticalVariance: Double = 0
+    package private(set) var verticalVariance: Double = 0
     private var lastTime: Double = 0
 
-    public init(configuration: DirectionSmootherConfiguration = DirectionSmootherConfiguration()) {
+    package init(configuration: DirectionSmootherConfiguration = DirectionSmootherConfiguration()) {
         shared = Shared(configuration)
     }
 
     /// A smoother under settings shared with others.
-    public init(shared: Shared<DirectionSmootherConfiguration>) {
+    package init(shared: Shared<DirectionSmootherConfiguration>) {
         self.shared = shared
     }
 
     /// Feeds one angle measurement taken at `time`; returns the smoothed cosines.
     @discardableResult
-    public mutating func update(_ measurement: AngleMeasurement, at time: Double) -> AngleMeasurement {
+    package mutating func update(_ measurement: AngleMeasurement, at time: Double) -> AngleMeasurement {
         let w = configuration.weight
         defer { lastTime = time }
         guard let previous = smoothed, time - lastTime <= configuration.maximumGap,
@@ -59,7 +59,7 @@ public struct DirectionSmoother: Sendable, Equatable {
     }
 
     /// Whether the average is recent enough at `time` to be reported.
-    public func isCurrent(at time: Double) -> Bool {
+    package func isCurrent(at time: Double) -> Bool {
         smoothed != nil && time - lastTime <= configuration.maximumGap
     }
 }

@@ -1,29 +1,29 @@
 /// Settings of the range filter.
-public struct RangeFilterConfiguration: Sendable, Equatable {
+package struct RangeFilterConfiguration: Sendable, Equatable {
     /// Standard deviation of one raw distance, metres: the line-of-sight noise and the spread of pair biases.
-    public var measurementSigma: Double = 0.10
+    package var measurementSigma: Double = 0.10
     /// Standard deviation of the relative acceleration of the two devices, m/s^2 (white-noise acceleration model).
     ///
     /// A trade-off, measured at 10 Hz with 9 cm noise: at 1.0 the filter keeps 58% of the raw error on a steady
     /// 0.5 m/s approach and still beats the raw data (8.5 against 8.7 cm) on a 1 m/s^2 braking approach; at 0.5 it
     /// keeps 52% when steady but lags to 10.8 cm when braking, worse than no filter, which would delay bumps.
-    public var accelerationSigma: Double = 1.0
+    package var accelerationSigma: Double = 1.0
     /// Standard deviation of the relative speed before anything is known, m/s.
-    public var initialVelocitySigma: Double = 1.0
+    package var initialVelocitySigma: Double = 1.0
     /// Chi-square threshold (one degree of freedom) on the normalised innovation; 9 refuses what lies beyond three
     /// standard deviations of the prediction.
-    public var gateThreshold: Double = 9.0
+    package var gateThreshold: Double = 9.0
     /// After this many refusals in a row the filter restarts from the newest measurement, so a real jump (a device
     /// moved while unseen, a changed obstruction) is followed rather than refused for ever.
-    public var refusalsBeforeRestart: Int = 3
+    package var refusalsBeforeRestart: Int = 3
     /// A gap without measurements longer than this, seconds, restarts the filter: its state is stale.
-    public var maximumGap: Double = 2.0
+    package var maximumGap: Double = 2.0
     /// Two accepted innovations in a row beyond this many standard deviations, of the same sign, mean the motion
     /// changed (a stop, a turn): the speed's uncertainty is reopened so that the next update corrects it at once
     /// (0 turns this off).
-    public var manoeuvreSigmas: Double = 2.0
+    package var manoeuvreSigmas: Double = 2.0
 
-    public init() {}
+    package init() {}
 }
 
 /// A constant-velocity Kalman filter on the range of one session, with a chi-square innovation gate.
@@ -31,9 +31,9 @@ public struct RangeFilterConfiguration: Sendable, Equatable {
 /// State (range, range rate) and its 2x2 covariance are updated in plain Swift: the update is a dozen multiplies,
 /// and routing it through GSL matrices costs more in call overhead and views than the arithmetic itself (measured:
 /// see ``RangeFilter/update(_:at:)``).
-public struct RangeFilter: Sendable, Equatable {
+package struct RangeFilter: Sendable, Equatable {
     /// What one measurement did to the filter.
-    public enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         /// The first measurement, or the first after a long gap, started the filter.
         case started
         /// The measurement passed the gate and was fused.
@@ -45,39 +45,39 @@ public struct RangeFilter: Sendable, Equatable {
     }
 
     private let shared: Shared<RangeFilterConfiguration>
-    public var configuration: RangeFilterConfiguration { shared.value }
+    package var configuration: RangeFilterConfiguration { shared.value }
     /// The filter's range at the last update time, metres: the prediction when the last measurement was refused.
-    public private(set) var range: Double = 0
+    package private(set) var range: Double = 0
     /// The range an app is shown, metres: the last estimate a measurement supported. While measurements are refused
     /// it holds still rather than follow the prediction: after a sudden stop the constant-velocity prediction runs on
     /// past the truth (to zero, at a walker's closing speed, in a third of a second), and an app would see the
     /// phones touch when they stopped half a metre apart.
-    public private(set) var estimate: Double = 0
+    package private(set) var estimate: Double = 0
     /// Estimated range rate, m/s (negative when closing).
-    public private(set) var rangeRate: Double = 0
+    package private(set) var rangeRate: Double = 0
     /// Variance of the range estimate, m^2.
-    public private(set) var rangeVariance: Double = 0
+    package private(set) var rangeVariance: Double = 0
     private var covarianceRangeRate: Double = 0
     private var rateVariance: Double = 0
     private var lastTime: Double = 0
     /// Whether a measurement has started the filter.
-    public private(set) var isStarted = false
+    package private(set) var isStarted = false
     private var refusalRun = 0
     /// The sign of the last accepted innovation when it was beyond `manoeuvreSigmas`; 0 otherwise.
     private var lastLargeInnovation: Double = 0
     /// Measurements fused.
-    public private(set) var acceptedCount = 0
+    package private(set) var acceptedCount = 0
     /// Measurements refused by the gate.
-    public private(set) var refusedCount = 0
+    package private(set) var refusedCount = 0
     /// Restarts after a run of refusals.
-    public private(set) var restartCount = 0
+    package private(set) var restartCount = 0
 
-    public init(configuration: RangeFilterConfiguration = RangeFilterConfiguration()) {
+    package init(configuration: RangeFilterConfiguration = RangeFilterConfiguration()) {
         shared = Shared(configuration)
     }
 
     /// A filter under settings shared with others.
-    public init(shared: Shared<RangeFilterConfiguration>) {
+    package init(shared: Shared<RangeFilterConfiguration>) {
         self.shared = shared
     }
 
@@ -88,7 +88,7 @@ public struct RangeFilter: Sendable, Equatable {
     /// about 1,700, all of it call overhead for 2x2 products, so GSL is kept for the draws, the statistics and the
     /// antenna least squares, where it does the real work.
     @discardableResult
-    public mutating func update(_ measurement: Double, at time: Double) -> Outcome {
+    package mutating func update(_ measurement: Double, at time: Double) -> Outcome {
         let c = configuration
         guard isStarted, time - lastTime <= c.maximumGap else {
             start(at: measurement, time: time)

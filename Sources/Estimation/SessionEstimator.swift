@@ -3,37 +3,37 @@ import Foundation
 import Sessions
 
 /// Settings of one session's estimator.
-public struct EstimatorConfiguration: Sendable, Equatable {
-    public var range = RangeFilterConfiguration()
-    public var direction = DirectionSmootherConfiguration()
+package struct EstimatorConfiguration: Sendable, Equatable {
+    package var range = RangeFilterConfiguration()
+    package var direction = DirectionSmootherConfiguration()
 
-    public init() {}
+    package init() {}
 }
 
 /// An ``EstimatorConfiguration`` held once for the many estimators a room makes from it (``Shared``).
-public struct SharedEstimatorConfiguration: Sendable {
-    public let range: Shared<RangeFilterConfiguration>
-    public let direction: Shared<DirectionSmootherConfiguration>
+package struct SharedEstimatorConfiguration: Sendable {
+    package let range: Shared<RangeFilterConfiguration>
+    package let direction: Shared<DirectionSmootherConfiguration>
 
-    public init(_ configuration: EstimatorConfiguration) {
+    package init(_ configuration: EstimatorConfiguration) {
         range = Shared(configuration.range)
         direction = Shared(configuration.direction)
     }
 }
 
 /// The estimator of one session: turns this side's raw measurements into the updates an app would receive.
-public struct SessionEstimator: Sendable, Equatable {
-    public private(set) var rangeFilter: RangeFilter
-    public private(set) var directionSmoother: DirectionSmoother
+package struct SessionEstimator: Sendable, Equatable {
+    package private(set) var rangeFilter: RangeFilter
+    package private(set) var directionSmoother: DirectionSmoother
     /// Whether the last update's distance was supported by its measurement (started, accepted or restarted the
     /// filter), rather than held while the gate refused it. Detectors that count readings count only these.
-    public private(set) var distanceIsFresh = false
+    package private(set) var distanceIsFresh = false
 
-    public init(configuration: EstimatorConfiguration = EstimatorConfiguration()) {
+    package init(configuration: EstimatorConfiguration = EstimatorConfiguration()) {
         self.init(shared: SharedEstimatorConfiguration(configuration))
     }
 
-    public init(shared: SharedEstimatorConfiguration) {
+    package init(shared: SharedEstimatorConfiguration) {
         rangeFilter = RangeFilter(shared: shared.range)
         directionSmoother = DirectionSmoother(shared: shared.direction)
     }
@@ -44,7 +44,7 @@ public struct SessionEstimator: Sendable, Equatable {
     ///   - distance: the raw distance, `nil` out of range.
     ///   - angle: this side's angle measurement, `nil` when none was made.
     ///   - time: the exchange's time, seconds.
-    public mutating func update(distance: Double?, angle: AngleMeasurement?, at time: Double) -> NearbyUpdate {
+    package mutating func update(distance: Double?, angle: AngleMeasurement?, at time: Double) -> NearbyUpdate {
         var estimate: Float?
         distanceIsFresh = false
         if let distance {
@@ -58,16 +58,16 @@ public struct SessionEstimator: Sendable, Equatable {
 /// The estimator of a pair's responder side: the initiator filters the pair's distance once and sends it, and the
 /// responder shows it with its own smoothed angle. No range filter of its own (it would filter the same distances
 /// again to the same estimate, `MirroredSessionTests`), so a pair's slot keeps one filter, not two.
-public struct ResponderEstimator: Sendable, Equatable {
-    public private(set) var directionSmoother: DirectionSmoother
+package struct ResponderEstimator: Sendable, Equatable {
+    package private(set) var directionSmoother: DirectionSmoother
     /// Whether the last update's distance was the initiator's fresh one (``SessionEstimator/distanceIsFresh``).
-    public private(set) var distanceIsFresh = false
+    package private(set) var distanceIsFresh = false
 
-    public init(configuration: EstimatorConfiguration = EstimatorConfiguration()) {
+    package init(configuration: EstimatorConfiguration = EstimatorConfiguration()) {
         self.init(shared: SharedEstimatorConfiguration(configuration))
     }
 
-    public init(shared: SharedEstimatorConfiguration) {
+    package init(shared: SharedEstimatorConfiguration) {
         directionSmoother = DirectionSmoother(shared: shared.direction)
     }
 
@@ -76,7 +76,7 @@ public struct ResponderEstimator: Sendable, Equatable {
     /// - Parameters:
     ///   - filteredDistance: the initiator's estimate, `nil` out of range.
     ///   - fresh: whether that estimate was supported by its measurement.
-    public mutating func update(
+    package mutating func update(
         filteredDistance: Float?, fresh: Bool, angle: AngleMeasurement?, at time: Double
     ) -> NearbyUpdate {
         distanceIsFresh = fresh && filteredDistance != nil

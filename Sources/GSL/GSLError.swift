@@ -1,24 +1,24 @@
 import CGSL
 
 /// A failure reported by GSL through its return code, with the function that reported it.
-public struct GSLError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct GSLError: Error, Sendable, Equatable, CustomStringConvertible {
     /// GSL's status code (`GSL_EDOM`, `GSL_EBADLEN`, ...), as the C function returned it.
-    public let code: Int32
+    package let code: Int32
     /// The C function that returned the code.
-    public let function: String
+    package let function: String
 
     /// Wraps a GSL status code.
-    public init(code: Int32, function: String) {
+    package init(code: Int32, function: String) {
         self.code = code
         self.function = function
     }
 
     /// GSL's own sentence for the code.
-    public var reason: String {
+    package var reason: String {
         String(cString: gsl_strerror(code))
     }
 
-    public var description: String {
+    package var description: String {
         "GSL \(function) failed with code \(code): \(reason)"
     }
 

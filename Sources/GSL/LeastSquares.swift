@@ -4,11 +4,11 @@ import CGSL
 ///
 /// Used where an unknown is over-determined by several measurements (an antenna array with more baselines than
 /// unknowns). For exactly determined 2x2 systems the callers use plain Swift instead, which is measured faster.
-public struct LeastSquares: Sendable, Equatable {
+package struct LeastSquares: Sendable, Equatable {
     /// The fitted coefficients, one per column of the design matrix.
-    public let coefficients: [Double]
+    package let coefficients: [Double]
     /// The residual sum of squares.
-    public let residualSumOfSquares: Double
+    package let residualSumOfSquares: Double
 
     /// Fits `observations ≈ design × coefficients`.
     ///
@@ -17,7 +17,7 @@ public struct LeastSquares: Sendable, Equatable {
     ///   - observations: one value per row.
     /// - Throws: ``GSLError`` when GSL refuses the system (for example `GSL_EBADLEN` for mismatched sizes, or too few
     ///   observations for the unknowns).
-    public init(design: [[Double]], observations: [Double]) throws(GSLError) {
+    package init(design: [[Double]], observations: [Double]) throws(GSLError) {
         GSLLibrary.prepare()
         let n = design.count
         let p = design.first?.count ?? 0

@@ -5,9 +5,9 @@ import CGSL
 /// The generator is owned by this object and freed in `deinit`. It is not `Sendable`: a stream belongs to one
 /// pair or session, and whoever holds that pair holds its stream, so draws never race and never depend on which
 /// worker ran them.
-public final class RandomSource {
+package final class RandomSource {
     /// The GSL algorithms offered; `taus2` is the default for its speed and equidistribution.
-    public enum Algorithm: String, Sendable, CaseIterable {
+    package enum Algorithm: String, Sendable, CaseIterable {
         case taus2
         case mt19937
         case ranlxd2
@@ -23,9 +23,9 @@ public final class RandomSource {
 
     private let generator: UnsafeMutablePointer<gsl_rng>
     /// The seed this stream started from.
-    public let seed: UInt64
+    package let seed: UInt64
     /// The algorithm behind the stream.
-    public let algorithm: Algorithm
+    package let algorithm: Algorithm
 
     /// Creates a generator seeded with `seed`.
     ///
@@ -33,7 +33,7 @@ public final class RandomSource {
     ///   - seed: the stream's seed; taus2 and mt19937 use its low 32 bits after GSL's own seeding.
     ///   - algorithm: the GSL generator type.
     /// - Throws: ``GSLError`` with `GSL_ENOMEM` when GSL cannot allocate the state.
-    public init(seed: UInt64, algorithm: Algorithm = .taus2) throws(GSLError) {
+    package init(seed: UInt64, algorithm: Algorithm = .taus2) throws(GSLError) {
         GSLLibrary.prepare()
         guard let generator = gsl_rng_alloc(algorithm.type) else {
             throw GSLError(code: Int32(GSL_ENOMEM), function: "gsl_rng_alloc")
@@ -51,7 +51,7 @@ public final class RandomSource {
     /// - Parameters:
     ///   - runSeed: the seed of the whole run.
     ///   - stream: the entity's identity (for example a pair's two peer ids), mixed into the run seed.
-    public convenience init(runSeed: UInt64, stream: StreamIdentity, algorithm: Algorithm = .taus2) throws(GSLError) {
+    package convenience init(runSeed: UInt64, stream: StreamIdentity, algorithm: Algorithm = .taus2) throws(GSLError) {
         try self.init(seed: stream.derivedSeed(from: runSeed), algorithm: algorithm)
     }
 
@@ -61,25 +61,25 @@ public final class RandomSource {
 
     /// A uniform draw in [0, 1).
     @inline(__always)
-    public func uniform() -> Double {
+    package func uniform() -> Double {
         gsl_rng_uniform(generator)
     }
 
     /// A uniform draw in [lower, upper).
     @inline(__always)
-    public func uniform(in range: Range<Double>) -> Double {
+    package func uniform(in range: Range<Double>) -> Double {
         range.lowerBound + (range.upperBound - range.lowerBound) * gsl_rng_uniform(generator)
     }
 
     /// A Gaussian draw with mean 0, by GSL's ziggurat method (the fastest of its Gaussian samplers).
     @inline(__always)
-    public func gaussian(sigma: Double) -> Double {
+    package func gaussian(sigma: Double) -> Double {
         gsl_ran_gaussian_ziggurat(generator, sigma)
     }
 
     /// Three Gaussian draws with mean 0, the same as three calls of ``gaussian(sigma:)`` in order.
     @inline(__always)
-    public func gaussians(sigma: Double) -> SIMD3<Double> {
+    package func gaussians(sigma: Double) -> SIMD3<Double> {
         var out = SIMD3<Double>()
         withUnsafeMutableBytes(of: &out) {
             nearcatch_gaussian_triple(generator, sigma, $0.baseAddress!.assumingMemoryBound(to: Double.self))
@@ -89,19 +89,19 @@ public final class RandomSource {
 
     /// An exponential draw with the given mean.
     @inline(__always)
-    public func exponential(mean: Double) -> Double {
+    package func exponential(mean: Double) -> Double {
         gsl_ran_exponential(generator, mean)
     }
 
     /// 32 uniformly random bits, from two 16-bit draws so that generators of any output range serve.
     @inline(__always)
-    public func bits32() -> UInt32 {
+    package func bits32() -> UInt32 {
         UInt32(gsl_rng_uniform_int(generator, 65536)) << 16 | UInt32(gsl_rng_uniform_int(generator, 65536))
     }
 
     /// A Bernoulli trial: `true` with probability `p`.
     @inline(__always)
-    public func bernoulli(_ p: Double) -> Bool {
+    package func bernoulli(_ p: Double) -> Bool {
         gsl_ran_bernoulli(generator, p) == 1
     }
 }

@@ -2,9 +2,9 @@
 ///
 /// Streams are derived from the run seed and this identity alone, never from creation order, so that a pair's draws
 /// are the same whichever worker runs it and however many pairs exist.
-public struct StreamIdentity: Sendable, Hashable {
+package struct StreamIdentity: Sendable, Hashable {
     /// What the stream is for, so that a device stream and a pair stream with the same numbers differ.
-    public enum Kind: UInt64, Sendable {
+    package enum Kind: UInt64, Sendable {
         case device = 1
         case pair = 2
         case session = 3
@@ -20,22 +20,22 @@ public struct StreamIdentity: Sendable, Hashable {
         case bluetooth = 12
     }
 
-    public let kind: Kind
-    public let first: UInt64
-    public let second: UInt64
+    package let kind: Kind
+    package let first: UInt64
+    package let second: UInt64
 
     /// The stream of one device.
-    public static func device(_ id: UInt64) -> StreamIdentity {
+    package static func device(_ id: UInt64) -> StreamIdentity {
         StreamIdentity(kind: .device, first: id, second: 0)
     }
 
     /// The stream of an unordered pair; `pair(a, b)` and `pair(b, a)` are the same stream.
-    public static func pair(_ a: UInt64, _ b: UInt64) -> StreamIdentity {
+    package static func pair(_ a: UInt64, _ b: UInt64) -> StreamIdentity {
         StreamIdentity(kind: .pair, first: min(a, b), second: max(a, b))
     }
 
     /// Any other stream, named by kind and numbers.
-    public init(kind: Kind, first: UInt64, second: UInt64) {
+    package init(kind: Kind, first: UInt64, second: UInt64) {
         self.kind = kind
         self.first = first
         self.second = second
@@ -43,7 +43,7 @@ public struct StreamIdentity: Sendable, Hashable {
 
     /// Mixes the run seed and the identity with SplitMix64's finaliser, which spreads nearby inputs over the
     /// whole 64-bit range, so consecutive ids do not give correlated GSL seeds.
-    public func derivedSeed(from runSeed: UInt64) -> UInt64 {
+    package func derivedSeed(from runSeed: UInt64) -> UInt64 {
         var x = Self.mix(runSeed &+ 0x9E37_79B9_7F4A_7C15)
         x = Self.mix(x ^ kind.rawValue)
         x = Self.mix(x ^ first)

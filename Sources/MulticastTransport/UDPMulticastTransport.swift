@@ -10,14 +10,14 @@ import TransportCore
 /// unicast socket makes a datagram's source the node's unicast endpoint.
 ///
 /// Confined to its event loop, like the node that uses it.
-public final class UDPMulticastTransport: DatagramTransport {
-    public let unicastEndpoint: Endpoint
+package final class UDPMulticastTransport: DatagramTransport {
+    package let unicastEndpoint: Endpoint
     private let sink: DatagramSink
     private let unicast: Channel
     private let groupChannel: Channel
     private let groupAddress: SocketAddress
 
-    public var onReceive: ((IncomingDatagram) -> Void)? {
+    package var onReceive: ((IncomingDatagram) -> Void)? {
         get { sink.onReceive }
         set { sink.onReceive = newValue }
     }
@@ -39,7 +39,7 @@ public final class UDPMulticastTransport: DatagramTransport {
     /// On Linux `lo` has no MULTICAST flag and SwiftNIO refuses to join on such a device, though the kernel accepts
     /// a membership on 127.0.0.1; a copy of the loopback device marked multicast-capable gets past the check.
     /// Loopback also gets TTL 0, so that nothing sent can leave the host.
-    public static func make(
+    package static func make(
         on loop: EventLoop, configuration: MulticastConfiguration
     ) -> EventLoopFuture<NIOLoopBound<UDPMulticastTransport>> {
         let receiveBuffers = (group: configuration.groupReceiveBuffer, unicast: configuration.unicastReceiveBuffer)
@@ -116,7 +116,7 @@ public final class UDPMulticastTransport: DatagramTransport {
 
     /// Datagrams the kernel dropped because one of this node's sockets had a full receive buffer: the sockets' drop
     /// counters (SO_MEMINFO, the count SO_RXQ_OVFL would attach to each datagram read).
-    public func kernelDrops() -> EventLoopFuture<Int> {
+    package func kernelDrops() -> EventLoopFuture<Int> {
         func drops(_ channel: Channel) -> EventLoopFuture<Int> {
             guard let options = channel as? SocketOptionProvider else { return channel.eventLoop.makeSucceededFuture(0) }
             return options.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_MEMINFO))
@@ -137,7 +137,7 @@ public final class UDPMulticastTransport: DatagramTransport {
         return device
     }
 
-    public func send(_ bytes: [UInt8], to destination: Destination) {
+    package func send(_ bytes: [UInt8], to destination: Destination) {
         let address: SocketAddress
         switch destination {
         case .group:
@@ -150,7 +150,7 @@ public final class UDPMulticastTransport: DatagramTransport {
         unicast.writeAndFlush(AddressedEnvelope(remoteAddress: address, data: buffer), promise: nil)
     }
 
-    public func close() {
+    package func close() {
         sink.onReceive = nil
         unicast.close(promise: nil)
         groupChannel.close(promise: nil)

@@ -8,8 +8,8 @@ import UDPRun
 
 /// `nearcatch-sim discover`: runs N nodes and reports how long until every node holds a running session with every
 /// other, with the datagram accounting.
-public struct DiscoverCommand: AsyncParsableCommand, Sendable {
-    public static let configuration = CommandConfiguration(
+package struct DiscoverCommand: AsyncParsableCommand, Sendable {
+    package static let configuration = CommandConfiguration(
         commandName: "discover",
         abstract: "Run N discovery nodes and report the time until every pair holds a running session.",
         discussion: """
@@ -59,11 +59,11 @@ public struct DiscoverCommand: AsyncParsableCommand, Sendable {
 
     @OptionGroup var network: NetworkOptions
 
-    public init() {}
+    package init() {}
 
     private var transport: NetworkOptions.TransportChoice { network.transport }
 
-    public func validate() throws {
+    package func validate() throws {
         try require(peers >= 1 && peers <= 1000, "--peers must be between 1 and 1000, got \(peers)")
         try require(transport == .memory || peers <= 400,
                   "--peers over UDP must be at most 400 (the start bursts of larger groups keep two cores behind; docs/discover.md), got \(peers)")
@@ -88,7 +88,7 @@ public struct DiscoverCommand: AsyncParsableCommand, Sendable {
     }
 
     /// The run the flags describe (with the development key: ``execute(progress:)`` puts in the resolved one).
-    public var settings: ClusterSettings {
+    package var settings: ClusterSettings {
         var s = ClusterSettings()
         s.peers = peers
         s.expectedPeers = expectPeers
@@ -102,7 +102,7 @@ public struct DiscoverCommand: AsyncParsableCommand, Sendable {
     }
 
     /// Runs the nodes; `progress` receives a line now and then.
-    public func execute(progress: (@Sendable (String) -> Void)? = nil) async throws -> ClusterReport {
+    package func execute(progress: (@Sendable (String) -> Void)? = nil) async throws -> ClusterReport {
         let started = Date()
         var settings = self.settings
         settings.groupKey = try network.groupKey()
@@ -137,7 +137,7 @@ public struct DiscoverCommand: AsyncParsableCommand, Sendable {
     }
 
     /// The report in the chosen format.
-    public func render(_ report: ClusterReport) throws -> String {
+    package func render(_ report: ClusterReport) throws -> String {
         switch network.format {
         case .json:
             let encoder = JSONEncoder()
@@ -151,7 +151,7 @@ public struct DiscoverCommand: AsyncParsableCommand, Sendable {
         }
     }
 
-    public func run() async throws {
+    package func run() async throws {
         let showProgress = isatty(STDERR_FILENO) == 1
         let writeProgress: @Sendable (String) -> Void = { line in
             FileHandle.standardError.write(Data("\r\(line)\u{1B}[K".utf8))

@@ -1,8 +1,8 @@
 import ArgumentParser
 
 /// The `nearcatch-sim` command.
-public struct NearcatchSim: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct NearcatchSim: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "nearcatch-sim",
         abstract: "A multi-peer proximity ranging simulator: discovery, token exchange, UWB ranging, bumps.",
         discussion: """
@@ -19,13 +19,13 @@ public struct NearcatchSim: AsyncParsableCommand {
     )
 
     /// The program's version, as `--version` prints it.
-    public static let version = "0.6.0"
+    package static let version = "0.6.0"
 
-    public init() {}
+    package init() {}
 }
 
 /// How results are printed.
-public enum OutputFormat: String, ExpressibleByArgument, CaseIterable, Sendable {
+package enum OutputFormat: String, ExpressibleByArgument, CaseIterable, Sendable {
     case text
     case json
 }

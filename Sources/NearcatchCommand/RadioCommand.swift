@@ -6,8 +6,8 @@ import Geometry
 import Radio
 
 /// `nearcatch-sim radio`: samples exchanges of one static pair and prints the error statistics.
-public struct RadioCommand: ParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct RadioCommand: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "radio",
         abstract: "Sample N ranging exchanges of one pair and print raw and filtered error statistics.",
         discussion: """
@@ -68,9 +68,9 @@ public struct RadioCommand: ParsableCommand {
     @Option(help: "Output format: text or json.")
     var format: OutputFormat = .text
 
-    public init() {}
+    package init() {}
 
-    public func validate() throws {
+    package func validate() throws {
         try require(distance.isFinite && distance >= 0 && distance <= 100,
                   "--distance must be between 0 and 100 metres, got \(distance)")
         try require(azimuth.isFinite && abs(azimuth) <= 180,
@@ -96,7 +96,7 @@ public struct RadioCommand: ParsableCommand {
     }
 
     /// The probe settings the flags describe.
-    public var settings: RadioProbe.Settings {
+    package var settings: RadioProbe.Settings {
         var s = RadioProbe.Settings()
         s.distance = distance
         s.azimuth = Angle.radians(fromDegrees: azimuth)
@@ -118,7 +118,7 @@ public struct RadioCommand: ParsableCommand {
     }
 
     /// Runs the probe and renders the report in the chosen format.
-    public func render() throws -> String {
+    package func render() throws -> String {
         let report: RadioProbeReport
         do {
             report = try RadioProbe(settings: settings).run()
@@ -136,13 +136,13 @@ public struct RadioCommand: ParsableCommand {
         }
     }
 
-    public func run() throws {
+    package func run() throws {
         print(try render())
     }
 }
 
 /// The antenna layouts offered on the command line.
-public enum AntennaChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
+package enum AntennaChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
     case lShaped = "l-shaped"
     case horizontalPair = "horizontal-pair"
     case triangle

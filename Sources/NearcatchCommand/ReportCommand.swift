@@ -4,8 +4,8 @@ import Report
 import Simulation
 
 /// `nearcatch-sim report TRACE -o FILE.html`: a run's pictures from its trace.
-public struct ReportCommand: ParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct ReportCommand: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "report",
         abstract: "Make an HTML report (and SVG pictures) of a run from its trace.",
         discussion: """
@@ -29,14 +29,14 @@ public struct ReportCommand: ParsableCommand {
     @Flag(help: "Replace files that exist.")
     var force = false
 
-    public init() {}
+    package init() {}
 
-    public func validate() throws {
+    package func validate() throws {
         try require(output != nil || svg != nil, "give -o FILE.html, --svg DIR or both")
         try ReportFiles(html: output, svg: svg, force: force).check()
     }
 
-    public func run() throws {
+    package func run() throws {
         let data: ReportData
         do {
             data = try ReportData.read(trace: trace)

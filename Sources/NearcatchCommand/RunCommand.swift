@@ -11,8 +11,8 @@ import World
 
 /// `nearcatch-sim [run]`: the main job. A room of simulated devices that discover each other, range every pair of
 /// running sessions, and bump, with every estimate scored against the truth.
-public struct RunCommand: AsyncParsableCommand, Sendable {
-    public static let configuration = CommandConfiguration(
+package struct RunCommand: AsyncParsableCommand, Sendable {
+    package static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Simulate a room of peers: discovery, sessions, ranging, bumps, scored against the truth.",
         discussion: """
@@ -32,7 +32,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
             """
     )
 
-    public enum ClockChoice: String, ExpressibleByArgument, CaseIterable, Sendable { case real, virtual }
+    package enum ClockChoice: String, ExpressibleByArgument, CaseIterable, Sendable { case real, virtual }
 
     @Option(parsing: .unconditional, help: "Peers in the room (2 to 10000, default 100; at most 400 over UDP). A scenario file brings its own.")
     var peers: Int?
@@ -146,13 +146,13 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     /// The run's own group, apart from `discover`'s, so that the two can run side by side.
     static let defaultGroup = "239.255.77.80:47680"
 
-    public init() {}
+    package init() {}
 
     private var transport: NetworkOptions.TransportChoice { network.transport }
 
     /// Checks what the simulation settings cannot see (the flags' own ranges, the trace's folder); the settings
     /// check the rest, in the same words.
-    public mutating func validate() throws {
+    package mutating func validate() throws {
         try require(losSigma.isFinite && losSigma >= 0 && losSigma <= 10,
                     "--los-sigma must be between 0 and 10 metres, got \(losSigma)")
         try require(antennaSigma.isFinite && antennaSigma >= 0 && antennaSigma <= 10,
@@ -179,7 +179,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     /// The simulation the flags describe: the one built when they were checked.
     ///
     /// - Throws: a validation error naming the flag or the scenario file's field at fault.
-    public func simulationSettings() throws -> SimulationSettings {
+    package func simulationSettings() throws -> SimulationSettings {
         if let built { return built }
         return try buildSettings()
     }
@@ -242,7 +242,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
 
     /// Runs the simulation; `starting` receives what the run is just before it starts, `progress` a line now and
     /// then.
-    public func execute(
+    package func execute(
         starting: (@Sendable (SimulationSummary.Run) -> Void)? = nil, progress: (@Sendable (String) -> Void)? = nil
     ) async throws -> SimulationSummary {
         let simulation: Simulation
@@ -264,7 +264,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     }
 
     /// The summary in the chosen format.
-    public func render(_ summary: SimulationSummary) throws -> String {
+    package func render(_ summary: SimulationSummary) throws -> String {
         switch network.format {
         case .json:
             let encoder = JSONEncoder()
@@ -275,7 +275,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
         }
     }
 
-    public func run() async throws {
+    package func run() async throws {
         let showProgress = isatty(STDERR_FILENO) == 1
         let writeProgress: @Sendable (String) -> Void = { line in
             FileHandle.standardError.write(Data("\r\(line)\u{1B}[K".utf8))

@@ -5,8 +5,8 @@ import Simulation
 import Sweep
 
 /// `nearcatch-sim sweep plan|run|report`: many runs over a grid of options and seeds (docs/sweeps.md).
-public struct SweepCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct SweepCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "sweep",
         abstract: "Run a grid of run options over several seeds, and report each point's figures with confidence intervals.",
         discussion: """
@@ -20,7 +20,7 @@ public struct SweepCommand: AsyncParsableCommand {
         subcommands: [SweepPlanCommand.self, SweepRunCommand.self, SweepReportCommand.self]
     )
 
-    public init() {}
+    package init() {}
 
     /// The folder a spec is planned into by default: beside it, its name with `.sweep` for `.toml`.
     static func defaultFolder(for spec: String) -> String {

@@ -6,8 +6,8 @@ import UCIServer
 import World
 
 /// `nearcatch-sim uci`: simulated UWB chips behind a FiRa UCI endpoint, for any host stack that speaks UCI.
-public struct UCICommand: AsyncParsableCommand, Sendable {
-    public static let configuration = CommandConfiguration(
+package struct UCICommand: AsyncParsableCommand, Sendable {
+    package static let configuration = CommandConfiguration(
         commandName: "uci",
         abstract: "Serve simulated UWB chips over UCI on TCP: each connection is one chip (docs/uci.md).",
         discussion: """
@@ -47,10 +47,10 @@ public struct UCICommand: AsyncParsableCommand, Sendable {
     @Flag(help: "Serve nothing: measure N phones ranging their k nearest as k sessions or one one-to-many session each (N 10, 30, 100; k 2, 4, 8) on the room's own clock, print the table of docs/uci.md, and exit.")
     var compare = false
 
-    public init() {}
+    package init() {}
 
     /// The closing line of counters (docs/uci.md).
-    public static func summary(_ c: UCICounters, lateness: (p50: Double, p95: Double)?) -> String {
+    package static func summary(_ c: UCICounters, lateness: (p50: Double, p95: Double)?) -> String {
         let late = lateness.map { String(format: "; reports left p50 %.1f ms, p95 %.1f ms after they were due", $0.p50, $0.p95) } ?? ""
         return "nearcatch-sim uci: \(c.packetsReceived) packets in, \(c.malformedPackets) malformed, \(c.badCommands) commands refused, "
             + "\(c.commandsInWrongState) in the wrong state, \(c.badDataPackets) data packets refused; \(c.rounds) rounds, "
@@ -58,7 +58,7 @@ public struct UCICommand: AsyncParsableCommand, Sendable {
             + "\(c.notifications) notifications; data \(c.dataDelivered) delivered, \(c.dataDropped) dropped" + late
     }
 
-    public func validate() throws {
+    package func validate() throws {
         try require((0...65_535).contains(uciPort), "--uci-port must be between 0 and 65535, got \(uciPort)")
         if let webPort { try require((0...65_535).contains(webPort), "--web-port must be between 0 and 65535, got \(webPort)") }
         try require(spacing.isFinite && spacing >= 0.1 && spacing <= 100, "--spacing must be between 0.1 and 100 metres, got \(spacing)")
@@ -82,7 +82,7 @@ public struct UCICommand: AsyncParsableCommand, Sendable {
         return try World(scenario: chosen, peers: peers, seed: seed)
     }
 
-    public func run() async throws {
+    package func run() async throws {
         if compare {
             var lines = [UCIStudy.header]
             for n in [10, 30, 100] {

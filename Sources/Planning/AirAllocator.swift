@@ -11,17 +11,17 @@ import Geometry
 /// Who hears whom is what the devices believe (``PlanningContext/believedDistance(_:_:)``): their estimates and
 /// Bluetooth signal strength, the true positions only under `oracle`. The world's medium then decides what
 /// collides (the `Air` module): a wrong belief costs exchanges.
-public struct AirAllocator {
-    public let medium: Medium
+package struct AirAllocator {
+    package let medium: Medium
     /// Seconds one exchange occupies its channel.
-    public let exchangeDuration: Double
+    package let exchangeDuration: Double
     private let scheme: RangingScheme
     private let range: Float
     private let perBlock: Int?
     private let channels: Int
     private let peers: Int
     /// The round's positions: their instants from the run's start and their blocks.
-    public private(set) var times: [Double] = []
+    package private(set) var times: [Double] = []
     private var blocks: [Int] = []
     private var roundStart = 0.0
     private var plannedThrough = -Double.infinity
@@ -40,7 +40,7 @@ public struct AirAllocator {
     ///   metres: what the devices believe is their estimates, which read long with a phone turned away and by their
     ///   noise, so a pair believed just out of hearing may be in it. The device's own belief, passed in: the world's
     ///   radio is not the device's to read (the run passes what the radio it was given is specified to read long by).
-    public init(medium: Medium, scheme: RangingScheme, peers: Int, hearingMargin: Float) {
+    package init(medium: Medium, scheme: RangingScheme, peers: Int, hearingMargin: Float) {
         self.medium = medium
         exchangeDuration = medium.exchangeDuration(scheme)
         range = Float(medium.interferenceRange) + hearingMargin
@@ -52,10 +52,10 @@ public struct AirAllocator {
     }
 
     /// Whether the round's air is taken, as far as a planner need try: many candidates refused in a row.
-    public var isSaturated: Bool { refusedInARow >= max(64, 4 * times.count * channels) }
+    package var isSaturated: Bool { refusedInARow >= max(64, 4 * times.count * channels) }
 
     /// Starts the round of `context`, and empties `plan` of the previous round's exchanges.
-    public mutating func begin(_ context: PlanningContext, into plan: inout RangingPlan) {
+    package mutating func begin(_ context: PlanningContext, into plan: inout RangingPlan) {
         plan.exchanges.removeAll(keepingCapacity: true)
         plan.channels.removeAll(keepingCapacity: true)
         plan.collided.removeAll(keepingCapacity: true)
@@ -95,7 +95,7 @@ public struct AirAllocator {
     ///
     /// - Returns: whether it was placed.
     @discardableResult
-    public mutating func place(_ p: Int32, _ context: PlanningContext, into plan: inout RangingPlan) -> Bool {
+    package mutating func place(_ p: Int32, _ context: PlanningContext, into plan: inout RangingPlan) -> Bool {
         let pair = context.pairs[Int(p)]
         let a = Int(pair.low), b = Int(pair.high)
         for position in times.indices {

@@ -3,20 +3,20 @@ import Foundation
 /// Each pair's distance as its devices read it from Bluetooth signal strength: the readings smoothed as apps smooth
 /// them (an exponential average of the received power), turned into metres by log-distance path loss with the
 /// advertised power at 1 m. What a device knows of a peer it has not ranged yet.
-public struct BluetoothDistances {
+package struct BluetoothDistances {
     /// The received power at 1 m the peers advertise, dBm, and the path loss exponent the app assumes.
-    public let referencePower: Float
-    public let exponent: Float
+    package let referencePower: Float
+    package let exponent: Float
     /// The newest reading's weight in the average.
-    public let smoothing: Float
+    package let smoothing: Float
     /// The least share of its distance a pair may truly be at: two spreads of the averaged shadowing (the app
     /// assumes the shadowing's spread of one reading, `shadowingSigma`).
-    public let floor: Float
+    package let floor: Float
     private var smoothed: [Float]
     /// The distance of each pair, metres, by pair index; NaN where the latest reading heard nothing.
-    public private(set) var distances: [Float]
+    package private(set) var distances: [Float]
 
-    public init(pairs: Int = 0, referencePower: Double = -59, exponent: Double = 2, smoothing: Double = 0.3,
+    package init(pairs: Int = 0, referencePower: Double = -59, exponent: Double = 2, smoothing: Double = 0.3,
                 shadowingSigma: Double = 6) {
         self.referencePower = Float(referencePower)
         self.exponent = Float(exponent)
@@ -30,7 +30,7 @@ public struct BluetoothDistances {
 
     /// Takes one reading of every pair met so far, or of pairs `first...` only (dBm, by pair index; NaN: not heard,
     /// which forgets the average).
-    public mutating func take(_ readings: [Float], from first: Int = 0) {
+    package mutating func take(_ readings: [Float], from first: Int = 0) {
         precondition(readings.count >= smoothed.count, "a reading for every pair")
         // Pairs met since the last reading: nothing heard of them yet.
         smoothed += repeatElement(.nan, count: readings.count - smoothed.count)

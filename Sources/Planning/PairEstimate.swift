@@ -1,14 +1,14 @@
 /// A pair's latest estimate, as its initiator's app holds it (what a planner may rank the pair by): the filtered
 /// distance, when it was measured (seconds; -∞ never), and how fast the pair closes, m/s (positive: nearing), from
 /// the change since the estimate before.
-public struct PairEstimate: Sendable, Equatable {
-    public var distance: Float = .nan
-    public var time: Float = -.infinity
-    public var closing: Float = 0
+package struct PairEstimate: Sendable, Equatable {
+    package var distance: Float = .nan
+    package var time: Float = -.infinity
+    package var closing: Float = 0
     /// When the pair's detector last fired (-∞ never): until the phones part, it has nothing more to find.
-    public var bumped: Float = -.infinity
+    package var bumped: Float = -.infinity
 
-    public init() {}
+    package init() {}
 
     /// Takes a fresh estimate at `time`: the closing speed is smoothed over successive estimates less than 2 s
     /// apart, and starts afresh after a longer gap.

@@ -5,35 +5,35 @@ import DeviceInterface
 ///
 /// Only pairs that met take room: at 10,000 devices the 50 million pairs of a full mesh would not fit, and a
 /// device finds the few hundred within reach of its radio.
-public final class PairTable {
+package final class PairTable {
     /// Every pair, by index.
     // Unchecked: the table changes only between rounds, on the run's thread, and is read by every lookup of a
     // round (a dynamic exclusivity check per read was a tenth of a 100-peer plan).
-    @exclusivity(unchecked) public private(set) var pairs: [RangingPair] = []
+    @exclusivity(unchecked) package private(set) var pairs: [RangingPair] = []
     /// The indices in the order of the pairs themselves, (0,1), (0,2) ... (1,2) ...: the order the planners scan
     /// pairs in, so that which pairs exist, not when each met, decides a plan ...
-    public var ordered: [Int32] { everyOrder.indices }
+    package var ordered: [Int32] { everyOrder.indices }
     /// ... and those of the pairs that have begun a session (``markInSession(_:)``), the only ones that may range,
     /// in the same order.
-    public var inSession: [Int32] { inSessionOrder.indices }
+    package var inSession: [Int32] { inSessionOrder.indices }
     @exclusivity(unchecked) private var everyOrder = SortedIndices()
     @exclusivity(unchecked) private var inSessionOrder = SortedIndices()
-    public let peers: Int
+    package let peers: Int
     /// Index + 1 of every pair, row by row, while the square of the peer count is small (a lookup is one load);
     /// beyond it, a hash map from the pair's key.
     @exclusivity(unchecked) private var square: [Int32]
     @exclusivity(unchecked) private var hashed: [UInt64: Int32] = [:]
 
     /// Rooms up to this many devices look pairs up in a square of 4-byte entries (64 MB at the limit).
-    public static let squareLimit = 4096
+    package static let squareLimit = 4096
 
-    public init(peers: Int, squareLimit: Int = PairTable.squareLimit) {
+    package init(peers: Int, squareLimit: Int = PairTable.squareLimit) {
         self.peers = peers
         square = peers <= squareLimit ? [Int32](repeating: 0, count: peers * peers) : []
     }
 
     /// A table holding every pair of `peers` devices, each in session, in pair order.
-    public static func everyPair(of peers: Int) -> PairTable {
+    package static func everyPair(of peers: Int) -> PairTable {
         let table = PairTable(peers: peers)
         for low in 0..<peers {
             for high in (low + 1)..<peers { table.markInSession(table.add(low, high).index) }
@@ -42,16 +42,16 @@ public final class PairTable {
         return table
     }
 
-    public var count: Int { pairs.count }
+    package var count: Int { pairs.count }
 
-    public subscript(_ index: Int) -> RangingPair { pairs[index] }
+    package subscript(_ index: Int) -> RangingPair { pairs[index] }
 
     @inline(__always)
     private static func key(_ low: Int, _ high: Int) -> UInt64 { UInt64(low) << 32 | UInt64(high) }
 
     /// The index of the pair of devices `i` and `j` (either order), `nil` if they never met.
     @inline(__always)
-    public func index(_ i: Int, _ j: Int) -> Int? {
+    package func index(_ i: Int, _ j: Int) -> Int? {
         let (low, high) = i < j ? (i, j) : (j, i)
         if !square.isEmpty {
             let k = square[low * peers + high]
@@ -64,7 +64,7 @@ public final class PairTable {
     ///
     /// - Returns: its index, and whether it was added now.
     @discardableResult
-    public func add(_ i: Int, _ j: Int) -> (index: Int, added: Bool) {
+    package func add(_ i: Int, _ j: Int) -> (index: Int, added: Bool) {
         precondition(i != j && i >= 0 && j >= 0 && i < peers && j < peers, "a pair is two devices of the room")
         if let known = index(i, j) { return (known, false) }
         let (low, high) = i < j ? (i, j) : (j, i)
@@ -80,13 +80,13 @@ public final class PairTable {
     }
 
     /// Marks pair `p` as having begun a session: it joins ``inSession``.
-    public func markInSession(_ p: Int) {
+    package func markInSession(_ p: Int) {
         let pair = pairs[p]
         inSessionOrder.insert(key: Self.key(Int(pair.low), Int(pair.high)), index: Int32(p))
     }
 
     /// Puts the pairs added or marked since the last call in their places in ``ordered`` and ``inSession``.
-    public func sortNewPairs() {
+    package func sortNewPairs() {
         everyOrder.settle()
         inSessionOrder.settle()
     }

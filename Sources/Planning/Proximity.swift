@@ -3,35 +3,35 @@ import Dispatch
 import Foundation
 
 /// How `proximity` ranks the pairs (docs/airtime.md).
-public struct ProximitySettings: Sendable, Equatable {
+package struct ProximitySettings: Sendable, Equatable {
     /// A pair wants an update every `shortestInterval` at or under `nearDistance` (the distance it may be touching
     /// at), an interval growing with the square of the distance beyond, up to `longestInterval`.
-    public var nearDistance = 0.15
-    public var shortestInterval = 0.1
-    public var longestInterval = 20.0
+    package var nearDistance = 0.15
+    package var shortestInterval = 0.1
+    package var longestInterval = 20.0
     /// The same for a pair whose device is walking to the other: it wants every round within 0.2 m (the end of the
     /// gesture and the touch), and at least one update every `targetLongestInterval` on the way, so that its
     /// closing speed is known.
-    public var targetNearDistance = 0.2
-    public var targetLongestInterval = 1.0
+    package var targetNearDistance = 0.2
+    package var targetLongestInterval = 1.0
     /// How fast two people not walking to each other may have closed since the latest estimate: the sum of the two
     /// devices' own speeds (a phone's motion sensors tell whether and how fast its holder walks), or, where those
     /// are unknown, this speed, m/s. An old estimate counts as nearer than it read, so that a pair not ranged for a
     /// while comes back up before it could touch, and two people standing still are left alone.
-    public var assumedClosingSpeed = 1.0
+    package var assumedClosingSpeed = 1.0
     /// Seconds after a bump during which the pair wants no more than one update.
-    public var afterBump = 2.0
+    package var afterBump = 2.0
     /// Updates a closing pair should get before it could touch.
-    public var updatesBeforeContact = 4.0
+    package var updatesBeforeContact = 4.0
     /// For this long after two phones felt one knock, their pair (when it may be within `tapReach` metres) wants
     /// every round and goes first: the reference app asks to range a peer whose phone was knocked with its own, so
     /// that a touch is confirmed by range while the phones still touch.
-    public var tapWindow = 1.0
-    public var tapReach: Float = 1.0
+    package var tapWindow = 1.0
+    package var tapReach: Float = 1.0
     /// Two taps this close in time, seconds, are one knock both phones felt (the bump detector's coincidence).
-    public var tapCoincidence = 0.03
+    package var tapCoincidence = 0.03
 
-    public init() {}
+    package init() {}
 }
 
 /// Ranges the pairs that matter first, from what the devices know. Each round, every running pair wants an update
@@ -41,7 +41,7 @@ public struct ProximitySettings: Sendable, Equatable {
 /// long). A pair whose phones just felt one knock goes first, and a pair whose app chose to walk to the other when
 /// due; then every pair by priority, each placed in the round's air (``AirAllocator``) until it is taken. A pair
 /// whose exchanges keep failing is tried less and less often.
-public struct Proximity: RangingPlanner {
+package struct Proximity: RangingPlanner {
     private let settings: ProximitySettings
     private var air: AirAllocator
     private var admitted: AdmittedPairs
@@ -55,7 +55,7 @@ public struct Proximity: RangingPlanner {
     private static let tierBuckets = 64
 
     /// - Parameter workers: threads that share the ranking of the pairs (the plan is the same whatever it is).
-    public init(medium: Medium, scheme: RangingScheme, peers: Int,
+    package init(medium: Medium, scheme: RangingScheme, peers: Int,
                 settings: ProximitySettings = ProximitySettings(), workers: Int = 1,
                 hearingMargin: Float) {
         buckets = Array(repeating: Array(repeating: [], count: 2 * Self.tierBuckets), count: max(1, workers))
@@ -66,7 +66,7 @@ public struct Proximity: RangingPlanner {
         failures = []
     }
 
-    public mutating func plan(_ context: PlanningContext, into plan: inout RangingPlan) {
+    package mutating func plan(_ context: PlanningContext, into plan: inout RangingPlan) {
         plan.suspensions.removeAll(keepingCapacity: true)
         if lastRanged.count < context.pairs.count {
             let more = context.pairs.count - lastRanged.count

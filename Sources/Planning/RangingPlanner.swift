@@ -5,33 +5,33 @@ import Geometry
 /// with whom, the pairs, the latest estimate of each pair, each pair's Bluetooth distance, each device's own speed,
 /// and the peer each device's app chose to walk to. All of it is the devices' own observations; the true poses and
 /// partners come in only for the `oracle` policy, an upper bound (``truth``).
-public struct PlanningContext {
+package struct PlanningContext {
     /// The round's start, seconds, and its length (1 / the rate).
-    public let time: Double
-    public let interval: Double
-    public let sessions: RunningSessions.Snapshot
+    package let time: Double
+    package let interval: Double
+    package let sessions: RunningSessions.Snapshot
     /// Every pair found, by index: the lower and the higher device index ...
-    public let pairs: [RangingPair]
+    package let pairs: [RangingPair]
     /// ... and the table they come from, which finds a pair's index from its devices.
-    public let table: PairTable
+    package let table: PairTable
     /// The latest estimate of each pair, by pair index (empty: none known).
-    public let estimates: [PairEstimate]
+    package let estimates: [PairEstimate]
     /// Each pair's distance from Bluetooth signal strength, metres, by pair index; NaN where none was heard, and
     /// none past its end (a pair met since the last reading; empty: none known) ...
-    public let bluetooth: [Float]
+    package let bluetooth: [Float]
     /// ... and the least share of it the pair may truly be at (``BluetoothDistances/floor``).
-    public let bluetoothFloor: Float
+    package let bluetoothFloor: Float
     /// The device each device's app chose to walk to, -1 for none (empty: none chosen).
-    public let targets: [Int32]
+    package let targets: [Int32]
     /// Each device's own speed over the ground, m/s, as its motion sensors tell it (empty: none known).
-    public let speeds: [Float]
+    package let speeds: [Float]
     /// When each device's accelerometer last felt a tap (a peak at or over the bump detector's threshold), seconds;
     /// -∞ never (empty: none known).
-    public let taps: [Float]
+    package let taps: [Float]
     /// The world's truth, for the `oracle` policy alone: every device's true pose at the round's start.
-    public let truth: [Pose]?
+    package let truth: [Pose]?
 
-    public init(time: Double, interval: Double, sessions: RunningSessions.Snapshot, pairs: PairTable,
+    package init(time: Double, interval: Double, sessions: RunningSessions.Snapshot, pairs: PairTable,
                 estimates: [PairEstimate] = [], bluetooth: [Float] = [], bluetoothFloor: Float = 1,
                 targets: [Int32] = [], speeds: [Float] = [], taps: [Float] = [], truth: [Pose]? = nil) {
         self.time = time
@@ -54,7 +54,7 @@ public struct PlanningContext {
 
     /// How near pair `p` may be by its Bluetooth signal alone, metres: 0 when none was heard.
     @inline(__always)
-    public func nearestByBluetooth(_ p: Int) -> Float {
+    package func nearestByBluetooth(_ p: Int) -> Float {
         guard p < bluetooth.count, bluetooth[p].isFinite else { return 0 }
         return bluetooth[p] * bluetoothFloor
     }
@@ -64,7 +64,7 @@ public struct PlanningContext {
     /// neither device has heard the other (Bluetooth carries farther than the interference range). The true
     /// distance under `oracle`.
     @inline(__always)
-    public func believedDistance(_ i: Int, _ j: Int) -> Float {
+    package func believedDistance(_ i: Int, _ j: Int) -> Float {
         if let truth { return Float((truth[i].position - truth[j].position).length) }
         guard i != j, let p = table.index(i, j) else { return i == j ? 0 : .infinity }
         if !estimates.isEmpty, estimates[p].distance.isFinite {
@@ -78,7 +78,7 @@ public struct PlanningContext {
     /// Whether pairs `p` and `q` are in hearing of each other, as far as the devices know: a device of one within
     /// `range` metres of a device of the other (``believedDistance(_:_:)``).
     @inline(__always)
-    public func inHearing(_ p: RangingPair, _ q: RangingPair, range: Float) -> Bool {
+    package func inHearing(_ p: RangingPair, _ q: RangingPair, range: Float) -> Bool {
         let a = Int(p.low), b = Int(p.high), c = Int(q.low), d = Int(q.high)
         return believedDistance(a, c) <= range || believedDistance(a, d) <= range
             || believedDistance(b, c) <= range || believedDistance(b, d) <= range
@@ -87,7 +87,7 @@ public struct PlanningContext {
     /// Calls `body` with the index of every pair whose two devices both hold a running session, in pair order
     /// (of the pairs that have begun a session: a pair found and never in session cannot range).
     @inline(__always)
-    public func forEachRunningPair(_ body: (Int) -> Void) {
+    package func forEachRunningPair(_ body: (Int) -> Void) {
         for p in table.inSession {
             let pair = pairs[Int(p)]
             if sessions.ranges(Int(pair.low), Int(pair.high)) { body(Int(p)) }
@@ -97,7 +97,7 @@ public struct PlanningContext {
 
 /// Decides, each round, which pairs range and at which instant: the seam where the air's limits (channels, slots,
 /// per-device session limits) and a policy come in. The engine ranges exactly what the plan says.
-public protocol RangingPlanner {
+package protocol RangingPlanner {
     /// Sets `plan` to the round's exchanges. The plan holds the previous round's, which a planner may keep.
     mutating func plan(_ context: PlanningContext, into plan: inout RangingPlan)
     /// Whether the round's exchanges wrap around its end (sessions on their own timers), for the world's medium.
@@ -105,18 +105,18 @@ public protocol RangingPlanner {
 }
 
 extension RangingPlanner {
-    public var roundIsCircular: Bool { false }
+    package var roundIsCircular: Bool { false }
 }
 
 /// Every pair of running sessions at the start of every round, in pair order: the ideal world, with no limit of
 /// air. At 100 peers that is 4,950 exchanges a round, which no real channel carries.
-public struct EveryRunningPair: RangingPlanner {
+package struct EveryRunningPair: RangingPlanner {
     /// The sessions' version the plan was made for: while no session changes, the plan stays as it is.
     private var plannedFor: UInt64?
 
-    public init() {}
+    package init() {}
 
-    public mutating func plan(_ context: PlanningContext, into plan: inout RangingPlan) {
+    package mutating func plan(_ context: PlanningContext, into plan: inout RangingPlan) {
         let sessions = context.sessions
         guard plannedFor != sessions.version else { return }
         plannedFor = sessions.version
@@ -129,18 +129,18 @@ public struct EveryRunningPair: RangingPlanner {
 /// in the first slot of the round where neither device is busy and no exchange within the interference range uses
 /// the channel (``AirAllocator``), until the round's air is taken. Every pair waits its turn, close or far: at 100
 /// peers on one channel a pair ranges about once every 50 s.
-public struct RoundRobin: RangingPlanner {
+package struct RoundRobin: RangingPlanner {
     private var air: AirAllocator
     private var admitted: AdmittedPairs
     private var next = 0
 
-    public init(medium: Medium, scheme: RangingScheme, peers: Int,
+    package init(medium: Medium, scheme: RangingScheme, peers: Int,
                 hearingMargin: Float) {
         air = AirAllocator(medium: medium, scheme: scheme, peers: peers, hearingMargin: hearingMargin)
         admitted = AdmittedPairs(medium: medium, peers: peers)
     }
 
-    public mutating func plan(_ context: PlanningContext, into plan: inout RangingPlan) {
+    package mutating func plan(_ context: PlanningContext, into plan: inout RangingPlan) {
         plan.suspensions.removeAll(keepingCapacity: true)
         if admitted.refresh(context, into: &plan.suspensions), next >= admitted.pairs.count { next = 0 }
         let running = admitted.pairs

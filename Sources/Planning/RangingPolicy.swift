@@ -1,7 +1,7 @@
 import DeviceInterface
 
 /// Who ranges when (docs/airtime.md), each policy beside its planner.
-public enum RangingPolicy: String, Sendable, CaseIterable {
+package enum RangingPolicy: String, Sendable, CaseIterable {
     /// Every pair of running sessions every round, whatever the air: a world that does not exist, to compare with.
     case ideal
     /// Every session on its own timer; the world's medium loses the exchanges that overlap in hearing.
@@ -14,10 +14,10 @@ public enum RangingPolicy: String, Sendable, CaseIterable {
     case oracle
 
     /// Whether the policy reads the world's truth (an upper bound, never a default).
-    public var isOracle: Bool { self == .oracle }
+    package var isOracle: Bool { self == .oracle }
 
     /// The policy's name as the summary, the trace and the report show it: an oracle says it is one.
-    public var label: String { isOracle ? "\(rawValue) (upper bound: reads the truth)" : rawValue }
+    package var label: String { isOracle ? "\(rawValue) (upper bound: reads the truth)" : rawValue }
 
     /// The policy's planner for `peers` devices.
     ///
@@ -25,7 +25,7 @@ public enum RangingPolicy: String, Sendable, CaseIterable {
     ///   - workers: threads that share the ranking of the pairs (`proximity`, `oracle`).
     ///   - hearingMargin: how far beyond the interference range a pair is taken to be in hearing (``AirAllocator``).
     /// - Throws: a GSL allocation error.
-    public func makePlanner(
+    package func makePlanner(
         medium: Medium, scheme: RangingScheme, peers: Int, seed: UInt64,
         proximity: ProximitySettings = ProximitySettings(), workers: Int = 1,
         hearingMargin: Float

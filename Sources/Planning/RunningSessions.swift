@@ -9,7 +9,7 @@ import Synchronization
 /// for); a pair that begins its first session gets its slot; a new session on either side (a peer restarting with a
 /// new token, a pair repaired after a timeout) starts the pair's estimators and bump detector afresh. Suspensions and
 /// their ends are not logged: the same session runs on.
-public final class RunningSessions: Sendable {
+package final class RunningSessions: Sendable {
     private struct State {
         var bits: [UInt64]
         var meetings: [Meeting] = []
@@ -17,15 +17,15 @@ public final class RunningSessions: Sendable {
     }
 
     private let state: Mutex<State>
-    public let peers: Int
+    package let peers: Int
 
-    public init(peers: Int) {
+    package init(peers: Int) {
         self.peers = peers
         state = Mutex(State(bits: [UInt64](repeating: 0, count: (peers * peers + 63) / 64)))
     }
 
     /// Records that `holder` began a new session with `peer` (running from now).
-    public func began(_ holder: Int, _ peer: Int) {
+    package func began(_ holder: Int, _ peer: Int) {
         let i = holder * peers + peer
         let pair = RangingPair(low: Int32(min(holder, peer)), high: Int32(max(holder, peer)))
         state.withLock { s in
@@ -36,13 +36,13 @@ public final class RunningSessions: Sendable {
     }
 
     /// Records that `device` found `peer` (its first announcement heard, or a new life's).
-    public func found(_ device: Int, _ peer: Int) {
+    package func found(_ device: Int, _ peer: Int) {
         let pair = RangingPair(low: Int32(min(device, peer)), high: Int32(max(device, peer)))
         state.withLock { $0.meetings.append(Meeting(pair: pair, began: false)) }
     }
 
     /// Marks whether `holder`'s session with `peer` is running (suspended, resumed, ended), the same session.
-    public func set(_ holder: Int, _ peer: Int, running: Bool) {
+    package func set(_ holder: Int, _ peer: Int, running: Bool) {
         let i = holder * peers + peer
         state.withLock { s in
             let before = s.bits[i >> 6]
@@ -53,24 +53,24 @@ public final class RunningSessions: Sendable {
 
     /// A consistent copy of who runs a session with whom, for one round (shared until the next change: copy on
     /// write).
-    public func snapshot() -> Snapshot {
+    package func snapshot() -> Snapshot {
         state.withLock { s in Snapshot(bits: s.bits, version: s.version, peers: peers) }
     }
 
     /// A pair's discovery by one of its devices, or a session one of them began.
-    public struct Meeting: Sendable, Equatable {
-        public let pair: RangingPair
+    package struct Meeting: Sendable, Equatable {
+        package let pair: RangingPair
         /// A session began (otherwise the pair was found).
-        public let began: Bool
+        package let began: Bool
 
-        public init(pair: RangingPair, began: Bool) {
+        package init(pair: RangingPair, began: Bool) {
             self.pair = pair
             self.began = began
         }
     }
 
     /// The discoveries and sessions begun since the last call, in the order they happened.
-    public func takeMeetings() -> [Meeting] {
+    package func takeMeetings() -> [Meeting] {
         state.withLock { s in
             defer { s.meetings.removeAll(keepingCapacity: true) }
             return s.meetings
@@ -78,24 +78,24 @@ public final class RunningSessions: Sendable {
     }
 
     /// The sessions at one instant.
-    public struct Snapshot: Sendable {
+    package struct Snapshot: Sendable {
         let bits: [UInt64]
         /// Changes whenever a session begins, stops or runs again: equal versions, equal sessions.
-        public let version: UInt64
-        public let peers: Int
+        package let version: UInt64
+        package let peers: Int
 
         /// Whether `holder` has a running session with `peer`.
         @inline(__always)
-        public func holds(_ holder: Int, _ peer: Int) -> Bool {
+        package func holds(_ holder: Int, _ peer: Int) -> Bool {
             let bit = holder * peers + peer
             return bits[bit >> 6] & (1 << UInt64(bit & 63)) != 0
         }
 
         /// Whether the pair ranges: both sides hold a running session with the other.
         @inline(__always)
-        public func ranges(_ a: Int, _ b: Int) -> Bool { holds(a, b) && holds(b, a) }
+        package func ranges(_ a: Int, _ b: Int) -> Bool { holds(a, b) && holds(b, a) }
 
         /// Running sessions in all.
-        public var count: Int { bits.reduce(0) { $0 + $1.nonzeroBitCount } }
+        package var count: Int { bits.reduce(0) { $0 + $1.nonzeroBitCount } }
     }
 }

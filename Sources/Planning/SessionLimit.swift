@@ -7,8 +7,8 @@ import DeviceInterface
 /// with it, so a device could never come back to a peer once it had more peers than sessions; a suspended one keeps
 /// its token and runs again when a place frees, which is what lets a policy turn its few sessions to the peers that
 /// matter. Android stops its lowest-priority session in the same spirit.
-public struct SessionLimit {
-    public let limit: Int
+package struct SessionLimit {
+    package let limit: Int
     private let peers: Int
     /// Bit `device × peers + peer`: the device keeps its session with the peer active.
     private var active: [UInt64]
@@ -17,7 +17,7 @@ public struct SessionLimit {
     private var counts: [Int]
     private var candidates: [(peer: Int, score: Double)] = []
 
-    public init(limit: Int, peers: Int) {
+    package init(limit: Int, peers: Int) {
         self.limit = limit
         self.peers = peers
         active = [UInt64](repeating: 0, count: (peers * peers + 63) / 64)
@@ -35,21 +35,21 @@ public struct SessionLimit {
 
     /// Whether device `device` keeps its session with `peer` active.
     @inline(__always)
-    public func isActive(_ device: Int, _ peer: Int) -> Bool { Self.bit(active, device * peers + peer) }
+    package func isActive(_ device: Int, _ peer: Int) -> Bool { Self.bit(active, device * peers + peer) }
 
     /// Whether the pair ranges as far as the limit goes: both sides keep the session active.
     @inline(__always)
-    public func allows(_ a: Int, _ b: Int) -> Bool { isActive(a, b) && isActive(b, a) }
+    package func allows(_ a: Int, _ b: Int) -> Bool { isActive(a, b) && isActive(b, a) }
 
     /// Active sessions of `device`.
-    public func activeCount(_ device: Int) -> Int { counts[device] }
+    package func activeCount(_ device: Int) -> Int { counts[device] }
 
     /// Brings the active sets up to date with `sessions`, appending what each app must be told to `changes`.
     ///
     /// - Parameter score: without it, first come first kept: a device keeps its active sessions while they run and
     ///   fills free places in peer order. With it, each device keeps the `limit` running sessions of highest score,
     ///   an active one counted a quarter higher so that close scores do not make sessions flap.
-    public mutating func update(
+    package mutating func update(
         _ sessions: RunningSessions.Snapshot, score: ((_ device: Int, _ peer: Int) -> Double)? = nil,
         into changes: inout [SuspensionChange]
     ) {

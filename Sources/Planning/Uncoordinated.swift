@@ -7,22 +7,22 @@ import GSL
 /// that overlap in time are both lost when they share a device, or share a channel with a device of one within the
 /// interference range of a device of the other. With m sessions all in hearing on one channel an exchange survives
 /// with probability (1 − 2τ/T)^(m−1), τ its length and T the round.
-public struct Uncoordinated: RangingPlanner {
+package struct Uncoordinated: RangingPlanner {
     private let random: RandomSource
     private let channels: Int
     private var admitted: AdmittedPairs
 
     /// - Throws: a GSL allocation error.
-    public init(medium: Medium, scheme: RangingScheme, peers: Int, seed: UInt64) throws {
+    package init(medium: Medium, scheme: RangingScheme, peers: Int, seed: UInt64) throws {
         random = try RandomSource(runSeed: seed, stream: StreamIdentity(kind: .planner, first: 1, second: 0))
         channels = medium.channels
         admitted = AdmittedPairs(medium: medium, peers: peers)
     }
 
     /// Sessions on their own timers: the round wraps around.
-    public var roundIsCircular: Bool { true }
+    package var roundIsCircular: Bool { true }
 
-    public mutating func plan(_ context: PlanningContext, into plan: inout RangingPlan) {
+    package mutating func plan(_ context: PlanningContext, into plan: inout RangingPlan) {
         plan.suspensions.removeAll(keepingCapacity: true)
         admitted.refresh(context, into: &plan.suspensions)
         plan.exchanges.removeAll(keepingCapacity: true)

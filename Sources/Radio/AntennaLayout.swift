@@ -2,11 +2,11 @@ import GSL
 
 /// The antenna baselines a device measures phase differences on, in the plane of the phone (x right, y top), in
 /// wavelengths. A baseline of at most half a wavelength keeps the phase unambiguous over the front hemisphere.
-public struct AntennaLayout: Sendable, Equatable {
+package struct AntennaLayout: Sendable, Equatable {
     /// The baselines as (x, y) pairs, wavelengths.
-    public let baselines: [SIMD2<Double>]
+    package let baselines: [SIMD2<Double>]
     /// Whether the baselines span the vertical axis too, so elevation (and a full direction) can be solved.
-    public let measuresElevation: Bool
+    package let measuresElevation: Bool
     /// Maps the baselines' measured path differences (wavelengths) to the direction cosines (u, v): the
     /// pseudo-inverse of the baseline matrix, row-major, 2 rows (1 when only azimuth is measured).
     let solver: [Double]
@@ -14,12 +14,12 @@ public struct AntennaLayout: Sendable, Equatable {
     // The presets below are constants whose solvability the test suite checks; `try!` cannot fail on them.
 
     /// Three antennas in an L, half a wavelength apart, as most phones carry: a horizontal and a vertical pair.
-    public static let lShaped = try! AntennaLayout(baselines: [SIMD2(0.5, 0), SIMD2(0, 0.5)])
+    package static let lShaped = try! AntennaLayout(baselines: [SIMD2(0.5, 0), SIMD2(0, 0.5)])
     /// A single horizontal pair: horizontal angle only, no direction vector.
-    public static let horizontalPair = try! AntennaLayout(baselines: [SIMD2(0.5, 0)])
+    package static let horizontalPair = try! AntennaLayout(baselines: [SIMD2(0.5, 0)])
     /// Three antennas in an equilateral triangle of half-wavelength sides: three baselines over-determine the two
     /// direction cosines, which lowers the angle error by about a factor of 1.2 at the same phase noise.
-    public static let triangle = try! AntennaLayout(baselines: [
+    package static let triangle = try! AntennaLayout(baselines: [
         SIMD2(0.5, 0), SIMD2(0.25, 0.5 * 0.866_025_403_784_438_6), SIMD2(-0.25, 0.5 * 0.866_025_403_784_438_6),
     ])
 
@@ -29,7 +29,7 @@ public struct AntennaLayout: Sendable, Equatable {
     /// that a measurement costs only a small matrix-vector product in plain Swift.
     ///
     /// - Throws: ``GSLError`` when the baselines do not determine the direction (for example all of them zero).
-    public init(baselines: [SIMD2<Double>]) throws(GSLError) {
+    package init(baselines: [SIMD2<Double>]) throws(GSLError) {
         self.baselines = baselines
         let spansY = baselines.contains { $0.y != 0 }
         self.measuresElevation = spansY

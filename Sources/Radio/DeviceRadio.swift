@@ -3,18 +3,18 @@ import GSL
 
 /// The per-device hardware imperfections: a crystal frequency offset, a free-running clock phase, and an
 /// uncalibrated antenna delay; and the phone's own clock, counted by the same crystal. Constant for a device's life.
-public struct DeviceRadio: Sendable, Equatable {
+package struct DeviceRadio: Sendable, Equatable {
     /// The clock's frequency error as a fraction (20 ppm is 20e-6): the clock counts (1 + offset) ticks per tick.
-    public let clockOffset: Double
+    package let clockOffset: Double
     /// Where the clock's counter stood at global time 0, in ticks; chips start counting at power-on, not in step.
-    public let clockPhaseTicks: Double
+    package let clockPhaseTicks: Double
     /// The antenna-delay error, as metres of one-way flight.
-    public let antennaDelayBias: Double
+    package let antennaDelayBias: Double
     /// The clock the phone's apps read: its uptime, counted by this crystal.
-    public let clock: DeviceClock
+    package let clock: DeviceClock
 
     /// A device with the given imperfections.
-    public init(clockOffset: Double, clockPhaseTicks: Double = 0, antennaDelayBias: Double = 0, uptimeAtStart: Double = 0) {
+    package init(clockOffset: Double, clockPhaseTicks: Double = 0, antennaDelayBias: Double = 0, uptimeAtStart: Double = 0) {
         self.clockOffset = clockOffset
         self.clockPhaseTicks = clockPhaseTicks
         self.antennaDelayBias = antennaDelayBias
@@ -23,7 +23,7 @@ public struct DeviceRadio: Sendable, Equatable {
 
     /// A device whose imperfections are drawn from its own stream of the run, so they depend only on the run seed
     /// and the device id.
-    public init(id: UInt64, runSeed: UInt64, configuration: RadioConfiguration) throws(GSLError) {
+    package init(id: UInt64, runSeed: UInt64, configuration: RadioConfiguration) throws(GSLError) {
         let random = try RandomSource(runSeed: runSeed, stream: .device(id))
         let limit = configuration.clockOffsetLimitPPM * 1e-6
         self.clockOffset = limit > 0 ? random.uniform(in: -limit..<limit) : 0
@@ -34,7 +34,7 @@ public struct DeviceRadio: Sendable, Equatable {
     }
 
     /// The radios of devices 0 to `count - 1` of a run.
-    public static func room(count: Int, runSeed: UInt64, configuration: RadioConfiguration) throws(GSLError) -> [DeviceRadio] {
+    package static func room(count: Int, runSeed: UInt64, configuration: RadioConfiguration) throws(GSLError) -> [DeviceRadio] {
         var devices: [DeviceRadio] = []
         devices.reserveCapacity(count)
         for i in 0..<count { devices.append(try DeviceRadio(id: UInt64(i), runSeed: runSeed, configuration: configuration)) }

@@ -6,9 +6,9 @@ import GSL
 /// Obstruction by a body or furniture lasts; it does not flicker sample to sample. Sampled at any rate, the state
 /// stays in line of sight for an exponentially distributed time of mean ``RadioConfiguration/meanLineOfSightDuration``
 /// and in non line of sight for a time of mean ``RadioConfiguration/meanNonLineOfSightDuration``.
-public struct LinkState: Sendable, Equatable {
+package struct LinkState: Sendable, Equatable {
     /// The current state; `nil` before the first step.
-    public private(set) var lineOfSight: Bool?
+    package private(set) var lineOfSight: Bool?
     private var lastTime: Double = 0
     /// The chances of leaving each state over the last elapsed time, kept because rounds come at a fixed rate and
     /// an exponential per exchange would otherwise be recomputed to the same value.
@@ -16,10 +16,10 @@ public struct LinkState: Sendable, Equatable {
     private var leaveLineOfSight = 0.0
     private var leaveObstruction = 0.0
 
-    public init() {}
+    package init() {}
 
     /// Advances the chain to `time` and returns the state there.
-    public mutating func step(to time: Double, configuration: RadioConfiguration, random: RandomSource) -> Bool {
+    package mutating func step(to time: Double, configuration: RadioConfiguration, random: RandomSource) -> Bool {
         step(to: time, model: configuration.linkModel, meanLOS: configuration.meanLineOfSightDuration,
              meanNLOS: configuration.meanNonLineOfSightDuration, random: random)
     }

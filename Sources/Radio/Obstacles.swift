@@ -2,41 +2,41 @@ import Foundation
 import Geometry
 
 /// What stands on the straight line between two phones: bodies and walls.
-public struct PathObstruction: Sendable, Equatable {
+package struct PathObstruction: Sendable, Equatable {
     /// Bodies crossed, the holders' own included (counted up to ``Obstacles/countedBodies``).
-    public var bodies: Int
+    package var bodies: Int
     /// Walls crossed.
-    public var walls: Int
+    package var walls: Int
     /// The walls' summed loss, dB.
-    public var wallLoss: Double
+    package var wallLoss: Double
 
-    public init(bodies: Int = 0, walls: Int = 0, wallLoss: Double = 0) {
+    package init(bodies: Int = 0, walls: Int = 0, wallLoss: Double = 0) {
         self.bodies = bodies
         self.walls = walls
         self.wallLoss = wallLoss
     }
 
     /// Nothing in the way.
-    public static let clear = PathObstruction()
+    package static let clear = PathObstruction()
 
-    public var isClear: Bool { bodies == 0 && walls == 0 }
+    package var isClear: Bool { bodies == 0 && walls == 0 }
 }
 
 /// The person holding a phone, as a vertical cylinder standing behind it.
-public struct Body: Sendable, Equatable {
+package struct Body: Sendable, Equatable {
     /// Centre on the floor, metres.
-    public let centre: Vector3
-    public let radius: Double
-    public let height: Double
+    package let centre: Vector3
+    package let radius: Double
+    package let height: Double
 
     /// How far in front of its holder's axis a phone is held, metres (a forearm's length from the chest's centre).
-    public static let holdDistance = 0.30
+    package static let holdDistance = 0.30
     /// A torso's half-width, metres.
-    public static let torsoRadius = 0.20
+    package static let torsoRadius = 0.20
     /// A standing person's height, metres.
-    public static let standingHeight = 1.80
+    package static let standingHeight = 1.80
 
-    public init(centre: Vector3, radius: Double = Body.torsoRadius, height: Double = Body.standingHeight) {
+    package init(centre: Vector3, radius: Double = Body.torsoRadius, height: Double = Body.standingHeight) {
         self.centre = centre
         self.radius = radius
         self.height = height
@@ -44,7 +44,7 @@ public struct Body: Sendable, Equatable {
 
     /// The holder of a phone at `pose`: the phone is held in front of them, its back (the boresight) facing away,
     /// so the body stands behind it; a phone lying flat in the hand points its top away from the holder.
-    public static func holding(_ pose: Pose) -> Body {
+    package static func holding(_ pose: Pose) -> Body {
         let b = pose.orientation.boresight
         var away = Vector3(b.x, b.y, 0)
         if away.length < 0.3 {
@@ -60,12 +60,12 @@ public struct Body: Sendable, Equatable {
 
 /// The bodies and walls of one instant, indexed by a grid of square cells so that a query walks only the cells the
 /// line crosses: O(length) rather than O(people).
-public struct Obstacles: Sendable {
+package struct Obstacles: Sendable {
     /// Bodies counted on one line at most: past it the link is dead anyway.
-    public static let countedBodies = 4
+    package static let countedBodies = 4
 
-    public let bodies: [Body]
-    public let walls: [Wall]
+    package let bodies: [Body]
+    package let walls: [Wall]
     private let cell: Double
     private let origin: (x: Double, y: Double)
     private let columns: Int
@@ -75,10 +75,10 @@ public struct Obstacles: Sendable {
     private let members: [Int32]
 
     /// No bodies, no walls.
-    public static let none = Obstacles(bodies: [], walls: [])
+    package static let none = Obstacles(bodies: [], walls: [])
 
     /// Indexes `bodies` and `walls`.
-    public init(bodies: [Body], walls: [Wall], cell: Double = 2) {
+    package init(bodies: [Body], walls: [Wall], cell: Double = 2) {
         self.bodies = bodies
         self.walls = walls
         self.cell = cell
@@ -113,12 +113,12 @@ public struct Obstacles: Sendable {
     }
 
     /// The holders of phones at `poses`, and `walls`.
-    public init(holdersOf poses: [Pose], walls: [Wall]) {
+    package init(holdersOf poses: [Pose], walls: [Wall]) {
         self.init(bodies: poses.map(Body.holding), walls: walls)
     }
 
     /// What stands between phones at `a` and `b`.
-    public func between(_ a: Vector3, _ b: Vector3) -> PathObstruction {
+    package func between(_ a: Vector3, _ b: Vector3) -> PathObstruction {
         var result = PathObstruction()
         for w in walls where Self.crosses(a, b, w.from, w.to) {
             result.walls += 1

@@ -8,19 +8,19 @@ import Geometry
 ///
 /// The initiator is the device that computes the pair's exchange (for example the lower peer id); the responder
 /// receives the result. Holding a `PairRadio` means owning its stream: it is not shared between workers.
-public struct PairRadio {
-    public let initiator: DeviceRadio
-    public let responder: DeviceRadio
+package struct PairRadio {
+    package let initiator: DeviceRadio
+    package let responder: DeviceRadio
     /// The room's configuration, one copy for all its links (a copy in each was a third of a pair's slot).
     private let shared: SharedRadioConfiguration
-    public var configuration: RadioConfiguration { shared.configuration }
-    public private(set) var link = LinkState()
+    package var configuration: RadioConfiguration { shared.configuration }
+    package private(set) var link = LinkState()
     private let random: RandomSource
 
     /// A link between two devices, drawing from `random`.
     ///
     /// - Throws: ``RadioConfigurationError`` when the configuration is out of range.
-    public init(
+    package init(
         initiator: DeviceRadio, responder: DeviceRadio, configuration: RadioConfiguration, random: RandomSource
     ) throws(RadioConfigurationError) {
         self.init(initiator: initiator, responder: responder, shared: try SharedRadioConfiguration(configuration),
@@ -28,7 +28,7 @@ public struct PairRadio {
     }
 
     /// A link between two devices under a configuration checked once for the room, drawing from `random`.
-    public init(initiator: DeviceRadio, responder: DeviceRadio, shared: SharedRadioConfiguration, random: RandomSource) {
+    package init(initiator: DeviceRadio, responder: DeviceRadio, shared: SharedRadioConfiguration, random: RandomSource) {
         self.initiator = initiator
         self.responder = responder
         self.shared = shared
@@ -39,7 +39,7 @@ public struct PairRadio {
     /// `responderPose`, with `path` standing between them.
     ///
     /// - Returns: the measurement, or `nil` when the exchange was lost.
-    public mutating func exchange(
+    package mutating func exchange(
         initiatorPose: Pose, responderPose: Pose, at time: Double, path: PathObstruction = .clear
     ) -> RangingMeasurement? {
         exchange(geometry: PairGeometry(initiatorPose, responderPose), at: time, path: path)
@@ -54,7 +54,7 @@ public struct PairRadio {
     ///
     /// Reads the configuration in place: a copy of it (about 270 bytes) per exchange was a tenth of a whole run's
     /// ranging.
-    public mutating func exchange(
+    package mutating func exchange(
         geometry: PairGeometry, at time: Double, path: PathObstruction = .clear
     ) -> RangingMeasurement? {
         let lineOfSight: Bool
@@ -162,7 +162,7 @@ extension PairRadio {
     ///
     /// - Throws: ``RadioConfigurationError`` for a bad configuration; a GSL allocation failure is reported as
     ///   ``GSLError`` wrapped in ``PairRadioError``.
-    public init(
+    package init(
         initiatorID: UInt64, responderID: UInt64, runSeed: UInt64, configuration: RadioConfiguration
     ) throws(PairRadioError) {
         let a: DeviceRadio
@@ -179,7 +179,7 @@ extension PairRadio {
 
     /// The link of two devices whose radios are already made, drawing from the stream of the pair `stream` (two
     /// ids in a fixed order, so that the pair keeps its stream whichever side initiates).
-    public init(
+    package init(
         initiator: DeviceRadio, responder: DeviceRadio, stream: (UInt64, UInt64), runSeed: UInt64,
         configuration: RadioConfiguration
     ) throws(PairRadioError) {
@@ -193,7 +193,7 @@ extension PairRadio {
     }
 
     /// The same, under a configuration checked once for the room.
-    public init(
+    package init(
         initiator: DeviceRadio, responder: DeviceRadio, stream: (UInt64, UInt64), runSeed: UInt64,
         shared: SharedRadioConfiguration
     ) throws(PairRadioError) {
@@ -208,14 +208,14 @@ extension PairRadio {
 }
 
 /// A radio configuration checked once, with what the links derive from it, shared by every link of a room.
-public final class SharedRadioConfiguration: Sendable {
-    public let configuration: RadioConfiguration
+package final class SharedRadioConfiguration: Sendable {
+    package let configuration: RadioConfiguration
     let cosFieldOfView: Double
     /// The level's bias at the calibration distance, which the pair's calibration removes.
     let calibrationBias: Double
 
     /// - Throws: ``RadioConfigurationError`` when the configuration is out of range.
-    public init(_ configuration: RadioConfiguration) throws(RadioConfigurationError) {
+    package init(_ configuration: RadioConfiguration) throws(RadioConfigurationError) {
         try configuration.validate()
         self.configuration = configuration
         cosFieldOfView = cos(configuration.fieldOfViewHalfAngle)
@@ -224,11 +224,11 @@ public final class SharedRadioConfiguration: Sendable {
 }
 
 /// Why a pair's link could not be made.
-public enum PairRadioError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum PairRadioError: Error, Sendable, Equatable, CustomStringConvertible {
     case configuration(RadioConfigurationError)
     case gsl(GSLError)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .configuration(let e): e.description
         case .gsl(let e): e.description

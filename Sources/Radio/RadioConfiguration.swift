@@ -5,12 +5,12 @@ import Geometry
 /// Every parameter of the ultra-wideband radio model, with defaults from published measurements (see DESIGN.md).
 ///
 /// Distances are in metres, times in seconds, angles in radians.
-public struct RadioConfiguration: Sendable, Equatable {
+package struct RadioConfiguration: Sendable, Equatable {
     /// How a pair's exchange is timed (the devices' choice, in the vocabulary both sides share).
-    public typealias RangingScheme = DeviceInterface.RangingScheme
+    package typealias RangingScheme = DeviceInterface.RangingScheme
 
     /// How the line-of-sight state of a pair evolves.
-    public enum LinkModel: String, Sendable, CaseIterable {
+    package enum LinkModel: String, Sendable, CaseIterable {
         /// From the world's geometry: obstructed when a body (the holders' own included) or a wall stands on the
         /// straight line between the two phones.
         case geometry
@@ -23,28 +23,28 @@ public struct RadioConfiguration: Sendable, Equatable {
     }
 
     /// Double-sided by default; single-sided is offered to show why it is not used.
-    public var scheme: RangingScheme = .doubleSided
+    package var scheme: RangingScheme = .doubleSided
     /// Each device's crystal offset is drawn uniformly within +- this many parts per million.
-    public var clockOffsetLimitPPM: Double = 20
+    package var clockOffsetLimitPPM: Double = 20
     /// The responder's delay between receiving the poll and sending the response (its own clock).
-    public var responderReplyDelay: Double = 1e-3
+    package var responderReplyDelay: Double = 1e-3
     /// The initiator's delay between receiving the response and sending the final message (its own clock).
     /// Different from the responder's on purpose: the asymmetric formula does not need them equal.
-    public var initiatorReplyDelay: Double = 1.5e-3
+    package var initiatorReplyDelay: Double = 1.5e-3
     /// Duration of one timestamp tick: 1 / (128 x 499.2 MHz), about 15.65 ps or 4.69 mm of flight.
-    public var tickDuration: Double = 1 / (128 * 499.2e6)
+    package var tickDuration: Double = 1 / (128 * 499.2e6)
     /// Standard deviation of independent jitter on each receive timestamp, as metres of flight.
-    public var timestampJitterSigma: Double = 0
+    package var timestampJitterSigma: Double = 0
 
     /// Standard deviation of each device's constant antenna-delay error, metres; a pair is biased by the mean of
     /// its two devices' errors.
-    public var antennaDelaySigma: Double = 0.06
+    package var antennaDelaySigma: Double = 0.06
     /// How much longer a pair reads with both phones turned fully away from each other, metres: the first path
     /// passes through the phone's body and its antenna's phase centre moves with the angle. Each phone adds half
     /// of this times (1 − cos θ)/2, θ its angle off the boresight: nothing facing, the whole with both backs
     /// turned. Pelka, Cimdins and Hellbrück ("Impact of the antenna orientation for distance estimation")
     /// attribute up to 0.25 m of the error of two-way ranging to the antennas' orientation (docs/radio-model.md).
-    public var orientationBias: Double = 0.25
+    package var orientationBias: Double = 0.25
 
     /// How much of the leading edge's bias with the received level a pair shows in line of sight, as a share of
     /// what Decawave measured (APS011, "Sources of error in DW1000 based two-way ranging schemes", table 2, 64-MHz
@@ -52,24 +52,24 @@ public struct RadioConfiguration: Sendable, Equatable {
     /// it. Zero at ``calibrationDistance``, where the phones' antenna delays are set; the level follows the path
     /// alone (distance), the antennas' turn being in ``orientationBias`` and obstruction in its own excess, each
     /// measured whole.
-    public var levelBiasShare: Double = 1
+    package var levelBiasShare: Double = 1
     /// The received level of a clear link at 1 m, both phones facing, dBm: the most a UWB transmitter may radiate
     /// (−41.3 dBm/MHz over 500 MHz, −14.3 dBm) less 50.5 dB of free-space loss at 1 m on channel 9, 0-dBi antennas.
-    public var referenceLevel: Double = -64.8
+    package var referenceLevel: Double = -64.8
     /// Where the pairs' ranging is calibrated, metres: their level's bias is zero there.
-    public var calibrationDistance: Double = 1
+    package var calibrationDistance: Double = 1
 
     /// How much longer than the truth a pair's estimate may read in line of sight, metres: both phones turned away,
     /// the weakest level's bias and two spreads of a strong signal's noise. What a device allows for when it judges
     /// who is in hearing.
-    public var estimatesReadLongBy: Double {
+    package var estimatesReadLongBy: Double {
         orientationBias + levelBiasShare * (Self.leadingEdgeBias(level: -.infinity) - calibrationBias)
             + 2 * lineOfSightSigma
     }
 
     /// The leading edge's range bias at `level` dBm, metres, as APS011's table 2 gives it (64-MHz PRF, every 2 dB
     /// from −61 to −93 dBm, interpolated; held beyond): negative reads short.
-    public static func leadingEdgeBias(level: Double) -> Double {
+    package static func leadingEdgeBias(level: Double) -> Double {
         let table = Self.levelBiasTable
         let position = (-61 - level) / 2
         guard position > 0 else { return table[0] / 100 }
@@ -87,110 +87,110 @@ public struct RadioConfiguration: Sendable, Equatable {
     /// The free-space path's loss at `distance`, dB (held at 10 cm: nearer, the phones are in each other's near
     /// field).
     @inlinable
-    public func pathLoss(distance: Double) -> Double {
+    package func pathLoss(distance: Double) -> Double {
         10 * pathLossExponent * log10(max(distance, 0.1))
     }
 
     /// The level's bias of a clear path of `pathLoss` dB, metres, less `calibration` (``calibrationBias``, which a
     /// pair computes once).
-    public func levelBias(pathLoss: Double, less calibration: Double) -> Double {
+    package func levelBias(pathLoss: Double, less calibration: Double) -> Double {
         guard levelBiasShare > 0 else { return 0 }
         return levelBiasShare * (Self.leadingEdgeBias(level: referenceLevel - pathLoss) - calibration)
     }
 
     /// The bias the calibration removes: the level's at ``calibrationDistance``.
-    public var calibrationBias: Double {
+    package var calibrationBias: Double {
         Self.leadingEdgeBias(level: referenceLevel - pathLoss(distance: calibrationDistance))
     }
     /// Standard deviation of the line-of-sight first-path error of one exchange that a strong signal leaves
     /// (multipath near the antennas), metres.
-    public var lineOfSightSigma: Double = 0.085
+    package var lineOfSightSigma: Double = 0.085
     /// Standard deviation of the distance error the receiver's noise adds at the reference signal-to-noise ratio,
     /// metres; it grows as 1 / sqrt(SNR), as the first path's timing error does (so, with free-space loss, in
     /// proportion to the distance).
-    public var weakSignalSigma: Double = 0.015
+    package var weakSignalSigma: Double = 0.015
     /// Mean of the exponential excess path of non line of sight, metres (always positive).
-    public var nonLineOfSightExcessMean: Double = 0.30
+    package var nonLineOfSightExcessMean: Double = 0.30
     /// Standard deviation of the Gaussian part of the non-line-of-sight error, metres.
-    public var nonLineOfSightSigma: Double = 0.15
+    package var nonLineOfSightSigma: Double = 0.15
     /// How the line-of-sight state evolves.
-    public var linkModel: LinkModel = .geometry
+    package var linkModel: LinkModel = .geometry
     /// Mean time a pair stays in line of sight before it is obstructed, seconds.
-    public var meanLineOfSightDuration: Double = 20
+    package var meanLineOfSightDuration: Double = 20
     /// Mean time an obstruction lasts, seconds.
-    public var meanNonLineOfSightDuration: Double = 2
+    package var meanNonLineOfSightDuration: Double = 2
     /// Share of exchanges lost in line of sight.
-    public var lineOfSightDropout: Double = 0.02
+    package var lineOfSightDropout: Double = 0.02
     /// Share of exchanges lost in non line of sight.
-    public var nonLineOfSightDropout: Double = 0.20
+    package var nonLineOfSightDropout: Double = 0.20
     /// Beyond this true distance no distance or direction is measured; the link budget has faded the link out
     /// well before it (97% of exchanges lost here at the defaults, in line of sight and facing each other).
-    public var maximumRange: Double = 15
+    package var maximumRange: Double = 15
 
     /// The link budget. Signal-to-noise ratio of a clear link at 1 m with both phones facing each other, dB.
-    public var referenceSNR: Double = 30
+    package var referenceSNR: Double = 30
     /// Path loss exponent: the SNR falls by 10 n log10(d / 1 m); 2 is free space.
-    public var pathLossExponent: Double = 2
+    package var pathLossExponent: Double = 2
     /// The SNR at which half the exchanges are lost (the preamble is not detected), dB.
-    public var fadeSNR: Double = 11
+    package var fadeSNR: Double = 11
     /// Width of the fade: the loss is logistic in the SNR with this scale, dB.
-    public var fadeWidth: Double = 1.5
+    package var fadeWidth: Double = 1.5
     /// The antenna's gain toward the back and sides: none inside the field of view, falling linearly with the
     /// angle off the boresight to this at the phone's back, dB (negative).
-    public var rearGain: Double = -10
+    package var rearGain: Double = -10
     /// Loss through one human body between the phones, dB.
-    public var bodyLoss: Double = 10
+    package var bodyLoss: Double = 10
 
     /// Half-angle of the cone around the boresight inside which a direction is measured.
-    public var fieldOfViewHalfAngle: Double = Angle.radians(fromDegrees: 60)
+    package var fieldOfViewHalfAngle: Double = Angle.radians(fromDegrees: 60)
     /// Standard deviation of the angle of arrival at boresight with a strong signal; it grows as 1 / cos(angle)
     /// away from it.
-    public var boresightAngleSigma: Double = Angle.radians(fromDegrees: 5.5)
+    package var boresightAngleSigma: Double = Angle.radians(fromDegrees: 5.5)
     /// What the receiver's noise adds to the angle of arrival at boresight at the reference SNR; grows as
     /// 1 / sqrt(SNR). With ``boresightAngleSigma``, 6 degrees at 1 m.
-    public var weakSignalAngleSigma: Double = Angle.radians(fromDegrees: 2.4)
+    package var weakSignalAngleSigma: Double = Angle.radians(fromDegrees: 2.4)
     /// Carrier wavelength; channel 9 (7987.2 MHz) gives about 37.5 mm.
-    public var wavelength: Double = 299_792_458 / 7987.2e6
+    package var wavelength: Double = 299_792_458 / 7987.2e6
     /// The antenna layout used for angle of arrival.
-    public var antennaLayout: AntennaLayout = .lShaped
+    package var antennaLayout: AntennaLayout = .lShaped
 
     /// The defaults.
-    public init() {}
+    package init() {}
 
     /// The link's SNR, dB, at `distance` with the two phones' antenna gains and `extraLoss` (bodies, walls).
     @inlinable
-    public func signalToNoise(distance: Double, gainA: Double, gainB: Double, extraLoss: Double) -> Double {
+    package func signalToNoise(distance: Double, gainA: Double, gainB: Double, extraLoss: Double) -> Double {
         signalToNoise(pathLoss: pathLoss(distance: distance), gainA: gainA, gainB: gainB, extraLoss: extraLoss)
     }
 
     /// The same from the path's loss (``pathLoss(distance:)``).
     @inlinable
-    public func signalToNoise(pathLoss: Double, gainA: Double, gainB: Double, extraLoss: Double) -> Double {
+    package func signalToNoise(pathLoss: Double, gainA: Double, gainB: Double, extraLoss: Double) -> Double {
         referenceSNR - pathLoss + gainA + gainB - extraLoss
     }
 
     /// The antenna gain toward a direction `offBoresight` radians off the boresight, dB.
     @inlinable
-    public func antennaGain(offBoresight angle: Double) -> Double {
+    package func antennaGain(offBoresight angle: Double) -> Double {
         guard angle > fieldOfViewHalfAngle else { return 0 }
         return rearGain * (angle - fieldOfViewHalfAngle) / (Double.pi - fieldOfViewHalfAngle)
     }
 
     /// The share of exchanges the fade loses at `snr` dB (without the state's own floor).
     @inlinable
-    public func fadeLoss(snr: Double) -> Double {
+    package func fadeLoss(snr: Double) -> Double {
         guard fadeWidth > 0 else { return snr < fadeSNR ? 1 : 0 }
         return 1 / (1 + exp((snr - fadeSNR) / fadeWidth))
     }
 
     /// How much weaker than the reference a link of `snr` dB is, in power: the noise terms' variances scale by it.
     @inlinable
-    public func weakness(snr: Double) -> Double {
+    package func weakness(snr: Double) -> Double {
         pow(10, (referenceSNR - snr) / 10)
     }
 
     /// Checks every field; the error names the first one that is out of its range.
-    public func validate() throws(RadioConfigurationError) {
+    package func validate() throws(RadioConfigurationError) {
         func require(_ ok: Bool, _ field: String, _ rule: String, _ value: Double) throws(RadioConfigurationError) {
             if !ok { throw RadioConfigurationError(field: field, value: value, rule: rule) }
         }
@@ -247,15 +247,15 @@ public struct RadioConfiguration: Sendable, Equatable {
 }
 
 /// A radio configuration field outside its allowed range.
-public struct RadioConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct RadioConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The field's name in ``RadioConfiguration``.
-    public let field: String
+    package let field: String
     /// The value that was refused.
-    public let value: Double
+    package let value: Double
     /// The allowed range, in words.
-    public let rule: String
+    package let rule: String
 
-    public var description: String {
+    package var description: String {
         "radio configuration: \(field) must be \(rule), got \(value)"
     }
 }

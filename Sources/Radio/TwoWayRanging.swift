@@ -5,17 +5,17 @@ import Foundation
 ///
 /// Each device timestamps with its own drifting clock, quantised to ticks, in a counter that wraps at 2^40 ticks as
 /// on real chips. The distance is then computed from the timestamps alone, exactly as firmware would.
-public enum TwoWayRanging {
+package enum TwoWayRanging {
     /// Speed of light in air, close enough to vacuum for centimetre work.
-    public static let speedOfLight = 299_792_458.0
+    package static let speedOfLight = 299_792_458.0
     /// The timestamp counters are 40 bits wide.
-    public static let counterModulus = 1_099_511_627_776.0
+    package static let counterModulus = 1_099_511_627_776.0
     static let counterMask: Int64 = (1 << 40) - 1
 
     /// The timestamps of one exchange, wrapped to 40 bits: poll sent (1), poll received (2), response sent (3),
     /// response received (4), final sent (5), final received (6). Single-sided ranging uses 1 to 4.
-    public struct Timestamps: Sendable, Equatable {
-        public var t1, t2, t3, t4, t5, t6: Int64
+    package struct Timestamps: Sendable, Equatable {
+        package var t1, t2, t3, t4, t5, t6: Int64
     }
 
     /// Simulates the timestamps of one exchange that starts at global time `start`.
@@ -28,7 +28,7 @@ public enum TwoWayRanging {
     ///   - responderReplyDelay, initiatorReplyDelay: scheduled delays, in each device's own clock, seconds.
     ///   - tick: the tick duration, seconds.
     ///   - jitter: the receive-timestamp errors of the poll, response and final, seconds.
-    public static func timestamps(
+    package static func timestamps(
         initiator: DeviceRadio, responder: DeviceRadio, start: Double, flightTime: Double,
         responderReplyDelay: Double, initiatorReplyDelay: Double, tick: Double,
         jitter: (poll: Double, response: Double, final: Double) = (0, 0, 0)
@@ -75,7 +75,7 @@ public enum TwoWayRanging {
 
     /// The time of flight by asymmetric double-sided two-way ranging, in ticks:
     /// (Tround1 x Tround2 - Treply1 x Treply2) / (Tround1 + Tround2 + Treply1 + Treply2).
-    public static func doubleSidedTimeOfFlight(_ t: Timestamps) -> Double {
+    package static func doubleSidedTimeOfFlight(_ t: Timestamps) -> Double {
         let round1 = interval(from: t.t1, to: t.t4)
         let reply1 = interval(from: t.t2, to: t.t3)
         let round2 = interval(from: t.t3, to: t.t6)
@@ -84,12 +84,12 @@ public enum TwoWayRanging {
     }
 
     /// The time of flight by single-sided two-way ranging, in ticks: (Tround1 - Treply1) / 2.
-    public static func singleSidedTimeOfFlight(_ t: Timestamps) -> Double {
+    package static func singleSidedTimeOfFlight(_ t: Timestamps) -> Double {
         (interval(from: t.t1, to: t.t4) - interval(from: t.t2, to: t.t3)) / 2
     }
 
     /// The distance, metres, from the timestamps by the given scheme.
-    public static func distance(
+    package static func distance(
         _ t: Timestamps, scheme: RadioConfiguration.RangingScheme, tick: Double
     ) -> Double {
         let flight = scheme == .doubleSided ? doubleSidedTimeOfFlight(t) : singleSidedTimeOfFlight(t)

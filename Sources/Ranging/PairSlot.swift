@@ -28,18 +28,18 @@ struct PairSlot {
 }
 
 /// How every pair's slot is made: the settings the radio, the estimators and the detector start from.
-public struct PairSettings: Sendable {
-    public var seed: UInt64
-    public var radio: RadioConfiguration
-    public var estimator: EstimatorConfiguration
-    public var bump: BumpConfiguration
+package struct PairSettings: Sendable {
+    package var seed: UInt64
+    package var radio: RadioConfiguration
+    package var estimator: EstimatorConfiguration
+    package var bump: BumpConfiguration
     /// The scenario's walls, for the geometry link model.
-    public var walls: [Wall]
+    package var walls: [Wall]
     /// Whether the reference app's bump detector runs (not while an app under test runs its own logic: then it
     /// neither fires nor holds the air back after a bump).
-    public var detectsBumps: Bool
+    package var detectsBumps: Bool
 
-    public init(
+    package init(
         seed: UInt64, radio: RadioConfiguration, estimator: EstimatorConfiguration, bump: BumpConfiguration,
         walls: [Wall] = [], detectsBumps: Bool = true
     ) {

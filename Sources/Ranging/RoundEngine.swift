@@ -9,15 +9,15 @@ import Sessions
 import Synchronization
 
 /// A bump as the pair's initiator fired it.
-public struct RangingBump: Sendable, Equatable {
+package struct RangingBump: Sendable, Equatable {
     /// The initiator (lower peer id), who fired, and the responder.
-    public let initiator: Int
-    public let responder: Int
-    public let time: Double
-    public let estimate: Float
-    public let trueDistance: Double
+    package let initiator: Int
+    package let responder: Int
+    package let time: Double
+    package let estimate: Float
+    package let trueDistance: Double
 
-    public init(initiator: Int, responder: Int, time: Double, estimate: Float, trueDistance: Double) {
+    package init(initiator: Int, responder: Int, time: Double, estimate: Float, trueDistance: Double) {
         self.initiator = initiator
         self.responder = responder
         self.time = time
@@ -28,49 +28,49 @@ public struct RangingBump: Sendable, Equatable {
 
 /// One received exchange at the run's `time`: the truth, the raw measurement, and the update each side's app received,
 /// stamped with that side's own clock (``RoundEngine/clocks``).
-public struct RangingExchange: Sendable {
+package struct RangingExchange: Sendable {
     /// The pair's index in ``RoundEngine/pairs``.
-    public let pair: Int
-    public let initiator: Int
-    public let responder: Int
-    public let time: Double
+    package let pair: Int
+    package let initiator: Int
+    package let responder: Int
+    package let time: Double
     /// The true geometry, A the initiator.
-    public let truth: PairGeometry
-    public let measurement: RangingMeasurement
-    public let atInitiator: NearbyUpdate
-    public let atResponder: NearbyUpdate
+    package let truth: PairGeometry
+    package let measurement: RangingMeasurement
+    package let atInitiator: NearbyUpdate
+    package let atResponder: NearbyUpdate
 }
 
 /// What one round produced, in plan order.
-public struct RoundResult: Sendable {
-    public var bumps: [RangingBump] = []
+package struct RoundResult: Sendable {
+    package var bumps: [RangingBump] = []
     /// Every received exchange, when the round was asked to record them (for a trace or an observer).
-    public var exchanges: [RangingExchange] = []
+    package var exchanges: [RangingExchange] = []
 }
 
 /// The run-long statistics of the updates, folded in the workers as they range (millions of values a run: the
 /// summary reads these instead of a stream of update events).
-public struct RangingStatistics: Sendable {
-    public internal(set) var raw = Histogram(binWidth: 0.001, bins: 10_000)
-    public internal(set) var filtered = Histogram(binWidth: 0.001, bins: 10_000)
+package struct RangingStatistics: Sendable {
+    package internal(set) var raw = Histogram(binWidth: 0.001, bins: 10_000)
+    package internal(set) var filtered = Histogram(binWidth: 0.001, bins: 10_000)
     /// Direction errors as half the chord between the estimated and the true unit vectors, sin(angle / 2): a
     /// square root instead of an arc cosine per update; turned back into degrees when quantiles are read.
-    public internal(set) var direction = Histogram(binWidth: 0.0002, bins: 5_001)
-    public internal(set) var directionMissing = 0
-    public internal(set) var updates = 0
-    public internal(set) var exchanges = 0
-    public internal(set) var received = 0
+    package internal(set) var direction = Histogram(binWidth: 0.0002, bins: 5_001)
+    package internal(set) var directionMissing = 0
+    package internal(set) var updates = 0
+    package internal(set) var exchanges = 0
+    package internal(set) var received = 0
     /// Sums of squared errors and their counts, for the root mean square (added in pair order by ``RoundEngine``).
-    public internal(set) var rawSquares = 0.0
-    public internal(set) var rawCount = 0
-    public internal(set) var filteredSquares = 0.0
-    public internal(set) var filteredCount = 0
+    package internal(set) var rawSquares = 0.0
+    package internal(set) var rawCount = 0
+    package internal(set) var filteredSquares = 0.0
+    package internal(set) var filteredCount = 0
     /// Pairs whose sessions were replaced, and whose estimators and detector started afresh.
-    public internal(set) var sessionsRenewed = 0
+    package internal(set) var sessionsRenewed = 0
     /// Exchanges received, by the pair's true distance band (``RoundEngine/bandLimits``); a fixed vector, not an
     /// array, so that counting one costs no uniqueness check.
     var bandCounts = SIMD8<Int>()
-    public var receivedByBand: [Int] { (0..<RoundEngine.bandLimits.count).map { bandCounts[$0] } }
+    package var receivedByBand: [Int] { (0..<RoundEngine.bandLimits.count).map { bandCounts[$0] } }
 
     mutating func merge(_ o: RangingStatistics) {
         raw.merge(o.raw)
@@ -98,16 +98,16 @@ private struct WorkerOutput {
 /// Each worker touches only its own slots and its own output, so a round takes no lock, makes no actor hop and
 /// allocates nothing per measurement (recorded exchanges aside). Outputs are merged in plan order, so the result is
 /// the same whatever the number of workers. Pure: no clock, no file, no socket; time and poses come in.
-public final class RoundEngine {
+package final class RoundEngine {
     /// A pair of devices, `low` < `high`.
-    public typealias Pair = RangingPair
+    package typealias Pair = RangingPair
 
     /// The slots of the pairs that have begun a session, in the order they did, and each pair's slot (-1: none
     /// yet): a pair found but never in session takes a few bytes, not a slot.
     private var slots: [PairSlot] = []
     private var slotOf: [Int32] = []
     /// Each pair's latest estimate, by pair index.
-    public private(set) var estimates: [PairEstimate] = []
+    package private(set) var estimates: [PairEstimate] = []
     private var outputs: [WorkerOutput]
     private let settings: PairSettings
     /// The radio's, the estimators' and the detectors' settings, one copy for all the slots.
@@ -120,19 +120,19 @@ public final class RoundEngine {
     private var sessionsRenewed = 0
     /// The pairs whose devices have found each other: the devices' Bluetooth readings and estimates are kept by
     /// their indices.
-    public let table: PairTable
+    package let table: PairTable
     /// Every pair found, by index (``table``).
-    public var pairs: [Pair] { table.pairs }
-    public let peers: Int
+    package var pairs: [Pair] { table.pairs }
+    package let peers: Int
     /// Each device's own clock: its updates are stamped with it.
-    public let clocks: [DeviceClock]
-    public let workers: Int
+    package let clocks: [DeviceClock]
+    package let workers: Int
 
     /// An engine for `peerIDs.count` devices ranging under the sessions of `view`: each pair that begins a session
     /// gets a slot, the one of the two with the lower peer id initiating.
     ///
     /// - Throws: a radio configuration or GSL allocation error.
-    public init(peerIDs: [UInt64], settings: PairSettings, workers: Int, view: RunningSessions) throws {
+    package init(peerIDs: [UInt64], settings: PairSettings, workers: Int, view: RunningSessions) throws {
         peers = peerIDs.count
         self.peerIDs = peerIDs
         self.view = view
@@ -153,7 +153,7 @@ public final class RoundEngine {
     /// before each round is planned, so that the planner sees every pair that may range.
     ///
     /// - Throws: a GSL allocation error (a new slot's random stream).
-    public func adoptMeetings() throws {
+    package func adoptMeetings() throws {
         let meetings = view.takeMeetings()
         guard !meetings.isEmpty else { return }
         let estimator = sharedEstimator, bump = sharedBump
@@ -188,22 +188,22 @@ public final class RoundEngine {
 
     /// The upper ends of the true distance bands the update rates are reported by, metres: 0-0.5, 0.5-1, 1-2, 2-5 and
     /// 5-9 m (beyond 9 m the link has mostly faded: more than half the exchanges are lost facing each other).
-    public static let bandLimits: [Double] = [0.5, 1, 2, 5, 9]
+    package static let bandLimits: [Double] = [0.5, 1, 2, 5, 9]
 
     /// What a band sample found: running pairs in each distance band, those of them whose app holds no estimate yet,
     /// and the ages of the estimates the others hold (seconds since the measurement).
-    public struct BandSample: Sendable {
-        public var pairs: [Int]
-        public var withoutEstimate: [Int]
-        public var ages: [Histogram]
+    package struct BandSample: Sendable {
+        package var pairs: [Int]
+        package var withoutEstimate: [Int]
+        package var ages: [Histogram]
 
-        public init() {
+        package init() {
             pairs = [Int](repeating: 0, count: RoundEngine.bandLimits.count)
             withoutEstimate = pairs
             ages = Array(repeating: Histogram(binWidth: 0.01, bins: 10_000), count: RoundEngine.bandLimits.count)
         }
 
-        public mutating func merge(_ o: BandSample) {
+        package mutating func merge(_ o: BandSample) {
             for b in pairs.indices {
                 pairs[b] += o.pairs[b]
                 withoutEstimate[b] += o.withoutEstimate[b]
@@ -218,7 +218,7 @@ public final class RoundEngine {
     /// Into the caller's sample: a sample of its own per worker (five histograms of 10,000 bins each), made, zeroed
     /// and merged once a simulated second, was a twentieth of a 100-peer run.
     @discardableResult
-    public func sampleBands(
+    package func sampleBands(
         at time: Double, poses: [Pose], sessions: RunningSessions.Snapshot, into sample: inout BandSample
     ) -> [Int] {
         let workers = self.workers
@@ -258,10 +258,10 @@ public final class RoundEngine {
     }
 
     /// The pair index of devices `i` and `j` (either order), `nil` if they never began a session.
-    public func pairIndex(_ i: Int, _ j: Int) -> Int? { table.index(i, j) }
+    package func pairIndex(_ i: Int, _ j: Int) -> Int? { table.index(i, j) }
 
     /// The initiator of pair `p`: the device with the lower peer id.
-    public func initiator(ofPair p: Int) -> Int {
+    package func initiator(ofPair p: Int) -> Int {
         let pair = table[p]
         return peerIDs[Int(pair.low)] < peerIDs[Int(pair.high)] ? Int(pair.low) : Int(pair.high)
     }
@@ -278,7 +278,7 @@ public final class RoundEngine {
     ///   - heard: every device's jolts received from its peers over the data channel (empty: the phones compare
     ///     each other's jolts directly, on one clock).
     ///   - record: keep every received exchange in the result (for a trace or an observer).
-    public func round(
+    package func round(
         _ plan: RangingPlan, at time: Double, poses: [Pose], end: [Pose] = [], interval: Double = 0,
         sessions: RunningSessions.Snapshot, impacts: [[Impact]] = [], heard: [[HeardImpact]] = [], record: Bool
     ) -> RoundResult {
@@ -434,7 +434,7 @@ public final class RoundEngine {
     }
 
     /// Exchanges received so far by true distance band, without the rest of ``statistics``.
-    public var receivedByBand: [Int] {
+    package var receivedByBand: [Int] {
         var counts = SIMD8<Int>()
         for o in outputs { counts &+= o.statistics.bandCounts }
         return (0..<Self.bandLimits.count).map { counts[$0] }
@@ -442,7 +442,7 @@ public final class RoundEngine {
 
     /// All workers' run-long statistics, merged; the squared-error sums added in pair order, so that the figures do
     /// not depend on how the pairs were split between workers.
-    public var statistics: RangingStatistics {
+    package var statistics: RangingStatistics {
         var total = RangingStatistics()
         for o in outputs { total.merge(o.statistics) }
         total.sessionsRenewed = sessionsRenewed

@@ -13,7 +13,7 @@ import World
 /// settings' ranging policy: the planning and the ranging pipeline (radio draws, both sides' estimators, the bump
 /// detector, scoring) without discovery or movement. It is what the benchmarks measure, and what a run spends its
 /// rounds on.
-public final class RangingRoom {
+package final class RangingRoom {
     private let engine: RoundEngine
     private var planner: any RangingPlanner
     private var plan = RangingPlan()
@@ -23,13 +23,13 @@ public final class RangingRoom {
     private let poses: [Pose]
     private let interval: Double
     /// Pairs ranged each round.
-    public let pairs: Int
+    package let pairs: Int
 
     /// A room of `peers` peers standing where the mingle scenario starts them (a hall of 4 m² per peer, so that,
     /// as in a run, far pairs fade and those beyond 15 m measure nothing).
     ///
     /// - Throws: ``SimulationSettingsError`` or a radio error for bad settings.
-    public init(peers: Int, workers: Int, settings: SimulationSettings = SimulationSettings()) throws {
+    package init(peers: Int, workers: Int, settings: SimulationSettings = SimulationSettings()) throws {
         var s = settings
         s.peers = peers
         s.workers = workers
@@ -58,12 +58,12 @@ public final class RangingRoom {
 
     /// Where the mingle scenario starts `peers` peers: the room's standing positions, for references that must
     /// range the same geometry.
-    public static func standingPoses(peers: Int, seed: UInt64) -> [Pose] {
+    package static func standingPoses(peers: Int, seed: UInt64) -> [Pose] {
         (try? World(scenario: .mingle, peers: peers, seed: seed))?.poses ?? []
     }
 
     /// Where a room of `peers` peers made with `settings` stands (its seed, its hall's area per peer).
-    public static func standingPoses(peers: Int, settings: SimulationSettings) throws -> [Pose] {
+    package static func standingPoses(peers: Int, settings: SimulationSettings) throws -> [Pose] {
         try World(scenario: .mingle, peers: peers, seed: settings.seed, mingle: settings.mingle).poses
     }
 
@@ -71,7 +71,7 @@ public final class RangingRoom {
     ///
     /// - Returns: the bumps fired in the round.
     @discardableResult
-    public func round(at time: Double) -> Int {
+    package func round(at time: Double) -> Int {
         plan(at: time)
         return engine.round(plan, at: time, poses: poses, sessions: sessions, record: false).bumps.count
     }
@@ -81,7 +81,7 @@ public final class RangingRoom {
     ///
     /// - Returns: the exchanges planned that did not collide.
     @discardableResult
-    public func plan(at time: Double) -> Int {
+    package func plan(at time: Double) -> Int {
         planner.plan(PlanningContext(time: time, interval: interval, sessions: sessions, pairs: engine.table,
                                      estimates: engine.estimates, truth: oracle ? poses : nil), into: &plan)
         air?.resolve(&plan, pairs: engine.pairs, positions: poses.map(\.position), interval: interval,
@@ -90,8 +90,8 @@ public final class RangingRoom {
     }
 
     /// Updates delivered so far (two per received exchange).
-    public var updatesDelivered: Int { engine.statistics.updates }
+    package var updatesDelivered: Int { engine.statistics.updates }
 
     /// Exchanges received so far (not lost).
-    public var exchangesReceived: Int { engine.statistics.received }
+    package var exchangesReceived: Int { engine.statistics.received }
 }

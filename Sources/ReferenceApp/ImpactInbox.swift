@@ -4,7 +4,7 @@ import Synchronization
 
 /// The jolts that arrive over the data channel, from the transport's threads, until the next round takes them; and
 /// how many arrived and how many were refused (a payload that is no jolt: counted, never trusted).
-public final class ImpactInbox: Sendable {
+package final class ImpactInbox: Sendable {
     private struct State {
         var arrived: [Int: [HeardImpact]] = [:]
         var heard = 0
@@ -13,9 +13,9 @@ public final class ImpactInbox: Sendable {
 
     private let state = Mutex(State())
 
-    public init() {}
+    package init() {}
 
-    public func receive(_ payload: [UInt8], from peer: Int, at device: Int, time: Double) {
+    package func receive(_ payload: [UInt8], from peer: Int, at device: Int, time: Double) {
         do {
             let impact = try ImpactMessage.decode(payload, arrival: time)
             state.withLock {
@@ -28,13 +28,13 @@ public final class ImpactInbox: Sendable {
     }
 
     /// What arrived since the last call, by device, each device's in the order it arrived.
-    public func take() -> [Int: [HeardImpact]] {
+    package func take() -> [Int: [HeardImpact]] {
         state.withLock { state in
             defer { state.arrived.removeAll(keepingCapacity: true) }
             return state.arrived
         }
     }
 
-    public var heard: Int { state.withLock { $0.heard } }
-    public var refused: Int { state.withLock { $0.refused } }
+    package var heard: Int { state.withLock { $0.heard } }
+    package var refused: Int { state.withLock { $0.refused } }
 }

@@ -6,23 +6,23 @@ import DeviceInterface
 /// the phone's own clock carried over by what its ranging exchanges tell of the other clocks (to nanoseconds), off by
 /// the few milliseconds of `syncOffset` by which two phones' apps disagree when they compare jolts
 /// (docs/sensors.md).
-public struct PhoneJolts: Sendable {
+package struct PhoneJolts: Sendable {
     /// How long the jolts are kept, seconds: past any window a detector or a planner compares them in.
-    public static let memory = 3.0
+    package static let memory = 3.0
 
     private var finder = ImpactExtractor()
     /// The jolts found, oldest first, within ``memory`` of the latest samples taken.
-    public private(set) var felt: [Impact] = []
-    public let clock: DeviceClock
-    public let syncOffset: Double
+    package private(set) var felt: [Impact] = []
+    package let clock: DeviceClock
+    package let syncOffset: Double
 
-    public init(clock: DeviceClock, syncOffset: Double) {
+    package init(clock: DeviceClock, syncOffset: Double) {
         self.clock = clock
         self.syncOffset = syncOffset
     }
 
     /// Takes the phone's new samples, up to the time `time`; calls `found` with each jolt found, in order.
-    public mutating func take(_ samples: [AccelerometerSample], upTo time: Double, found: (Impact) -> Void) {
+    package mutating func take(_ samples: [AccelerometerSample], upTo time: Double, found: (Impact) -> Void) {
         for sample in samples {
             guard let jolt = finder.take(sample) else { continue }
             // Known at the instant the app could know it: the sample that ended it.

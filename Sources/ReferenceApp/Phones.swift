@@ -9,17 +9,17 @@ import Sessions
 /// finding (``PhoneJolts``) runs whenever the phones sample their accelerometers, for its ranging service and its
 /// app alike; NearCatch (``ReferenceApp``) runs on every phone unless the apps of a `NearbySimulator` room run their
 /// own. Nothing of the world comes in but these observations.
-public struct Phones {
+package struct Phones {
     /// The app's bump detector, which each pair's slot runs, and its haptic curve.
-    public let bump: BumpConfiguration
+    package let bump: BumpConfiguration
     private var jolts: [PhoneJolts]
     private var apps: [ReferenceApp]
     /// Each pair's distance by its Bluetooth readings, which the ranging service plans by.
-    public private(set) var bluetooth: BluetoothDistances
+    package private(set) var bluetooth: BluetoothDistances
     /// The jolts that arrive over the data channel, from the transport's threads.
-    public let inbox = ImpactInbox()
+    package let inbox = ImpactInbox()
     /// Jolts sent, one a message.
-    public private(set) var joltsSent = 0
+    package private(set) var joltsSent = 0
     /// Told each phone's samples once the run's time has reached them (the apps of the app-testing library read
     /// them), and those the world took ahead of it.
     package var sampleTap: ((Int, ArraySlice<AccelerometerSample>) -> Void)?
@@ -32,7 +32,7 @@ public struct Phones {
     ///     when it does not.
     ///   - sampling: each phone's clock and how far its app's stamps are off the time its pairs agree on, when the
     ///     phones sample their accelerometers and find their own jolts; `nil` when they do not.
-    public init(bump: BumpConfiguration, haptics: HapticCurve, interests: [[String]]?,
+    package init(bump: BumpConfiguration, haptics: HapticCurve, interests: [[String]]?,
                 sampling: [(clock: DeviceClock, syncOffset: Double)]?, bluetooth: BluetoothDistances) {
         self.bump = bump
         self.bluetooth = bluetooth
@@ -42,20 +42,20 @@ public struct Phones {
     }
 
     /// Whether NearCatch runs on the phones.
-    public var runsApp: Bool { !apps.isEmpty }
+    package var runsApp: Bool { !apps.isEmpty }
 
     /// Whether the apps send each other their jolts: NearCatch does, with sampled accelerometers and the fused
     /// detector.
-    public var sendsJolts: Bool { !apps.isEmpty && !jolts.isEmpty && bump.method == .fused }
+    package var sendsJolts: Bool { !apps.isEmpty && !jolts.isEmpty && bump.method == .fused }
 
     /// Every phone's jolts of the last seconds.
-    public var felt: [[Impact]] { jolts.map(\.felt) }
+    package var felt: [[Impact]] { jolts.map(\.felt) }
 
     // MARK: - Observations
 
     /// Phone `device`'s new accelerometer samples, up to the time `time`: what the app-testing library's app is told
     /// of them by `now` (its clock's reading then), and the jolts the phone finds in them.
-    public mutating func take(_ samples: [AccelerometerSample], by device: Int, upTo time: Double,
+    package mutating func take(_ samples: [AccelerometerSample], by device: Int, upTo time: Double,
                               handingOutTo now: Double) {
         if let sampleTap {
             if aheadSamples.isEmpty { aheadSamples = Array(repeating: [], count: jolts.count) }
@@ -73,12 +73,12 @@ public struct Phones {
     }
 
     /// The Bluetooth readings of the pairs `first...` (dBm, by pair index; NaN: not heard).
-    public mutating func hear(_ readings: [Float], from first: Int) {
+    package mutating func hear(_ readings: [Float], from first: Int) {
         bluetooth.take(readings, from: first)
     }
 
     /// Phone `device` received `update` from `peer`: the haptic intensity NearCatch plays, if any.
-    public mutating func didUpdate(device: Int, peer: Int, _ update: NearbyUpdate) -> Float? {
+    package mutating func didUpdate(device: Int, peer: Int, _ update: NearbyUpdate) -> Float? {
         apps.isEmpty ? nil : apps[device].didUpdate(from: peer, update)
     }
 
@@ -86,7 +86,7 @@ public struct Phones {
 
     /// Each phone's latest knock up to `time` among `felt` (its own jolts, or the labelled peaks the world gives
     /// with `--sensors peaks`), for its ranging service; -∞ where none.
-    public func taps(_ felt: [[Impact]], upTo time: Double) -> [Float] {
+    package func taps(_ felt: [[Impact]], upTo time: Double) -> [Float] {
         let bump = self.bump
         return felt.map { peaks in
             peaks.last { $0.known <= time && bump.isKnock($0) }.map { Float($0.time) } ?? -.infinity
@@ -100,7 +100,7 @@ public struct Phones {
     ///
     /// - Returns: what each phone holds of its peers' jolts (empty when the apps send none), and each jolt sent, by
     ///   its phone, in the order sent.
-    public mutating func shareJolts(
+    package mutating func shareJolts(
         at time: Double, known: PlanningContext, into messages: inout [AppMessage]
     ) -> (heard: [[HeardImpact]], sent: [(device: Int, time: Double)]) {
         guard sendsJolts else { return ([], []) }
@@ -131,7 +131,7 @@ public struct Phones {
     }
 
     /// The pair's detector fired: each side sends its profile to the other.
-    public func didBump(initiator: Int, responder: Int) -> [AppMessage] {
+    package func didBump(initiator: Int, responder: Int) -> [AppMessage] {
         guard !apps.isEmpty else { return [] }
         return [apps[initiator].didBump(with: responder), apps[responder].didBump(with: initiator)]
     }

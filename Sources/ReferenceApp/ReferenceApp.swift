@@ -10,14 +10,14 @@ import Sessions
 /// test receives in a `NearbySimulator` room, on the phone's own clock; there it runs only when a test asks for it
 /// (`RoomConfiguration.referenceApp`). The room's phones together are ``Phones``; the app's bump detector runs in
 /// each pair's slot of the round step for speed (docs/architecture.md).
-public struct ReferenceApp {
+package struct ReferenceApp {
     /// The application data kind of a profile.
-    public static let profileKind: UInt8 = 1
+    package static let profileKind: UInt8 = 1
 
     /// The phone's number in the room.
-    public let device: Int
+    package let device: Int
     /// The phone's profile, as it sends it after a bump.
-    public let profile: [UInt8]
+    package let profile: [UInt8]
     private let haptics: HapticCurve
     /// The peer the phone plays its haptic for: the one it holds nearest, and when that estimate came.
     private var nearest: (peer: Int, distance: Float, time: Double) = (-1, .infinity, -Double.infinity)
@@ -26,11 +26,11 @@ public struct ReferenceApp {
     /// The jolts the phone's peers sent it over the last seconds, as they arrived, and when the oldest of them
     /// became known: the list is reached to drop what is over 3 s old only when something is (reaching every list
     /// every round, for lists the round's engine may still share, copied them).
-    public private(set) var heard: [HeardImpact] = []
+    package private(set) var heard: [HeardImpact] = []
     private var oldestHeard = Double.infinity
 
     /// The app on phone `device`, named `peer-N` and publishing its interests.
-    public init(device: Int, interests: [String], haptics: HapticCurve) {
+    package init(device: Int, interests: [String], haptics: HapticCurve) {
         self.device = device
         self.haptics = haptics
         profile = Self.profile(name: "peer-\(device)", interests: interests)
@@ -39,7 +39,7 @@ public struct ReferenceApp {
     /// The phone received `update` from `peer` (the value an app under test receives, stamped on the phone's own
     /// clock): the haptic intensity it plays (0 to 1), when `peer` is the one it holds nearest (the same peer again,
     /// a nearer one, or any after a second without word of the nearest); `nil` when it plays none for this update.
-    public mutating func didUpdate(from peer: Int, _ update: NearbyUpdate) -> Float? {
+    package mutating func didUpdate(from peer: Int, _ update: NearbyUpdate) -> Float? {
         guard let distance = update.distance else { return nil }
         let time = update.timestamp
         let held = nearest
@@ -49,7 +49,7 @@ public struct ReferenceApp {
     }
 
     /// The pair's detector fired: the profile this phone sends `peer`.
-    public func didBump(with peer: Int) -> AppMessage {
+    package func didBump(with peer: Int) -> AppMessage {
         AppMessage(from: device, to: peer, kind: Self.profileKind, payload: profile)
     }
 

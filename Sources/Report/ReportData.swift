@@ -4,44 +4,44 @@ import Foundation
 /// summary, the devices' positions over time, the bumps, near misses and contacts, who ranged whom, the estimates
 /// around each bump and near miss, and the error distributions. Built once; rendered as HTML (``ReportPage``) or SVG
 /// (``ReportPictures``).
-public struct ReportData {
-    public struct Frame: Sendable {
-        public let time: Double
+package struct ReportData {
+    package struct Frame: Sendable {
+        package let time: Double
         /// Every followed device's position, centimetres (x, y), and heading, degrees, in the order of ``devices``.
-        public let x: [Int32]
-        public let y: [Int32]
-        public let heading: [Int16]
+        package let x: [Int32]
+        package let y: [Int32]
+        package let heading: [Int16]
     }
 
-    public struct Mark: Sendable {
-        public let time: Double
-        public let a: Int
-        public let b: Int
+    package struct Mark: Sendable {
+        package let time: Double
+        package let a: Int
+        package let b: Int
         /// The bump's estimate or the near miss's closest approach, metres.
-        public let value: Double
-        public let trueDistance: Double
+        package let value: Double
+        package let trueDistance: Double
     }
 
-    public struct Contact: Sendable {
-        public let a: Int
-        public let b: Int
-        public let start: Double
-        public let end: Double?
+    package struct Contact: Sendable {
+        package let a: Int
+        package let b: Int
+        package let start: Double
+        package let end: Double?
     }
 
     /// One update of a pair as its initiator's app saw it, metres.
-    public struct Sample: Sendable {
-        public let time: Double
-        public let estimate: Double?
-        public let raw: Double?
-        public let truth: Double
+    package struct Sample: Sendable {
+        package let time: Double
+        package let estimate: Double?
+        package let raw: Double?
+        package let truth: Double
     }
 
     /// A histogram: counts of `width`-wide bins from `from`, the last counting everything beyond.
-    public struct Histogram: Sendable {
-        public let from: Double
-        public let width: Double
-        public var counts: [Int]
+    package struct Histogram: Sendable {
+        package let from: Double
+        package let width: Double
+        package var counts: [Int]
 
         init(from: Double, width: Double, bins: Int) {
             self.from = from
@@ -54,58 +54,58 @@ public struct ReportData {
             counts[min(max(k, 0), counts.count - 1)] += 1
         }
 
-        public var total: Int { counts.reduce(0, +) }
+        package var total: Int { counts.reduce(0, +) }
     }
 
     /// The header's `run` object and the summary line's `summary` (absent from a trace of an interrupted run).
-    public let run: [String: Any]
-    public let summary: [String: Any]?
-    public let peers: Int
+    package let run: [String: Any]
+    package let summary: [String: Any]?
+    package let peers: Int
     /// The trace follows devices 0, `every`, 2 `every`, ... (every one, or every k-th of a crowd: the run's
     /// `traceEvery`).
-    public let every: Int
-    public let frames: [Frame]
-    public let bumps: [Mark]
-    public let nearMisses: [Mark]
-    public let contacts: [Contact]
+    package let every: Int
+    package let frames: [Frame]
+    package let bumps: [Mark]
+    package let nearMisses: [Mark]
+    package let contacts: [Contact]
     /// Per frame, the pairs (lower index first) that exchanged since the frame before, at most
     /// ``linksPerFrame``.
-    public let links: [[Int32]]
+    package let links: [[Int32]]
     /// For each bump, then each near miss (at most ``seriesLimit`` in all): the pair's updates around it.
-    public let series: [[Sample]]
-    public let rawError: Histogram
-    public let filteredError: Histogram
-    public let directionError: Histogram
-    public let latency: Histogram
+    package let series: [[Sample]]
+    package let rawError: Histogram
+    package let filteredError: Histogram
+    package let directionError: Histogram
+    package let latency: Histogram
     /// Once a second: exchanges attempted, collided, received by distance band.
-    public let air: [(time: Double, exchanges: Int, collided: Int, received: [Int])]
+    package let air: [(time: Double, exchanges: Int, collided: Int, received: [Int])]
     /// Lines of the trace read.
-    public let lines: Int
+    package let lines: Int
 
     /// Frames kept at most: a minute at the default 0.5-s pose interval is 121; longer runs are thinned evenly.
-    public static let frameLimit = 600
-    public static let linksPerFrame = 300
-    public static let seriesLimit = 1000
+    package static let frameLimit = 600
+    package static let linksPerFrame = 300
+    package static let seriesLimit = 1000
     /// Seconds of a pair's updates shown before and after its bump or near miss.
-    public static let seriesBefore = 2.0
-    public static let seriesAfter = 1.0
+    package static let seriesBefore = 2.0
+    package static let seriesAfter = 1.0
 
     /// The devices the trace follows, ascending.
-    public var devices: [Int] { Array(stride(from: 0, to: peers, by: every)) }
+    package var devices: [Int] { Array(stride(from: 0, to: peers, by: every)) }
 
     /// Where `device` is in ``devices`` and the frames, or `nil` when the trace does not follow it.
-    public func slot(of device: Int) -> Int? {
+    package func slot(of device: Int) -> Int? {
         device >= 0 && device < peers && device % every == 0 ? device / every : nil
     }
 }
 
 /// A trace that cannot be made into a report.
-public struct ReportError: Error, Sendable, Equatable, CustomStringConvertible {
-    public let file: String
-    public let line: Int?
-    public let problem: String
+package struct ReportError: Error, Sendable, Equatable, CustomStringConvertible {
+    package let file: String
+    package let line: Int?
+    package let problem: String
 
-    public var description: String {
+    package var description: String {
         "trace \(file)" + (line.map { " line \($0)" } ?? "") + ": \(problem)"
     }
 }

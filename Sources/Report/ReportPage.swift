@@ -2,9 +2,9 @@ import Foundation
 
 /// The report as one self-contained HTML file: the data inline as JSON, the styles and the script inline, no network,
 /// no external script or font. It opens offline and can be attached to a bug report.
-public enum ReportPage {
+package enum ReportPage {
     /// The page for `data`.
-    public static func html(_ data: ReportData) -> String {
+    package static func html(_ data: ReportData) -> String {
         let json = payloadJSON(data)
         let title = "nearcatch-sim report: \(data.run["scenario"] as? String ?? "run"), \(data.peers) peers, seed \(data.run["seed"] as? Int ?? 0)"
         return """

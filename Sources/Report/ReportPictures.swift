@@ -2,9 +2,9 @@ import Foundation
 
 /// The report's static pictures, as SVG files a bug report or a document can embed: the room from above and the
 /// error distributions.
-public enum ReportPictures {
+package enum ReportPictures {
     /// File name and SVG text of each picture.
-    public static func all(_ d: ReportData) -> [(name: String, svg: String)] {
+    package static func all(_ d: ReportData) -> [(name: String, svg: String)] {
         [("room.svg", room(d)),
          ("distance-error.svg", histograms(d.rawError, d.filteredError, scale: 100,
                                            caption: "distance error, cm: raw (grey) and filtered (blue)")),
@@ -16,7 +16,7 @@ public enum ReportPictures {
 
     /// Every followed device's track, the bumps (red) and near misses (orange) where they happened, and the
     /// devices where the run ended; north up, centimetres.
-    public static func room(_ d: ReportData) -> String {
+    package static func room(_ d: ReportData) -> String {
         let xs = d.frames.flatMap(\.x), ys = d.frames.flatMap(\.y)
         let minX = Double(xs.min() ?? 0) - 60, maxX = Double(xs.max() ?? 100) + 60
         let minY = Double(ys.min() ?? 0) - 60, maxY = Double(ys.max() ?? 100) + 60

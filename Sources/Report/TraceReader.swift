@@ -5,7 +5,7 @@ extension ReportData {
     ///
     /// - Throws: ``ReportError`` naming the file (and the line) when it cannot be read, is not a trace (no `run`
     ///   header first), or a line is not a JSON object with `t` and `type`.
-    public static func read(trace path: String) throws(ReportError) -> ReportData {
+    package static func read(trace path: String) throws(ReportError) -> ReportData {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw ReportError(file: path, line: nil, problem: "does not exist")
@@ -21,7 +21,7 @@ extension ReportData {
     }
 
     /// Gathers the report from a trace's bytes.
-    public static func parse(_ data: Data, file: String) throws(ReportError) -> ReportData {
+    package static func parse(_ data: Data, file: String) throws(ReportError) -> ReportData {
         var builder = Builder()
         var number = 0
         var start = data.startIndex

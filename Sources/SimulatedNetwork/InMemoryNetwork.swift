@@ -10,41 +10,41 @@ import TransportCore
 ///
 /// Deterministic: every draw comes from one seeded stream in the order datagrams are sent, and the clock orders
 /// deliveries by time and then by sending order.
-public final class InMemoryNetwork {
-    public let clock: VirtualClock
-    public let conditions: NetworkConditions
+package final class InMemoryNetwork {
+    package let clock: VirtualClock
+    package let conditions: NetworkConditions
     private let random: RandomSource
     private var members: [Endpoint: InMemoryTransport] = [:]
     /// The members in endpoint order, rebuilt only when one joins or leaves: a group send visits them all.
     private var orderedMembers: [InMemoryTransport]?
     private var nextHost = 1
     /// Datagrams handed to the network.
-    public private(set) var sent = 0
+    package private(set) var sent = 0
     /// Datagram deliveries dropped by the loss draw (a group datagram counts once per receiver).
-    public private(set) var dropped = 0
+    package private(set) var dropped = 0
     /// Deliveries handed to a receiver (a group datagram counts once per receiver that got it).
-    public private(set) var delivered = 0
+    package private(set) var delivered = 0
     /// Deliveries dropped because the receiver's queue was full (``NetworkConditions/receiveQueue``).
-    public private(set) var queueDrops = 0
+    package private(set) var queueDrops = 0
     /// Deliveries that did not happen because the receiver was out of the radio's ``reach`` (a group datagram
     /// counts once per receiver out of reach).
-    public private(set) var outOfReach = 0
+    package private(set) var outOfReach = 0
     /// Group frames whose receivers took them on several threads (``frameCopies``).
-    public private(set) var framesSpread = 0
+    package private(set) var framesSpread = 0
     /// Where hosts hear each other; `nil`: everywhere. Loss and delay are drawn as if everyone heard, so that the
     /// draws of the datagrams that do arrive do not depend on where the hosts stand.
-    public var reach: RadioReach?
+    package var reach: RadioReach?
     /// Copies of a group frame, one for each thread that takes it, each with its own bytes and a frozen
     /// ``FrameMemo`` filled as its receivers would fill it; `nil` for a frame that is handed out whole, receiver
     /// after receiver. Given (by the discovery layer, which knows what a frame holds), a frame with at least
     /// ``steppedReceivers`` receivers is taken on ``frameWorkers`` threads by those that are ``SteppedReceiver``s
     /// (the others take it whole at their turn).
-    public var frameCopies: ((IncomingDatagram, Int) -> [IncomingDatagram]?)?
+    package var frameCopies: ((IncomingDatagram, Int) -> [IncomingDatagram]?)?
     /// Threads a group frame's receivers are spread over.
-    public var frameWorkers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
+    package var frameWorkers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
     /// The fewest receivers of a frame worth spreading: a hand-off to the workers costs about as much as 20 to 40
     /// receivers' taking of an announcement they know (about 0.5 µs each), so a room of 100 is handed out whole.
-    public static let steppedReceivers = 200
+    package static let steppedReceivers = 200
     /// Receivers a worker claims at once: about 10 µs of taking.
     static let handOutRun = 16
     private let handOutCursor = HandOutCursor()
@@ -52,7 +52,7 @@ public final class InMemoryNetwork {
     /// A network with the given conditions, drawing from `seed`.
     ///
     /// - Throws: ``NetworkConditionsError`` for a condition out of range; a GSL allocation failure as ``GSLError``.
-    public init(clock: VirtualClock, conditions: NetworkConditions, seed: UInt64) throws {
+    package init(clock: VirtualClock, conditions: NetworkConditions, seed: UInt64) throws {
         try conditions.validate()
         self.clock = clock
         self.conditions = conditions
@@ -60,7 +60,7 @@ public final class InMemoryNetwork {
     }
 
     /// A new transport with its own host address (10.x.y.z, in attachment order) and port 5000.
-    public func attach() -> InMemoryTransport {
+    package func attach() -> InMemoryTransport {
         let n = nextHost
         nextHost += 1
         let endpoint = Endpoint(host: "10.\(n >> 16 & 255).\(n >> 8 & 255).\(n & 255)", port: 5000)
@@ -237,16 +237,16 @@ public final class InMemoryNetwork {
 }
 
 /// One node's attachment to an ``InMemoryNetwork``.
-public final class InMemoryTransport: DatagramTransport {
+package final class InMemoryTransport: DatagramTransport {
     private weak var network: InMemoryNetwork?
-    public let unicastEndpoint: Endpoint
-    public var onReceive: ((IncomingDatagram) -> Void)?
+    package let unicastEndpoint: Endpoint
+    package var onReceive: ((IncomingDatagram) -> Void)?
     /// Takes group frames in two steps (``SteppedReceiver``) when set; ``onReceive`` takes everything else.
-    public weak var stepped: (any SteppedReceiver)?
+    package weak var stepped: (any SteppedReceiver)?
     /// When this receiver will have read everything queued for it (with a receive cost).
     var busyUntil = 0.0
     /// The host's number: its place in the order of attachment, from 0.
-    public let host: Int
+    package let host: Int
 
     init(network: InMemoryNetwork, endpoint: Endpoint, host: Int) {
         self.network = network
@@ -257,15 +257,15 @@ public final class InMemoryTransport: DatagramTransport {
     /// Stored, not read from the weak reference: every delivery asks.
     private(set) var isAttached = true
 
-    public func send(_ bytes: [UInt8], to destination: Destination) {
+    package func send(_ bytes: [UInt8], to destination: Destination) {
         network?.send(bytes, from: unicastEndpoint, to: destination)
     }
 
-    public func offer(stepped receiver: any SteppedReceiver) {
+    package func offer(stepped receiver: any SteppedReceiver) {
         stepped = receiver
     }
 
-    public func close() {
+    package func close() {
         network?.detach(unicastEndpoint)
         network = nil
         isAttached = false

@@ -4,7 +4,7 @@ import TransportCore
 /// A discrete-event clock: actions run in time order, ties in the order they were scheduled, as fast as the machine
 /// goes. The whole in-memory world (every node and the network) shares one, which makes a run a pure function of
 /// its seed.
-public final class VirtualClock: NodeClock {
+package final class VirtualClock: NodeClock {
     private struct Item: Comparable {
         let time: Double
         let sequence: UInt64
@@ -16,13 +16,13 @@ public final class VirtualClock: NodeClock {
 
     private var queue = Heap<Item>()
     private var sequence: UInt64 = 0
-    public private(set) var now: Double = 0
+    package private(set) var now: Double = 0
     /// Actions run so far.
-    public private(set) var executed: Int = 0
+    package private(set) var executed: Int = 0
 
-    public init() {}
+    package init() {}
 
-    public func schedule(at time: Double, _ action: @escaping () -> Void) {
+    package func schedule(at time: Double, _ action: @escaping () -> Void) {
         sequence += 1
         queue.insert(Item(time: max(time, now), sequence: sequence, action: action))
     }
@@ -31,7 +31,7 @@ public final class VirtualClock: NodeClock {
     ///
     /// - Returns: the time reached: the last action's, or `deadline` when the queue ran past it or dried up.
     @discardableResult
-    public func run(until deadline: Double, stop: () -> Bool = { false }) -> Double {
+    package func run(until deadline: Double, stop: () -> Bool = { false }) -> Double {
         while let next = queue.min, next.time <= deadline {
             _ = queue.removeMin()
             now = next.time
@@ -44,5 +44,5 @@ public final class VirtualClock: NodeClock {
     }
 
     /// Whether anything is scheduled.
-    public var isIdle: Bool { queue.isEmpty }
+    package var isIdle: Bool { queue.isEmpty }
 }

@@ -3,15 +3,15 @@ import Foundation
 /// A file a command writes for its user: checked before anything runs, written beside its target under a temporary
 /// name, and published in one step only when the work succeeds. It never removes anything it did not create: an
 /// existing folder at the path is refused, an existing file is replaced only when asked.
-public struct OutputFile: Sendable {
+package struct OutputFile: Sendable {
     /// The target path, as given.
-    public let path: String
+    package let path: String
     /// The option that named it (`--trace`), for messages.
-    public let flag: String
+    package let flag: String
     /// Whether an existing file at `path` may be replaced.
-    public let replace: Bool
+    package let replace: Bool
 
-    public init(path: String, flag: String, replace: Bool) {
+    package init(path: String, flag: String, replace: Bool) {
         self.path = path
         self.flag = flag
         self.replace = replace
@@ -24,7 +24,7 @@ public struct OutputFile: Sendable {
     ///   file (a device, a FIFO, a socket) at the path, a link or a file there already without `replace` (a link
     ///   whose target is missing included), a missing folder for it, or a folder in which no file can be created
     ///   (read-only, or not the user's).
-    public func check() throws(SimulationSettingsError) {
+    package func check() throws(SimulationSettingsError) {
         guard !path.isEmpty else { throw SimulationSettingsError(message: "\(flag): the path is empty") }
         var info = stat()
         if lstat(path, &info) == 0 {
@@ -54,7 +54,7 @@ public struct OutputFile: Sendable {
     /// permission bits alone do not say (root ignores them; a read-only mount does not).
     ///
     /// - Throws: ``SimulationSettingsError`` naming the option, the folder and the cause.
-    public static func checkFolder(_ folder: String, flag: String) throws(SimulationSettingsError) {
+    package static func checkFolder(_ folder: String, flag: String) throws(SimulationSettingsError) {
         var info = stat()
         guard stat(folder, &info) == 0 else {
             throw SimulationSettingsError(message: "\(flag): the folder \(folder) does not exist")
@@ -137,7 +137,7 @@ public struct OutputFile: Sendable {
 
     /// Writes `data` as the whole file: into the temporary file, then published in one step; on any failure the
     /// temporary file is removed and the target left as it was.
-    public func write(_ data: Data) throws(SimulationSettingsError) {
+    package func write(_ data: Data) throws(SimulationSettingsError) {
         let fd = try createTemporary()
         let failure = data.withUnsafeBytes { Self.writeAll(fd, $0) }
         let closed = close(fd) == 0 ? nil : errno

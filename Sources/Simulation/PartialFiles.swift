@@ -3,7 +3,7 @@ import Synchronization
 
 /// The temporary files this process has open and not yet published or discarded: what a second interrupt removes
 /// before the process ends at once (``OutputFile``), so that no `.partial-PID` file outlives it.
-public enum PartialFiles {
+package enum PartialFiles {
     private static let paths = Mutex<Set<String>>([])
 
     static func add(_ path: String) { _ = paths.withLock { $0.insert(path) } }
@@ -14,7 +14,7 @@ public enum PartialFiles {
     ///
     /// - Returns: how many were deleted.
     @discardableResult
-    public static func removeAll(_ which: (String) -> Bool = { _ in true }) -> Int {
+    package static func removeAll(_ which: (String) -> Bool = { _ in true }) -> Int {
         let picked = paths.withLock { listed in
             let picked = listed.filter(which)
             listed.subtract(picked)
@@ -24,5 +24,5 @@ public enum PartialFiles {
     }
 
     /// The paths listed now.
-    public static var listed: Set<String> { paths.withLock { $0 } }
+    package static var listed: Set<String> { paths.withLock { $0 } }
 }

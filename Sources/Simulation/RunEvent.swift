@@ -5,17 +5,17 @@ import Sessions
 /// observer: pictures, the app library). Devices are named by their index in the run; for a pair, `device` is the
 /// side the event belongs to and `peer` the other (for contacts and near misses, which belong to both, `device` is
 /// the lower index).
-public struct RunEvent: Sendable {
+package struct RunEvent: Sendable {
     /// Seconds on the run's clock.
-    public let time: Double
-    public let kind: Kind
+    package let time: Double
+    package let kind: Kind
 
-    public init(time: Double, kind: Kind) {
+    package init(time: Double, kind: Kind) {
         self.time = time
         self.kind = kind
     }
 
-    public enum Kind: Sendable {
+    package enum Kind: Sendable {
         /// `device` discovered `peer` (this incarnation of it).
         case found(device: Int, peer: Int)
         /// `device` lost `peer`: a goodbye (`peerEnded`) or silence (`timeout`).
@@ -43,15 +43,15 @@ public struct RunEvent: Sendable {
 
     /// What lay behind one update: the raw measurement the estimator was given and the truth it is scored against,
     /// both from the side of the device that received the update.
-    public struct Reading: Sendable, Equatable {
+    package struct Reading: Sendable, Equatable {
         /// The pair's measured distance, metres; `nil` when out of range.
-        public let rawDistance: Double?
+        package let rawDistance: Double?
         /// This side's measured horizontal angle, radians (right of the boresight); `nil` when none was measured.
-        public let rawHorizontalAngle: Double?
-        public let trueDistance: Double
+        package let rawHorizontalAngle: Double?
+        package let trueDistance: Double
         /// The unit vector toward the peer in this device's frame (x right, y top, z out of the screen).
-        public let trueDirection: Vector3
+        package let trueDirection: Vector3
         /// Whether this side initiated the exchange (the lower peer id).
-        public let initiator: Bool
+        package let initiator: Bool
     }
 }

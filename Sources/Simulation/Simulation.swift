@@ -22,36 +22,36 @@ import World
 ///
 /// Wiring only: the world, a cluster (in memory, or over UDP through a ``ClusterMaker`` the caller provides, so that
 /// this module links no networking library), the round engine and its planner, paced by ``ClusterPacer``.
-public final class Simulation {
+package final class Simulation {
     /// How far a run has come, for a progress line.
-    public struct Progress: Sendable {
-        public let simulated: Double
-        public let duration: Double
-        public let sessions: Int
-        public let expectedSessions: Int
-        public let bumps: Int
+    package struct Progress: Sendable {
+        package let simulated: Double
+        package let duration: Double
+        package let sessions: Int
+        package let expectedSessions: Int
+        package let bumps: Int
     }
 
     /// Makes the UDP cluster of a run (`UDPCluster.maker` in the `UDPRun` module).
-    public typealias ClusterMaker = @Sendable (ClusterSettings) async throws -> any Cluster
+    package typealias ClusterMaker = @Sendable (ClusterSettings) async throws -> any Cluster
 
     /// The events an observer asks for beyond those every observer gets (discovery, sessions, bumps, contacts,
     /// near misses, profiles): the many that cost something to make.
-    public struct Detail: OptionSet, Sendable {
-        public let rawValue: Int
-        public init(rawValue: Int) { self.rawValue = rawValue }
+    package struct Detail: OptionSet, Sendable {
+        package let rawValue: Int
+        package init(rawValue: Int) { self.rawValue = rawValue }
         /// Every update of every session (`didUpdate`, with its reading), and the haptic intensity played.
-        public static let updates = Detail(rawValue: 1)
+        package static let updates = Detail(rawValue: 1)
         /// Every device's pose every ``SimulationSettings/posesInterval`` seconds.
-        public static let poses = Detail(rawValue: 2)
+        package static let poses = Detail(rawValue: 2)
     }
 
-    public let settings: SimulationSettings
+    package let settings: SimulationSettings
     /// What the run is and the settings it uses, as the summary's `run` section and the trace's first line say.
-    public let runInfo: SimulationSummary.Run
+    package let runInfo: SimulationSummary.Run
     let world: World
     /// Each device's own clock, which stamps its updates (the radio's crystal counts it).
-    public let clocks: [DeviceClock]
+    package let clocks: [DeviceClock]
     let udp: ClusterMaker?
     var planner: any RangingPlanner
     var plan = RangingPlan()
@@ -90,7 +90,7 @@ public final class Simulation {
     ///
     /// - Parameter udp: makes the cluster of a run over UDP; without it, only `--transport memory` runs.
     /// - Throws: ``SimulationSettingsError`` naming the setting at fault; nothing is written then.
-    public init(settings: SimulationSettings, udp: ClusterMaker? = nil) throws {
+    package init(settings: SimulationSettings, udp: ClusterMaker? = nil) throws {
         try settings.validate()
         if settings.transport == .udp, udp == nil {
             throw SimulationSettingsError(message: "--transport udp is not available here: use --transport memory")
@@ -143,7 +143,7 @@ public final class Simulation {
 
     /// Adds an observer of the run's events, called in the order they are produced (over UDP, discovery events
     /// come from the nodes' threads). Call before ``run(progress:)``.
-    public func observe(wanting detail: Detail = [], _ observer: @escaping @Sendable (RunEvent) -> Void) {
+    package func observe(wanting detail: Detail = [], _ observer: @escaping @Sendable (RunEvent) -> Void) {
         observers.append((detail, observer))
         self.detail.formUnion(detail)
     }
@@ -183,7 +183,7 @@ public final class Simulation {
     ///
     /// Cancelling the task ends the run early and cleanly: the nodes say goodbye, the summary covers the simulated
     /// time reached (``SimulationSummary/Run/interruptedAt``), and the trace, incomplete, is not written.
-    public func run(progress: (@Sendable (Progress) -> Void)? = nil) async throws -> SimulationSummary {
+    package func run(progress: (@Sendable (Progress) -> Void)? = nil) async throws -> SimulationSummary {
         let started = Date()
         do {
             let cluster: any Cluster
@@ -235,7 +235,7 @@ public final class Simulation {
     ///
     /// - Returns: the cluster, whose clock is the run's.
     /// - Parameter conditions: what the network does to each datagram (by default: ``SimulationSettings/loss``).
-    public func begin(conditions: NetworkConditions? = nil) throws -> InMemoryCluster {
+    package func begin(conditions: NetworkConditions? = nil) throws -> InMemoryCluster {
         precondition(settings.transport == .memory, "a stepped run is in memory")
         let cluster = try InMemoryCluster(settings: clusterSettings,
                                           conditions: conditions ?? NetworkConditions(loss: settings.loss))
@@ -245,10 +245,10 @@ public final class Simulation {
 
     /// Who runs a ranging session with whom: fed from the discovery nodes' sessions, or, with
     /// ``SimulationSettings/appInTheLoop``, by the apps.
-    public var runningSessions: RunningSessions { running }
+    package var runningSessions: RunningSessions { running }
 
     /// The world's truth: poses, contacts and near misses.
-    public var truth: World { world }
+    package var truth: World { world }
 
     /// The engine, the observers and the rounds of a run on `cluster`, before its nodes start.
     private func setUp(_ cluster: any Cluster) throws -> RoundEngine {

@@ -311,5 +311,5 @@ final class TraceRecorder: Sendable {
 
 extension RunEvent {
     /// The event as a line of the trace (docs/simulation.md, "The trace"); `nil` for what the trace leaves out.
-    public var traceLine: String? { TraceRecorder.line(self) }
+    package var traceLine: String? { TraceRecorder.line(self) }
 }

@@ -4,9 +4,9 @@ import Synchronization
 /// Writes the JSON Lines trace to a temporary file beside the target and publishes it only when the run succeeds
 /// (``OutputFile``), so that a failed or interrupted run leaves no half-written trace and nothing of the user's is
 /// removed.
-public final class TraceWriter: Sendable {
-    public let file: OutputFile
-    public var path: String { file.path }
+package final class TraceWriter: Sendable {
+    package let file: OutputFile
+    package var path: String { file.path }
     private let state: Mutex<State>
 
     private struct State {
@@ -20,14 +20,14 @@ public final class TraceWriter: Sendable {
     /// Checks the target and creates the temporary file.
     ///
     /// - Throws: ``SimulationSettingsError`` naming the option and the path when the file cannot be written there.
-    public init(file: OutputFile) throws(SimulationSettingsError) {
+    package init(file: OutputFile) throws(SimulationSettingsError) {
         try file.check()
         self.file = file
         state = Mutex(State(fd: try file.createTemporary()))
     }
 
     /// Appends lines (each without its newline).
-    public func write(_ lines: [String]) {
+    package func write(_ lines: [String]) {
         guard !lines.isEmpty else { return }
         state.withLock { s in
             for line in lines {
@@ -40,7 +40,7 @@ public final class TraceWriter: Sendable {
     }
 
     /// Lines written so far.
-    public var lineCount: Int { state.withLock { $0.lines } }
+    package var lineCount: Int { state.withLock { $0.lines } }
 
     private static func flush(_ s: inout State) {
         guard let fd = s.fd, !s.buffer.isEmpty else { return }
@@ -58,7 +58,7 @@ public final class TraceWriter: Sendable {
     ///
     /// - Throws: ``SimulationSettingsError`` naming the option when writing or publishing failed; the temporary file
     ///   is gone then, and the target untouched.
-    public func finish() throws(SimulationSettingsError) {
+    package func finish() throws(SimulationSettingsError) {
         let failure: Int32? = state.withLock { s in
             Self.flush(&s)
             Self.close(&s)
@@ -77,7 +77,7 @@ public final class TraceWriter: Sendable {
     }
 
     /// Deletes the temporary file.
-    public func abandon() {
+    package func abandon() {
         state.withLock { Self.close(&$0) }
         file.discardTemporary()
     }

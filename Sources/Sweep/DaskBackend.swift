@@ -6,7 +6,7 @@ import Synchronization
 /// submits each run to a Dask scheduler (or to a `LocalCluster` of its own), ships the simulator's binary to the
 /// workers, and prints each run's summary back as a JSON line; this side keeps them as the local pool's are kept.
 /// The engine tries a failed run again and moves the runs of a worker that died to another.
-public final class DaskBackend: SweepBackend {
+package final class DaskBackend: SweepBackend {
     let python: String
     let runner: String
     let simulator: String
@@ -23,7 +23,7 @@ public final class DaskBackend: SweepBackend {
         var stopping = false
     }
 
-    public init(python: String, runner: String, simulator: String, scheduler: String?, localWorkers: Int, logPath: String) {
+    package init(python: String, runner: String, simulator: String, scheduler: String?, localWorkers: Int, logPath: String) {
         self.python = python
         self.runner = runner
         self.simulator = simulator
@@ -33,9 +33,9 @@ public final class DaskBackend: SweepBackend {
     }
 
     /// The cluster's worker threads, as the driver counted them when it connected.
-    public var slots: Int { state.withLock { max($0.threads, 1) } }
+    package var slots: Int { state.withLock { max($0.threads, 1) } }
 
-    public func execute(_ runs: [PlannedRun], timeLimit: Double, retries: Int,
+    package func execute(_ runs: [PlannedRun], timeLimit: Double, retries: Int,
                         finished: @escaping @Sendable (PlannedRun, RunOutcome) -> Void) throws(SweepError) {
         for (what, path) in [("Python", python), ("the simulator", simulator)] where !FileManager.default.isExecutableFile(atPath: path) {
             throw SweepError.backend("\(what) \(path) is not an executable file"
@@ -117,7 +117,7 @@ public final class DaskBackend: SweepBackend {
         }
     }
 
-    public func stop() {
+    package func stop() {
         let process = state.withLock { s in
             s.stopping = true
             return s.process

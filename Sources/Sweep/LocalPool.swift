@@ -4,7 +4,7 @@ import Synchronization
 
 /// The local backend: up to `jobs` simulator processes at once on this machine, each writing its summary to a file
 /// of its own (no pipe to fill), stopped at the time limit, tried again on failure.
-public final class LocalPool: SweepBackend {
+package final class LocalPool: SweepBackend {
     let simulator: String
     let jobs: Int
     let partialPath: String
@@ -16,10 +16,10 @@ public final class LocalPool: SweepBackend {
         var running: [Int32: Process] = [:]
     }
 
-    public var slots: Int { jobs }
+    package var slots: Int { jobs }
 
     /// `simulator` is the executable run with each run's arguments; outputs in progress go under `partialPath`.
-    public init(simulator: String, jobs: Int, partialPath: String) {
+    package init(simulator: String, jobs: Int, partialPath: String) {
         self.simulator = simulator
         self.jobs = max(1, jobs)
         self.partialPath = partialPath
@@ -28,7 +28,7 @@ public final class LocalPool: SweepBackend {
     /// Seconds a process is given to end after SIGTERM (its time is up, or the sweep stops) before SIGKILL.
     static let termination = 2.0
 
-    public func execute(_ runs: [PlannedRun], timeLimit: Double, retries: Int,
+    package func execute(_ runs: [PlannedRun], timeLimit: Double, retries: Int,
                         finished: @escaping @Sendable (PlannedRun, RunOutcome) -> Void) throws(SweepError) {
         guard FileManager.default.isExecutableFile(atPath: simulator) else {
             throw SweepError.backend("the simulator \(simulator) is not an executable file")
@@ -57,7 +57,7 @@ public final class LocalPool: SweepBackend {
         group.wait()
     }
 
-    public func stop() {
+    package func stop() {
         let running = state.withLock { s in
             s.stopping = true
             return Array(s.running.values)

@@ -4,9 +4,9 @@ import Foundation
 /// positions from 0) or arithmetic over paths and numbers (`ranging.collided / ranging.exchanges`), with a name for
 /// the report: `name = expression`, or the expression itself. `max(a, b, ...)` and `min(a, b, ...)` take the
 /// largest or smallest of the values they have.
-public struct Metric: Sendable, Equatable {
-    public let name: String
-    public let expression: String
+package struct Metric: Sendable, Equatable {
+    package let name: String
+    package let expression: String
     let root: Node
 
     indirect enum Node: Sendable, Equatable {
@@ -18,7 +18,7 @@ public struct Metric: Sendable, Equatable {
     }
 
     /// Parses `text`; the error says what is wrong and where.
-    public init(_ text: String) throws(MetricError) {
+    package init(_ text: String) throws(MetricError) {
         var name = text.trimmingCharacters(in: .whitespaces)
         var expression = name
         if let eq = text.firstIndex(of: "=") {
@@ -38,7 +38,7 @@ public struct Metric: Sendable, Equatable {
 
     /// The metric's value in `summary` (a JSON object as `JSONSerialization` reads it): `nil` where a path is
     /// absent or not a number (a precision with no bump scored), or a division by zero.
-    public func value(in summary: Any) -> Double? {
+    package func value(in summary: Any) -> Double? {
         func evaluate(_ node: Node) -> Double? {
             switch node {
             case .number(let x): return x
@@ -72,7 +72,7 @@ public struct Metric: Sendable, Equatable {
         return evaluate(root).flatMap { $0.isFinite ? $0 : nil }
     }
 
-    public static func == (a: Metric, b: Metric) -> Bool { a.name == b.name && a.expression == b.expression }
+    package static func == (a: Metric, b: Metric) -> Bool { a.name == b.name && a.expression == b.expression }
 
     /// Recursive descent over `+ - * /`, parentheses, numbers and paths.
     private struct Parser {
@@ -153,7 +153,7 @@ public struct Metric: Sendable, Equatable {
 }
 
 /// Why a metric's text could not be read.
-public struct MetricError: Error, Equatable {
-    public let message: String
+package struct MetricError: Error, Equatable {
+    package let message: String
     init(_ message: String) { self.message = message }
 }

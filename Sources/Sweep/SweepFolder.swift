@@ -4,28 +4,28 @@ import Foundation
 /// and a file a finished run (`runs/ID.json`, the run's JSON summary as it printed it) or a run that failed every try
 /// (`runs/ID.failed.json`). Every file is written whole, to a temporary name first, then renamed: a sweep stopped at
 /// any instant leaves only whole files, and what it had not finished is simply missing.
-public struct SweepFolder: Sendable {
-    public let path: String
+package struct SweepFolder: Sendable {
+    package let path: String
 
-    public init(_ path: String) {
+    package init(_ path: String) {
         self.path = path
     }
 
-    public var specPath: String { path + "/spec.toml" }
-    public var planPath: String { path + "/plan.jsonl" }
+    package var specPath: String { path + "/spec.toml" }
+    package var planPath: String { path + "/plan.jsonl" }
     var runsPath: String { path + "/runs" }
     /// Where runs in progress write their output before it is whole; emptied when a sweep starts.
     var partialPath: String { path + "/runs/partial" }
-    public func resultPath(_ id: String) -> String { "\(runsPath)/\(id).json" }
-    public func failurePath(_ id: String) -> String { "\(runsPath)/\(id).failed.json" }
+    package func resultPath(_ id: String) -> String { "\(runsPath)/\(id).json" }
+    package func failurePath(_ id: String) -> String { "\(runsPath)/\(id).failed.json" }
 
     /// A run that failed every try: why, and how many tries it had.
-    public struct Failure: Codable, Sendable, Equatable {
-        public let id: String
-        public let attempts: Int
-        public let error: String
+    package struct Failure: Codable, Sendable, Equatable {
+        package let id: String
+        package let attempts: Int
+        package let error: String
 
-        public init(id: String, attempts: Int, error: String) {
+        package init(id: String, attempts: Int, error: String) {
             self.id = id
             self.attempts = attempts
             self.error = error
@@ -35,7 +35,7 @@ public struct SweepFolder: Sendable {
     /// Plans `spec` into the folder (made if missing): its text, and the run list for the simulator `version`.
     /// Results already there are kept; a run whose id the new plan no longer lists is not reported.
     @discardableResult
-    public static func plan(_ spec: SweepSpec, text: String, version: String, at path: String) throws(SweepError) -> (SweepFolder, [PlannedRun]) {
+    package static func plan(_ spec: SweepSpec, text: String, version: String, at path: String) throws(SweepError) -> (SweepFolder, [PlannedRun]) {
         let folder = SweepFolder(path)
         let runs = SweepPlan.runs(of: spec, version: version)
         do {
@@ -56,7 +56,7 @@ public struct SweepFolder: Sendable {
     }
 
     /// The spec the folder was planned from.
-    public func spec() throws(SweepError) -> SweepSpec {
+    package func spec() throws(SweepError) -> SweepSpec {
         guard FileManager.default.fileExists(atPath: specPath) else {
             throw SweepError.io("\(path) is not a sweep's folder: it has no spec.toml (`nearcatch-sim sweep plan` makes one)")
         }
@@ -64,7 +64,7 @@ public struct SweepFolder: Sendable {
     }
 
     /// The run list.
-    public func plan() throws(SweepError) -> [PlannedRun] {
+    package func plan() throws(SweepError) -> [PlannedRun] {
         guard let data = FileManager.default.contents(atPath: planPath) else {
             throw SweepError.io("\(path) has no plan.jsonl (`nearcatch-sim sweep plan` writes it)")
         }
@@ -79,16 +79,16 @@ public struct SweepFolder: Sendable {
     }
 
     /// The summary of run `id` as it printed it, if it finished.
-    public func result(_ id: String) -> Data? {
+    package func result(_ id: String) -> Data? {
         FileManager.default.contents(atPath: resultPath(id))
     }
 
-    public func failure(_ id: String) -> Failure? {
+    package func failure(_ id: String) -> Failure? {
         FileManager.default.contents(atPath: failurePath(id)).flatMap { try? JSONDecoder().decode(Failure.self, from: $0) }
     }
 
     /// Keeps run `id`'s summary, whole, and forgets an earlier failure of it.
-    public func saveResult(_ id: String, _ summary: Data) throws(SweepError) {
+    package func saveResult(_ id: String, _ summary: Data) throws(SweepError) {
         do {
             try summary.write(to: URL(fileURLWithPath: resultPath(id)), options: .atomic)
         } catch {
@@ -97,7 +97,7 @@ public struct SweepFolder: Sendable {
         try? FileManager.default.removeItem(atPath: failurePath(id))
     }
 
-    public func saveFailure(_ failure: Failure) throws(SweepError) {
+    package func saveFailure(_ failure: Failure) throws(SweepError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         do {

@@ -3,30 +3,30 @@ import Foundation
 
 /// One run of a sweep: a grid point and a seed, the simulator's arguments for it, and an id made of the arguments
 /// and the simulator's version, so that a run planned again is the same run and a changed one is another.
-public struct PlannedRun: Sendable, Equatable, Codable {
-    public let id: String
+package struct PlannedRun: Sendable, Equatable, Codable {
+    package let id: String
     /// The grid point's option values, by option.
-    public let point: [String: String]
-    public let seed: UInt64
+    package let point: [String: String]
+    package let seed: UInt64
     /// What the simulator is given: `run`, the seed, `--format json`, then the options in name order.
-    public let arguments: [String]
-    public let version: String
+    package let arguments: [String]
+    package let version: String
 
     /// What the simulator is started with: the arguments, and one worker thread unless the spec chose a number
     /// (runs side by side share the cores; the outcome does not depend on it).
-    public var commandLine: [String] {
+    package var commandLine: [String] {
         arguments.contains("--workers") ? arguments : arguments + ["--workers", "1"]
     }
 
     /// The grid point as one label: `peers=100 ranging-policy=ideal`, options in name order.
-    public var pointLabel: String {
+    package var pointLabel: String {
         point.keys.sorted().map { "\($0)=\(point[$0]!)" }.joined(separator: " ")
     }
 }
 
 /// Every run of a spec, grid point after grid point (the last grid option varying fastest), seeds within a point.
-public enum SweepPlan {
-    public static func runs(of spec: SweepSpec, version: String) -> [PlannedRun] {
+package enum SweepPlan {
+    package static func runs(of spec: SweepSpec, version: String) -> [PlannedRun] {
         var points: [[(String, String)]] = [[]]
         for axis in spec.grid {
             points = points.flatMap { point in axis.values.map { point + [(axis.option, $0)] } }

@@ -3,31 +3,31 @@ import GSL
 
 /// A sweep's figures: for each grid point and metric, the runs that gave a value, their mean, standard deviation
 /// and the 95% confidence interval of the mean (Student's t); as a terminal table, CSV, Markdown, or an SVG plot.
-public struct SweepReport: Sendable {
-    public let spec: SweepSpec
-    public let rows: [Row]
+package struct SweepReport: Sendable {
+    package let spec: SweepSpec
+    package let rows: [Row]
     /// Planned runs with neither a result nor a failure: the sweep has not run them yet.
-    public var missing: Int { rows.reduce(0) { $0 + $1.missing } }
+    package var missing: Int { rows.reduce(0) { $0 + $1.missing } }
 
-    public struct Row: Sendable {
-        public let point: [String: String]
-        public let done: Int
-        public let failed: Int
-        public let missing: Int
+    package struct Row: Sendable {
+        package let point: [String: String]
+        package let done: Int
+        package let failed: Int
+        package let missing: Int
         /// One a metric, in the spec's order; `nil` where no run gave the metric a value.
-        public let cells: [Cell?]
+        package let cells: [Cell?]
     }
 
-    public struct Cell: Sendable, Equatable {
-        public let count: Int
-        public let mean: Double
-        public let standardDeviation: Double
+    package struct Cell: Sendable, Equatable {
+        package let count: Int
+        package let mean: Double
+        package let standardDeviation: Double
         /// Half the 95% interval's width; `nil` from one value.
-        public let halfWidth: Double?
+        package let halfWidth: Double?
     }
 
     /// Reads the folder's plan and results.
-    public init(folder: SweepFolder) throws(SweepError) {
+    package init(folder: SweepFolder) throws(SweepError) {
         spec = try folder.spec()
         let plan = try folder.plan()
         var order: [String] = []
@@ -90,7 +90,7 @@ public struct SweepReport: Sendable {
     }
 
     /// Columns aligned for a terminal, a line a grid point.
-    public func text() -> String {
+    package func text() -> String {
         let lines = [header] + rows.map(cells)
         let widths = header.indices.map { c in lines.map { $0[c].count }.max() ?? 0 }
         var out = "\(spec.name): mean ± half the 95% confidence interval (n runs with a value), seeds \(Self.seedText(spec.seeds))\n"
@@ -101,7 +101,7 @@ public struct SweepReport: Sendable {
         return out
     }
 
-    public func markdown() -> String {
+    package func markdown() -> String {
         var out = "| " + header.joined(separator: " | ") + " |\n"
         out += "|" + String(repeating: "---|", count: header.count) + "\n"
         for row in rows {
@@ -111,7 +111,7 @@ public struct SweepReport: Sendable {
     }
 
     /// A line a grid point and metric: the options, the metric, n, mean, standard deviation, the interval's ends.
-    public func csv() -> String {
+    package func csv() -> String {
         func field(_ s: String) -> String {
             s.contains(where: { ",\"\n".contains($0) }) ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
         }
@@ -141,7 +141,7 @@ public struct SweepReport: Sendable {
     }
 
     /// The spec's plot (`metric` against `x`, a line per value of the other grid options), or `nil` without one.
-    public func svg() -> String? {
+    package func svg() -> String? {
         guard let plot = spec.plot, let m = spec.metrics.firstIndex(where: { $0.name == plot.metric }),
               let axis = spec.grid.first(where: { $0.option == plot.x }) else { return nil }
         let others = options.filter { $0 != plot.x }.sorted { a, _ in a == plot.lines }

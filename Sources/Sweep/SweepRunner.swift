@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// How a run ended, after its tries.
-public enum RunOutcome: Sendable, Equatable {
+package enum RunOutcome: Sendable, Equatable {
     /// Its JSON summary, the wall-clock seconds of the try that made it, and the tries it took.
     case done(summary: Data, seconds: Double, attempts: Int)
     case failed(error: String, attempts: Int)
@@ -14,7 +14,7 @@ public enum RunOutcome: Sendable, Equatable {
 }
 
 /// What runs a sweep's runs: a pool of processes here, or a Dask cluster.
-public protocol SweepBackend: Sendable {
+package protocol SweepBackend: Sendable {
     /// Runs each of `runs` (each tried up to `retries` more times on failure, each try stopped after `timeLimit`
     /// seconds), calling `finished` once per run, from any thread, as each ends. Returns when all have, or after
     /// `stop`.
@@ -27,8 +27,8 @@ public protocol SweepBackend: Sendable {
 }
 
 /// Runs what a sweep's folder is missing through a backend, keeps each result as it comes, and tells the progress.
-public final class SweepRunner: Sendable {
-    public let folder: SweepFolder
+package final class SweepRunner: Sendable {
+    package let folder: SweepFolder
     let backend: any SweepBackend
     let progress: @Sendable (String) -> Void
     private let state = Mutex(State())
@@ -41,28 +41,28 @@ public final class SweepRunner: Sendable {
     }
 
     /// What a finished sweep did: counts, and the wall clock against the sum of its runs' own.
-    public struct Tally: Sendable, Equatable {
-        public let planned: Int
+    package struct Tally: Sendable, Equatable {
+        package let planned: Int
         /// Runs already done before this call: a resumed sweep does not run them again.
-        public let alreadyDone: Int
-        public let done: Int
-        public let failed: Int
-        public let wallSeconds: Double
-        public let runSeconds: Double
-        public let slots: Int
+        package let alreadyDone: Int
+        package let done: Int
+        package let failed: Int
+        package let wallSeconds: Double
+        package let runSeconds: Double
+        package let slots: Int
 
         /// Wall clock over the ideal of the runs' own times spread over the slots: 1 with no time lost.
-        public var overIdeal: Double { runSeconds > 0 ? wallSeconds / (runSeconds / Double(slots)) : 0 }
+        package var overIdeal: Double { runSeconds > 0 ? wallSeconds / (runSeconds / Double(slots)) : 0 }
     }
 
-    public init(folder: SweepFolder, backend: any SweepBackend, progress: @escaping @Sendable (String) -> Void) {
+    package init(folder: SweepFolder, backend: any SweepBackend, progress: @escaping @Sendable (String) -> Void) {
         self.folder = folder
         self.backend = backend
         self.progress = progress
     }
 
     /// Runs the planned runs with no result yet (a failed one is tried afresh).
-    public func run(timeLimit: Double, retries: Int, now: @escaping @Sendable () -> Double) throws(SweepError) -> Tally {
+    package func run(timeLimit: Double, retries: Int, now: @escaping @Sendable () -> Double) throws(SweepError) -> Tally {
         let plan = try folder.plan()
         let missing = plan.filter { folder.result($0.id) == nil }
         try folder.clearPartial()

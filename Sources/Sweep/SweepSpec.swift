@@ -3,51 +3,51 @@ import TOMLKit
 
 /// What a sweep runs: a grid of run options, the seeds each grid point runs with, the metrics its report reads from
 /// the runs' JSON summaries, and how long a run may take and how often it is tried (docs/sweeps.md).
-public struct SweepSpec: Sendable, Equatable {
+package struct SweepSpec: Sendable, Equatable {
     /// A name for the report's headings.
-    public var name: String
+    package var name: String
     /// Options every run shares, by their long flag name without the dashes: `peers` for `--peers`.
-    public var options: [String: String]
+    package var options: [String: String]
     /// The grid: each option's values, every combination a point. Options in name order, values as written.
-    public var grid: [(option: String, values: [String])]
+    package var grid: [(option: String, values: [String])]
     /// Flags (options without a value) every run shares: `true` in the file.
-    public var flags: [String]
-    public var seeds: [UInt64]
-    public var metrics: [Metric]
+    package var flags: [String]
+    package var seeds: [UInt64]
+    package var metrics: [Metric]
     /// Seconds a run may take before it is stopped and counted failed.
-    public var timeLimit: Double
+    package var timeLimit: Double
     /// Times a failed run is tried again before it is recorded as failed.
-    public var retries: Int
-    public var plot: Plot?
+    package var retries: Int
+    package var plot: Plot?
 
     /// The report's picture: `metric` against the grid option `x`, a line for each value of `lines`.
-    public struct Plot: Sendable, Equatable {
-        public var metric: String
-        public var x: String
-        public var lines: String?
+    package struct Plot: Sendable, Equatable {
+        package var metric: String
+        package var x: String
+        package var lines: String?
 
-        public init(metric: String, x: String, lines: String?) {
+        package init(metric: String, x: String, lines: String?) {
             self.metric = metric
             self.x = x
             self.lines = lines
         }
     }
 
-    public static func == (a: SweepSpec, b: SweepSpec) -> Bool {
+    package static func == (a: SweepSpec, b: SweepSpec) -> Bool {
         a.name == b.name && a.options == b.options && a.flags == b.flags && a.seeds == b.seeds && a.metrics == b.metrics
             && a.timeLimit == b.timeLimit && a.retries == b.retries && a.plot == b.plot
             && a.grid.map(\.option) == b.grid.map(\.option) && a.grid.map(\.values) == b.grid.map(\.values)
     }
 
     /// Options the sweep itself sets, or that would write files of their own from every run.
-    public static let reservedOptions: Set<String> = ["seed", "format", "trace", "force", "report", "svg", "help", "version"]
+    package static let reservedOptions: Set<String> = ["seed", "format", "trace", "force", "report", "svg", "help", "version"]
     static let defaultTimeLimit = 600.0
     static let defaultRetries = 1
     /// Beyond this many runs a plan is refused: a typo in a grid should not queue a week of work.
-    public static let mostRuns = 100_000
+    package static let mostRuns = 100_000
 
     /// Reads a spec from TOML text; `file` names it in errors.
-    public init(toml text: String, file: String = "the spec") throws(SweepError) {
+    package init(toml text: String, file: String = "the spec") throws(SweepError) {
         let table: TOMLTable
         do {
             table = try TOMLTable(string: text)
@@ -173,7 +173,7 @@ public struct SweepSpec: Sendable, Equatable {
     }
 
     /// Reads the spec in the file at `path`.
-    public init(contentsOf path: String) throws(SweepError) {
+    package init(contentsOf path: String) throws(SweepError) {
         let text: String
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
@@ -193,7 +193,7 @@ public struct SweepSpec: Sendable, Equatable {
 }
 
 /// What went wrong in a sweep, in words that name the file or the run.
-public enum SweepError: Error, Equatable, CustomStringConvertible {
+package enum SweepError: Error, Equatable, CustomStringConvertible {
     /// The spec at the first path says something the sweep cannot take.
     case spec(String, String)
     /// A file of the sweep's folder could not be read or written, or is not what the sweep wrote.
@@ -201,7 +201,7 @@ public enum SweepError: Error, Equatable, CustomStringConvertible {
     /// The runs could not be started (the simulator or the backend is missing).
     case backend(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .spec(let file, let message): "\(file): \(message)"
         case .io(let message), .backend(let message): message

@@ -9,14 +9,14 @@ import Ranging
 
 /// A crowd for the planners: `peers` devices at the positions given, every one running a session with every other,
 /// ranged by a noiseless engine so that the planners see estimates as in a run.
-public struct Crowd {
-    public let running: RunningSessions
-    public let engine: RoundEngine
-    public var poses: [Pose]
+package struct Crowd {
+    package let running: RunningSessions
+    package let engine: RoundEngine
+    package var poses: [Pose]
     private var air: AirPhysics?
 
     /// - Parameter medium: the world's air that decides what collides (none: nothing does).
-    public init(positions: [Vector3], medium: Medium? = nil) throws {
+    package init(positions: [Vector3], medium: Medium? = nil) throws {
         air = medium.map { AirPhysics(medium: $0, scheme: .doubleSided) }
         running = RunningSessions(peers: positions.count)
         for a in positions.indices { for b in positions.indices where a != b { running.began(a, b) } }
@@ -29,19 +29,19 @@ public struct Crowd {
     }
 
     /// `count` devices on a square grid `spacing` metres apart, starting at the origin.
-    public static func grid(_ count: Int, spacing: Double, medium: Medium? = nil) throws -> Crowd {
+    package static func grid(_ count: Int, spacing: Double, medium: Medium? = nil) throws -> Crowd {
         let side = Int(Double(count).squareRoot().rounded(.up))
         return try Crowd(positions: (0..<count).map { Vector3(Double($0 % side) * spacing, Double($0 / side) * spacing, 1.2) }, medium: medium)
     }
 
     /// Whether the devices read every pair's Bluetooth distance, without error (so that what they believe of who
     /// hears whom is never farther than the truth); otherwise they know only their estimates.
-    public var hearsBluetooth = true
+    package var hearsBluetooth = true
     /// The least share of its Bluetooth distance the devices take a pair to be at (0: anywhere nearer).
-    public var bluetoothFloor: Float = 1
+    package var bluetoothFloor: Float = 1
 
     /// What the devices know at round `k`.
-    public func context(round k: Int, interval: Double = 0.1, speeds: [Float] = [], taps: [Float] = []) -> PlanningContext {
+    package func context(round k: Int, interval: Double = 0.1, speeds: [Float] = [], taps: [Float] = []) -> PlanningContext {
         let bluetooth = !hearsBluetooth ? [] : engine.pairs.map { Float((poses[Int($0.low)].position - poses[Int($0.high)].position).length) }
         return PlanningContext(time: Double(k) * interval, interval: interval, sessions: running.snapshot(),
                                pairs: engine.table, estimates: engine.estimates, bluetooth: bluetooth,
@@ -49,7 +49,7 @@ public struct Crowd {
     }
 
     /// Plans round `k` and ranges it.
-    public mutating func round(_ k: Int, _ planner: inout some RangingPlanner, _ plan: inout RangingPlan,
+    package mutating func round(_ k: Int, _ planner: inout some RangingPlanner, _ plan: inout RangingPlan,
                                interval: Double = 0.1, speeds: [Float] = [], taps: [Float] = []) {
         let context = context(round: k, interval: interval, speeds: speeds, taps: taps)
         planner.plan(context, into: &plan)

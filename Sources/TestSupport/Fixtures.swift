@@ -4,12 +4,12 @@ import Geometry
 import Radio
 
 /// Fixtures shared by the test suites: standard poses and radio links with known hardware.
-public enum Fixtures {
+package enum Fixtures {
     /// Device A at the origin, upright, its back facing east.
-    public static let origin = Pose(position: .zero, orientation: Orientation(heading: 0))
+    package static let origin = Pose(position: .zero, orientation: Orientation(heading: 0))
 
     /// A pair: A at the origin facing east, B at `distance` along the given bearing in A's frame, facing A.
-    public static func pair(distance: Double, azimuthDegrees: Double = 0, elevationDegrees: Double = 0) -> PairGeometry {
+    package static func pair(distance: Double, azimuthDegrees: Double = 0, elevationDegrees: Double = 0) -> PairGeometry {
         let bearing = Bearing(
             azimuth: Angle.radians(fromDegrees: azimuthDegrees), elevation: Angle.radians(fromDegrees: elevationDegrees))
         let position = origin.orientation.toWorld(bearing.direction) * distance
@@ -19,10 +19,10 @@ public enum Fixtures {
 
     /// How far beyond the interference range the planners' tests take a pair to be in hearing: what the default
     /// radio's estimates may read long by, as the run passes it.
-    public static let hearingMargin = Float(RadioConfiguration().estimatesReadLongBy)
+    package static let hearingMargin = Float(RadioConfiguration().estimatesReadLongBy)
 
     /// A configuration with every error source off: exact distance and angle, nothing lost.
-    public static var noiseless: RadioConfiguration {
+    package static var noiseless: RadioConfiguration {
         var c = RadioConfiguration()
         c.antennaDelaySigma = 0
         c.lineOfSightSigma = 0
@@ -39,7 +39,7 @@ public enum Fixtures {
     }
 
     /// A link between two devices with the given hardware, drawing from its own seeded stream.
-    public static func link(
+    package static func link(
         _ configuration: RadioConfiguration, seed: UInt64,
         initiator: DeviceRadio = DeviceRadio(clockOffset: 0), responder: DeviceRadio = DeviceRadio(clockOffset: 0)
     ) throws -> PairRadio {
@@ -49,7 +49,7 @@ public enum Fixtures {
     }
 
     /// Runs `count` exchanges at `rate` Hz over a fixed geometry and returns the received measurements.
-    public static func sample(
+    package static func sample(
         _ radio: inout PairRadio, geometry: PairGeometry, count: Int, rate: Double = 10
     ) -> [RangingMeasurement] {
         (0..<count).compactMap { radio.exchange(geometry: geometry, at: Double($0) / rate) }
@@ -57,7 +57,7 @@ public enum Fixtures {
 
     /// The standard deviation estimated from the median absolute deviation around zero: insensitive to the rare
     /// phase wraps near the edge of the field of view, which a plain standard deviation would count at full weight.
-    public static func robustSigma(_ errors: [Double]) -> Double {
+    package static func robustSigma(_ errors: [Double]) -> Double {
         guard let s = Statistics(errors.map(abs)) else { return .nan }
         return s.median / 0.674_489_750_196_081_7
     }

@@ -4,7 +4,7 @@ import Foundation
 /// `const`, `enum`, `required`, `properties`, `additionalProperties` (false or a schema), `items`, `minItems`,
 /// `maxItems`, `minimum`, `maximum`, `pattern`, `oneOf`, and `$ref` to `#/$defs/...`. Any other keyword is refused
 /// when the schema is loaded, so that a schema never claims more than the tests check.
-public struct JSONSchema {
+package struct JSONSchema {
     private let root: [String: Any]
 
     private static let known: Set<String> = [
@@ -16,7 +16,7 @@ public struct JSONSchema {
     /// Loads a schema file.
     ///
     /// - Throws: a description of the first keyword this validator does not know, or of malformed JSON.
-    public init(path: String) throws {
+    package init(path: String) throws {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw SchemaError("\(path): a schema is a JSON object")
@@ -46,14 +46,14 @@ public struct JSONSchema {
     }
 
     /// The problems of `value` against the schema, each with the path of the value at fault; empty when valid.
-    public func problems(_ value: Any) -> [String] {
+    package func problems(_ value: Any) -> [String] {
         var out: [String] = []
         check(value, against: root, at: "$", into: &out)
         return out
     }
 
     /// The problems of one line of JSON text.
-    public func problems(line: String) -> [String] {
+    package func problems(line: String) -> [String] {
         guard let value = try? JSONSerialization.jsonObject(with: Data(line.utf8), options: [.fragmentsAllowed]) else {
             return ["$: not JSON"]
         }
@@ -174,7 +174,7 @@ public struct JSONSchema {
 }
 
 /// A schema the validator cannot use.
-public struct SchemaError: Error, CustomStringConvertible {
-    public let description: String
+package struct SchemaError: Error, CustomStringConvertible {
+    package let description: String
     init(_ description: String) { self.description = description }
 }

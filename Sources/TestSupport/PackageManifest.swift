@@ -1,18 +1,18 @@
 import Foundation
 
 /// The package's own manifest, read as text: its targets and the targets of this package each depends on.
-public enum PackageManifest {
+package enum PackageManifest {
     /// The source tree's root.
-    public static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    package static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
     /// The manifest's text.
-    public static func text() throws -> String {
+    package static func text() throws -> String {
         try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
     }
 
     /// Every target of `manifest` (regular, executable, test, system library) and the targets of this package it depends on, by name.
-    public static func targets(of manifest: String) throws -> [String: [String]] {
+    package static func targets(of manifest: String) throws -> [String: [String]] {
         let target = try Regex(#"\.(?:target|executableTarget|testTarget|systemLibrary)\(\s*name:\s*"(\w+)"(?:,\s*dependencies:\s*\[([^\]]*)\])?"#)
         var dependencies: [String: [String]] = [:]
         for match in manifest.matches(of: target) {

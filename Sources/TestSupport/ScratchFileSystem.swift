@@ -3,13 +3,13 @@ import Foundation
 /// A small file system of its own (tmpfs) mounted on a fresh folder, for tests of what a full disk or a read-only
 /// folder does to a command: the disk fills at `bytes`, and nothing else on the machine is touched. Mounting needs
 /// root, as the test machines run; the folder is unmounted and removed by ``remove()``.
-public struct ScratchFileSystem {
-    public let folder: String
+package struct ScratchFileSystem {
+    package let folder: String
 
     /// Mounts a tmpfs of `bytes` (read-only when asked) on a new folder under the temporary directory.
     ///
     /// - Throws: ``ScratchFileSystemError`` with mount's own words when the mount fails (not root, say).
-    public init(bytes: Int, readOnly: Bool = false) throws {
+    package init(bytes: Int, readOnly: Bool = false) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("nearcatch-fs-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         let options = (readOnly ? "ro," : "") + "size=\(bytes)"
@@ -21,7 +21,7 @@ public struct ScratchFileSystem {
     }
 
     /// Unmounts the file system and removes its folder.
-    public func remove() {
+    package func remove() {
         _ = Self.run("/bin/umount", [folder])
         try? FileManager.default.removeItem(atPath: folder)
     }
@@ -44,7 +44,7 @@ public struct ScratchFileSystem {
     }
 }
 
-public struct ScratchFileSystemError: Error, CustomStringConvertible {
-    public let message: String
-    public var description: String { message }
+package struct ScratchFileSystemError: Error, CustomStringConvertible {
+    package let message: String
+    package var description: String { message }
 }

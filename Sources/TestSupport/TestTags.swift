@@ -6,7 +6,7 @@ import Testing
 extension Tag {
     /// Opens real sockets, paces a run on the wall clock or holds processes of its own to time limits: CPU-heavy
     /// tests beside it starve its event loops and timers.
-    @Tag public static var realTime: Self
+    @Tag package static var realTime: Self
     /// Needs Dask's environment (.build/dask-venv), which the test makes with tools/ensure-dask when it is missing.
-    @Tag public static var dask: Self
+    @Tag package static var dask: Self
 }

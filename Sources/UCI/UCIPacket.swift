@@ -2,7 +2,7 @@
 /// 4-byte header and a payload. A control packet (a command, response or notification) carries its group and
 /// opcode and at most 255 bytes; a data packet carries its format and at most 1,024 bytes here. A message longer than
 /// one packet is split into segments, each but the last with the packet boundary flag set; the receiver joins them.
-public enum UCIMessageType: UInt8, Sendable, CaseIterable {
+package enum UCIMessageType: UInt8, Sendable, CaseIterable {
     case data = 0
     case command = 1
     case response = 2
@@ -10,17 +10,17 @@ public enum UCIMessageType: UInt8, Sendable, CaseIterable {
 }
 
 /// One whole UCI message: its header's fields and its payload, segments joined.
-public struct UCIMessage: Sendable, Equatable {
-    public var type: UCIMessageType
+package struct UCIMessage: Sendable, Equatable {
+    package var type: UCIMessageType
     /// For a control message, its group (4 bits); for a data message, its packet format (DATA_SND 1, DATA_RCV 2).
-    public var group: UInt8
+    package var group: UInt8
     /// For a control message, its opcode (6 bits); 0 for data.
-    public var opcode: UInt8
-    public var payload: [UInt8]
+    package var opcode: UInt8
+    package var payload: [UInt8]
     /// For a data packet read by a reassembler that leaves data unjoined, whether more segments of its message follow.
-    public var more = false
+    package var more = false
 
-    public init(type: UCIMessageType, group: UInt8, opcode: UInt8, payload: [UInt8]) {
+    package init(type: UCIMessageType, group: UInt8, opcode: UInt8, payload: [UInt8]) {
         self.type = type
         self.group = group & 0x0F
         self.opcode = type == .data ? 0 : opcode & 0x3F
@@ -28,15 +28,15 @@ public struct UCIMessage: Sendable, Equatable {
     }
 
     /// The largest payload of one control packet and of one data packet.
-    public static let controlSegment = 255
-    public static let dataSegment = 1024
+    package static let controlSegment = 255
+    package static let dataSegment = 1024
     /// The largest data packet payload taken from a host: more than the 1,024 announced, as pica's hosts put a
     /// 16-byte message header in front of every 1,024-byte segment.
-    public static let largestDataPacketTaken = 4096
+    package static let largestDataPacketTaken = 4096
 
     /// The message as packets on the transport: segments of at most ``controlSegment`` or ``dataSegment`` bytes,
     /// the packet boundary flag on all but the last. An empty payload is one packet.
-    public var packets: [[UInt8]] {
+    package var packets: [[UInt8]] {
         let limit = type == .data ? Self.dataSegment : Self.controlSegment
         var packets: [[UInt8]] = []
         var start = 0
@@ -59,7 +59,7 @@ public struct UCIMessage: Sendable, Equatable {
 }
 
 /// What is wrong with bytes received as UCI packets.
-public enum UCIFramingError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum UCIFramingError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The message type field holds a value UCI reserves (4 to 7).
     case reservedMessageType(UInt8)
     /// A data packet longer than the largest this endpoint takes.
@@ -69,7 +69,7 @@ public enum UCIFramingError: Error, Sendable, Equatable, CustomStringConvertible
     /// The segments of one message add up to more than the largest message this endpoint takes.
     case oversizedMessage(Int)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .reservedMessageType(let t): "a packet of reserved message type \(t)"
         case .oversizedDataPacket(let n): "a data packet of \(n) bytes, over the \(UCIMessage.largestDataPacketTaken) taken"
@@ -82,9 +82,9 @@ public enum UCIFramingError: Error, Sendable, Equatable, CustomStringConvertible
 /// Turns a byte stream (a TCP connection's, in any chunks) into whole messages: packets are cut out by their
 /// header's length and a message's segments joined. A malformed packet is skipped whole and reported; the stream
 /// goes on at the next packet.
-public struct UCIReassembler: Sendable {
+package struct UCIReassembler: Sendable {
     /// The largest message taken, segments joined: 64 KiB, far over any message of the commands served.
-    public static let maximumMessage = 64 << 10
+    package static let maximumMessage = 64 << 10
 
     private var buffer: [UInt8] = []
     private var start = 0
@@ -95,17 +95,17 @@ public struct UCIReassembler: Sendable {
     /// set as its flag was, so that a device can answer each packet (its credit) and join them itself.
     private let joinsData: Bool
 
-    public init(joiningData: Bool = true) {
+    package init(joiningData: Bool = true) {
         joinsData = joiningData
     }
 
     /// Bytes waiting for the rest of their packet.
-    public var buffered: Int { buffer.count - start }
+    package var buffered: Int { buffer.count - start }
 
     /// Takes the next bytes of the stream.
     ///
     /// - Returns: each whole message completed, or the error of each malformed packet, in stream order.
-    public mutating func take(_ bytes: some Sequence<UInt8>) -> [Result<UCIMessage, UCIFramingError>] {
+    package mutating func take(_ bytes: some Sequence<UInt8>) -> [Result<UCIMessage, UCIFramingError>] {
         buffer.append(contentsOf: bytes)
         var out: [Result<UCIMessage, UCIFramingError>] = []
         while buffer.count - start >= 4 {

@@ -32,7 +32,7 @@ extension UCIRoom {
     }
 
     /// When the next report is due, room time; `nil` when nothing ranges.
-    public func nextDue() -> Double? {
+    package func nextDue() -> Double? {
         earliest()?.due
     }
 
@@ -49,7 +49,7 @@ extension UCIRoom {
     }
 
     /// Runs every round and timeout due by `time`, in time order; the messages carry the time each was due.
-    public func advance(to time: Double) -> [UCIOutgoing] {
+    package func advance(to time: Double) -> [UCIOutgoing] {
         var out: [UCIOutgoing] = []
         while let next = earliest(), next.due <= time {
             guard let chip = chips[next.chip], var session = chip.sessions[next.session] else { break }

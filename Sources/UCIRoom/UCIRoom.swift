@@ -5,54 +5,54 @@ import Radio
 import UCI
 
 /// What the room sends: one message to one chip's host.
-public struct UCIOutgoing: Sendable, Equatable {
-    public let device: Int
-    public let message: UCIMessage
+package struct UCIOutgoing: Sendable, Equatable {
+    package let device: Int
+    package let message: UCIMessage
     /// Room time at which it is due, seconds.
-    public let time: Double
+    package let time: Double
 }
 
 /// What the room counted of its hosts' input and of its air.
-public struct UCICounters: Sendable, Equatable {
-    public var packetsReceived = 0
+package struct UCICounters: Sendable, Equatable {
+    package var packetsReceived = 0
     /// Packets that could not be read as UCI (a reserved type, an oversized or mismatched segment).
-    public var malformedPackets = 0
+    package var malformedPackets = 0
     /// Commands refused for a bad group, opcode, size or value.
-    public var badCommands = 0
+    package var badCommands = 0
     /// Commands refused for the state they came in.
-    public var commandsInWrongState = 0
+    package var commandsInWrongState = 0
     /// Data packets refused (no session, a bad header).
-    public var badDataPackets = 0
-    public var notifications = 0
-    public var rounds = 0
+    package var badDataPackets = 0
+    package var notifications = 0
+    package var rounds = 0
     /// Exchanges measured, lost to the link, lost to another round on the air.
-    public var exchanges = 0
-    public var lostExchanges = 0
-    public var collidedExchanges = 0
-    public var dataDelivered = 0
-    public var dataDropped = 0
+    package var exchanges = 0
+    package var lostExchanges = 0
+    package var collidedExchanges = 0
+    package var dataDelivered = 0
+    package var dataDropped = 0
 
-    public init() {}
+    package init() {}
 }
 
 /// The room's settings: its seed, its radio, and how far a frame disturbs another receiver.
-public struct UCIRoomSettings: Sendable {
-    public var seed: UInt64 = 1
-    public var radio = RadioConfiguration()
+package struct UCIRoomSettings: Sendable {
+    package var seed: UInt64 = 1
+    package var radio = RadioConfiguration()
     /// Metres; the medium's (docs/airtime.md).
-    public var interferenceRange = 20.0
+    package var interferenceRange = 20.0
     /// How long one ranging frame is on the air, seconds: a BPRF frame's 64-symbol preamble (65 µs), its SFD, one
     /// 64-symbol STS segment (65 µs), its PHR and a short payload at 6.8 Mb/s come to about 0.2 ms, well inside the
     /// slot it is sent in. Frames of two rounds collide only where they overlap, not wherever their slots do.
-    public var frameDuration = 0.0002
+    package var frameDuration = 0.0002
     /// Sessions one chip holds at once.
-    public var sessionsPerDevice = 8
+    package var sessionsPerDevice = 8
     /// Spacing of the default row, metres.
-    public var spacing = 1.0
+    package var spacing = 1.0
     /// Height of the default row above the floor, metres.
-    public var height = 1.0
+    package var height = 1.0
 
-    public init() {}
+    package init() {}
 }
 
 /// The simulated UWB chips behind a UCI endpoint: each host connection is one chip. The room answers each chip's
@@ -61,9 +61,9 @@ public struct UCIRoomSettings: Sendable {
 /// positions to measure and to decide which frames collide.
 ///
 /// Not thread-safe: one caller (the endpoint's event loop, or a test) drives it, with the room's own time.
-public final class UCIRoom {
-    public let settings: UCIRoomSettings
-    public internal(set) var counters = UCICounters()
+package final class UCIRoom {
+    package let settings: UCIRoomSettings
+    package internal(set) var counters = UCICounters()
     var chips: [Int: Chip] = [:]
     private var nextChip = 0
     var links: [LinkKey: PairRadio] = [:]
@@ -87,7 +87,7 @@ public final class UCIRoom {
 
     /// Where the world has the chips at a time, for a moving room (`--scenario`): chip i takes pose i, chips past the
     /// list stay where they stand. Asked before each round, with times that never go back.
-    public var moves: ((Double) -> [Pose])?
+    package var moves: ((Double) -> [Pose])?
     private var movedAt = -Double.infinity
 
     /// Brings the chips to where the world has them at `time`.
@@ -99,7 +99,7 @@ public final class UCIRoom {
         }
     }
 
-    public init(settings: UCIRoomSettings = UCIRoomSettings()) throws {
+    package init(settings: UCIRoomSettings = UCIRoomSettings()) throws {
         try settings.radio.validate()
         self.settings = settings
     }
@@ -147,13 +147,13 @@ public final class UCIRoom {
 
     /// Where a chip no one placed stands: in a row along x, `spacing` apart, even chips facing +x and odd ones -x,
     /// so that chips 0 and 1, 2 and 3, ... face each other.
-    public func defaultPose(_ device: Int) -> Pose {
+    package func defaultPose(_ device: Int) -> Pose {
         let position = Vector3(Double(device) * settings.spacing, 0, settings.height)
         return Pose(position: position, orientation: Orientation(heading: device % 2 == 0 ? 0 : Double.pi))
     }
 
     /// A host connected: a new chip, which says it is ready.
-    public func connect(at time: Double) throws -> (device: Int, out: [UCIOutgoing]) {
+    package func connect(at time: Double) throws -> (device: Int, out: [UCIOutgoing]) {
         let id = nextChip
         nextChip += 1
         let radio = try DeviceRadio(id: UInt64(id), runSeed: settings.seed, configuration: settings.radio)
@@ -164,34 +164,34 @@ public final class UCIRoom {
     }
 
     /// A host went away: its chip and its sessions with it.
-    public func disconnect(_ device: Int) {
+    package func disconnect(_ device: Int) {
         chips[device] = nil
         controleesDirty = true
         planned = planned.filter { $0.key.initiator != device }
     }
 
-    public var devices: [Int] { chips.keys.sorted() }
+    package var devices: [Int] { chips.keys.sorted() }
 
-    public func pose(of device: Int) -> Pose? { chips[device]?.pose }
+    package func pose(of device: Int) -> Pose? { chips[device]?.pose }
 
-    public func setPose(_ pose: Pose, of device: Int) -> Bool {
+    package func setPose(_ pose: Pose, of device: Int) -> Bool {
         guard let chip = chips[device] else { return false }
         chip.pose = pose
         return true
     }
 
     /// The chip's address as the web API shows it.
-    public func address(of device: Int) -> UCIAddress? { chips[device]?.address }
+    package func address(of device: Int) -> UCIAddress? { chips[device]?.address }
 
     /// The chip that an address names: the last configured address of a chip, or its default one.
-    public func device(named address: UCIAddress) -> Int? {
+    package func device(named address: UCIAddress) -> Int? {
         chips.values.filter { $0.address == address }.map(\.id).min()
     }
 
     // MARK: Input
 
     /// Bytes from a chip's host, in any chunks.
-    public func receive(_ bytes: [UInt8], from device: Int, at time: Double) -> [UCIOutgoing] {
+    package func receive(_ bytes: [UInt8], from device: Int, at time: Double) -> [UCIOutgoing] {
         guard let chip = chips[device] else { return [] }
         var out: [UCIOutgoing] = []
         for result in chip.reassembler.take(bytes) {

@@ -6,8 +6,8 @@ import UCI
 /// The question app makers ask of UCI (docs/uci.md, "Many peers"): should each phone range its k peers as k
 /// sessions of one controlee each, or as one one-to-many session? Both are run here on the room's own clock, as
 /// hosts would drive them, through the same radio and air; the figures are what each phone receives.
-public enum UCIStudy {
-    public enum Mode: String, Sendable, CaseIterable {
+package enum UCIStudy {
+    package enum Mode: String, Sendable, CaseIterable {
         /// One session per pair of neighbours (the lower phone its controller), one controlee each.
         case perPeer = "k sessions"
         /// One one-to-many session per phone, its k nearest as controlees; each phone is also a controlee of the
@@ -15,29 +15,29 @@ public enum UCIStudy {
         case oneToMany = "one-to-many"
     }
 
-    public struct Row: Sendable, Equatable {
-        public let phones: Int
-        public let peers: Int
-        public let mode: Mode
+    package struct Row: Sendable, Equatable {
+        package let phones: Int
+        package let peers: Int
+        package let mode: Mode
         /// Sessions the phones opened, counting each end.
-        public let sessions: Int
-        public let roundsPerSecond: Double
+        package let sessions: Int
+        package let roundsPerSecond: Double
         /// Measurements each phone receives of each of its k nearest peers, per second (mean over phones and peers).
-        public let updatesPerPeerPerSecond: Double
+        package let updatesPerPeerPerSecond: Double
         /// Share of exchanges lost to another round on the air, and to the link (fade, range).
-        public let collided: Double
-        public let lostToLink: Double
+        package let collided: Double
+        package let lostToLink: Double
         /// From a round's first frame to its report, milliseconds.
-        public let reportLatency: Double
+        package let reportLatency: Double
 
         /// The row as docs/uci.md shows it.
-        public var line: String {
+        package var line: String {
             String(format: "| %d | %d | %@ | %d | %.0f | %.2f | %.1f%% | %.1f%% | %.0f |", phones, peers, mode.rawValue, sessions,
                    roundsPerSecond, updatesPerPeerPerSecond, collided * 100, lostToLink * 100, reportLatency)
         }
     }
 
-    public static let header = """
+    package static let header = """
         | phones | peers each | sessions as | sessions | rounds/s | updates per peer per s | collided | lost to link | report latency (ms) |
         |---:|---:|---|---:|---:|---:|---:|---:|---:|
         """
@@ -46,7 +46,7 @@ public enum UCIStudy {
     /// its `peers` nearest; sessions every 100 ms on channel 9 in 2-ms slots, each round as many slots as it
     /// sends frames, started at random offsets (contention-based, as pica's hosts configure them); `seconds` of
     /// ranging after one second to settle.
-    public static func run(phones n: Int, peers k: Int, mode: Mode, seconds: Double = 10, seed: UInt64 = 1) throws -> Row {
+    package static func run(phones n: Int, peers k: Int, mode: Mode, seconds: Double = 10, seed: UInt64 = 1) throws -> Row {
         var settings = UCIRoomSettings()
         settings.seed = seed
         settings.sessionsPerDevice = 64

@@ -8,7 +8,7 @@ import UCIRoom
 /// A UCI endpoint on loopback: each TCP connection is one simulated chip, raw UCI packets both ways (docs/uci.md);
 /// optionally pica's HTTP API beside it (UCIWeb.swift). Everything runs on one event loop, which alone touches the
 /// room: no locks, and the rounds' reports leave at the loop's timers, set to the room's next due time.
-public final class UCIEndpoint: @unchecked Sendable {
+package final class UCIEndpoint: @unchecked Sendable {
     private let group: MultiThreadedEventLoopGroup
     let loop: EventLoop
     let room: UCIRoom
@@ -25,19 +25,19 @@ public final class UCIEndpoint: @unchecked Sendable {
     /// Called on the loop when a chip comes or goes, for the web API's events.
     var onChipsChanged: ((String, Int) -> Void)?
 
-    public init(room: UCIRoom) {
+    package init(room: UCIRoom) {
         self.room = room
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         loop = group.next()
     }
 
     /// Writes each chip's packets to `directory/device-N.pcapng` (UCICapture.swift). Call before ``listen(host:port:)``.
-    public func capture(into directory: URL) {
+    package func capture(into directory: URL) {
         capture = UCICapture(directory: directory, epoch: Date().timeIntervalSince1970 - now)
     }
 
     /// Why captures stopped, if writing one failed.
-    public var captureProblems: [String] { (try? loop.submit { self.capture?.problems ?? [] }.wait()) ?? [] }
+    package var captureProblems: [String] { (try? loop.submit { self.capture?.problems ?? [] }.wait()) ?? [] }
 
     /// Room time: seconds since the endpoint was made.
     var now: Double { Double((NIODeadline.now() - origin).nanoseconds) / 1e9 }
@@ -45,7 +45,7 @@ public final class UCIEndpoint: @unchecked Sendable {
     /// Listens for hosts on `host`:`port` (0 picks a free port).
     ///
     /// - Returns: the port bound.
-    public func listen(host: String = "127.0.0.1", port: Int) throws -> Int {
+    package func listen(host: String = "127.0.0.1", port: Int) throws -> Int {
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
@@ -58,7 +58,7 @@ public final class UCIEndpoint: @unchecked Sendable {
     }
 
     /// Closes every connection and the listeners.
-    public func shutdown() {
+    package func shutdown() {
         try? loop.submit {
             self.timer?.cancel()
             for c in self.servers + Array(self.channels.values) + Array(self.webClients.values) { c.close(promise: nil) }
@@ -68,13 +68,13 @@ public final class UCIEndpoint: @unchecked Sendable {
     }
 
     /// Runs `body` on the loop and waits for it.
-    public func onLoop<T: Sendable>(_ body: @escaping @Sendable (UCIRoom) -> T) throws -> T {
+    package func onLoop<T: Sendable>(_ body: @escaping @Sendable (UCIRoom) -> T) throws -> T {
         try loop.submit { body(self.room) }.wait()
     }
 
     /// How late the ranging reports left after they were due, milliseconds: the median and the 95th percentile
     /// (`nil` before any report).
-    public var reportLateness: (p50: Double, p95: Double)? {
+    package var reportLateness: (p50: Double, p95: Double)? {
         guard let bins = try? loop.submit({ self.lateness }).wait() else { return nil }
         let total = bins.reduce(0, +)
         guard total > 0 else { return nil }
@@ -90,7 +90,7 @@ public final class UCIEndpoint: @unchecked Sendable {
     }
 
     /// The room's counters, read on the loop.
-    public var counters: UCICounters { (try? onLoop { $0.counters }) ?? UCICounters() }
+    package var counters: UCICounters { (try? onLoop { $0.counters }) ?? UCICounters() }
 
     // MARK: On the loop
 

@@ -13,7 +13,7 @@ import UCIRoom
 /// device-added, device-removed, device-updated and neighbor-updated (the true distance and bearing to each other chip).
 extension UCIEndpoint {
     /// Listens for the web API on `host`:`port` (0 picks a free port); returns the port bound.
-    public func serveWeb(host: String = "127.0.0.1", port: Int) throws -> Int {
+    package func serveWeb(host: String = "127.0.0.1", port: Int) throws -> Int {
         onChipsChanged = { [unowned self] event, device in
             if event == "device-removed" {
                 guard let a = room.address(of: device) else { return }

@@ -10,15 +10,15 @@ import Synchronization
 
 /// N discovery nodes over real UDP multicast in this process, in real time: each node on one event loop of a
 /// shared group (as many loops as cores), with its two sockets, its timers and its state confined there.
-public final class UDPCluster: Cluster, Sendable {
-    public let settings: ClusterSettings
-    public let monitor: ClusterMonitor
+package final class UDPCluster: Cluster, Sendable {
+    package let settings: ClusterSettings
+    package let monitor: ClusterMonitor
     /// The run's time origin; every node's clock counts from it.
-    public let origin: RunOrigin
+    package let origin: RunOrigin
     /// The nodes, each bound to its event loop.
-    public let drivers: [NIOLoopBound<NodeDriver>]
+    package let drivers: [NIOLoopBound<NodeDriver>]
     /// The peer id of each node, by index.
-    public let peerIDs: [PeerID]
+    package let peerIDs: [PeerID]
     private let group: MultiThreadedEventLoopGroup
     /// Each node's start, seconds after ``start()``.
     private let startDelays: [Double]
@@ -45,13 +45,13 @@ public final class UDPCluster: Cluster, Sendable {
     }
 
     /// Seconds since the origin.
-    public var now: Double { Double((NIODeadline.now() - origin.deadline).nanoseconds) / 1e9 }
+    package var now: Double { Double((NIODeadline.now() - origin.deadline).nanoseconds) / 1e9 }
 
     /// Opens every node's sockets; the nodes start with ``start()``, once the monitor's observers are in place.
     ///
     /// - Parameter recordEvents: keep the ordered event log.
     /// - Throws: ``MulticastSetupError`` when the sockets cannot be set up; a GSL allocation failure.
-    public static func open(
+    package static func open(
         settings: ClusterSettings, multicast: MulticastConfiguration, recordEvents: Bool = false
     ) async throws -> UDPCluster {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
@@ -106,13 +106,13 @@ public final class UDPCluster: Cluster, Sendable {
     }
 
     /// Stops every node (with a goodbye), closes the sockets and the event loops, and sums the nodes' counters.
-    public func stop() async -> DiscoveryCounters {
+    package func stop() async -> DiscoveryCounters {
         await stopCounting().counters
     }
 
     /// Stops as ``stop()`` does, and also returns the datagrams the kernel dropped at the nodes' full receive
     /// buffers, read from the sockets just before they close.
-    public func stopCounting() async -> (counters: DiscoveryCounters, kernelDrops: Int) {
+    package func stopCounting() async -> (counters: DiscoveryCounters, kernelDrops: Int) {
         var drops = 0
         for driver in drivers {
             let future = driver.eventLoop.flatSubmit { () -> EventLoopFuture<Int> in
@@ -133,7 +133,7 @@ public final class UDPCluster: Cluster, Sendable {
     ///
     /// - Parameter progress: told the seconds elapsed about twenty times a second.
     /// - Throws: ``MulticastSetupError`` when the sockets cannot be set up; a GSL allocation failure.
-    public static func run(
+    package static func run(
         settings: ClusterSettings, multicast: MulticastConfiguration, linger: Double = 0,
         progress: (Double) -> Void = { _ in }
     ) async throws -> ClusterReport {
@@ -145,15 +145,15 @@ public final class UDPCluster: Cluster, Sendable {
     }
 
     /// What a simulation over UDP starts its cluster with.
-    public static func maker(multicast: MulticastConfiguration) -> @Sendable (ClusterSettings) async throws -> any Cluster {
+    package static func maker(multicast: MulticastConfiguration) -> @Sendable (ClusterSettings) async throws -> any Cluster {
         { settings in try await open(settings: settings, multicast: multicast) }
     }
 
-    public var isVirtual: Bool { false }
+    package var isVirtual: Bool { false }
 
     /// Starts the nodes, spread over `settings.startSpread` seconds, and the run's clock with them: opening the
     /// sockets of a large group takes a while, and that time is not the run's.
-    public func start() {
+    package func start() {
         origin.reset()
         let start = origin.deadline
         for (driver, delay) in zip(drivers, startDelays) {
@@ -182,7 +182,7 @@ public final class UDPCluster: Cluster, Sendable {
         }
     }
 
-    public func repeatAt(rate: Double, until end: Double, _ action: @escaping (Double) -> Void) {
+    package func repeatAt(rate: Double, until end: Double, _ action: @escaping (Double) -> Void) {
         // Called back only from `advance`, on the caller's task.
         nonisolated(unsafe) let action = action
         repeating.withLock {
@@ -190,7 +190,7 @@ public final class UDPCluster: Cluster, Sendable {
         }
     }
 
-    public func advance(to time: Double, stop: @escaping () -> Bool) async -> Double {
+    package func advance(to time: Double, stop: @escaping () -> Bool) async -> Double {
         while true {
             let due: (Double, @Sendable (Double) -> Void)? = repeating.withLock { r in
                 guard let r, r.next <= r.last, Double(r.next) / r.rate <= time else { return nil }
@@ -210,7 +210,7 @@ public final class UDPCluster: Cluster, Sendable {
         }
     }
 
-    public func send(from: Int, to: Int, kind: UInt8, payload: [UInt8]) {
+    package func send(from: Int, to: Int, kind: UInt8, payload: [UInt8]) {
         let driver = drivers[from]
         let peer = peerIDs[to]
         driver.eventLoop.execute { _ = driver.value.sendData(to: peer, kind: kind, payload: payload) }
@@ -218,7 +218,7 @@ public final class UDPCluster: Cluster, Sendable {
 
     /// The nodes say goodbye and their sockets close; the report counts the peers lost before this process's own
     /// nodes stop (their goodbyes to each other are not losses anyone saw).
-    public func finish(wallSeconds: Double, interruptedAt: Double?) async -> ClusterReport {
+    package func finish(wallSeconds: Double, interruptedAt: Double?) async -> ClusterReport {
         let elapsed = now
         let sessions = monitor.establishedSessions
         let lost = monitor.lostPeers

@@ -7,35 +7,35 @@ import Radio
 /// A phone's accelerometer as a chip makes it: its rate, its noise, its offset, its range and its steps, and the
 /// low-pass filter it samples through. Defaults are a phone-class MEMS part's (Bosch BMI270 and BMI160 data
 /// sheets); sources in docs/sensors.md.
-public struct IMUSettings: Sendable, Equatable {
+package struct IMUSettings: Sendable, Equatable {
     /// Standard gravity, m/s².
-    public static let gravity = 9.80665
+    package static let gravity = 9.80665
 
     /// Samples a second (the data rate), 1 to 800 Hz.
-    public var rate = 100.0
+    package var rate = 100.0
     /// Output noise density, m/s² per √Hz: 160 µg/√Hz (BMI270).
-    public var noiseDensity = 160e-6 * IMUSettings.gravity
+    package var noiseDensity = 160e-6 * IMUSettings.gravity
     /// Each axis's zero-g offset, one standard deviation, m/s²: ±50 mg typical over the part's life (BMA280; Bosch
     /// states typical values as one sigma).
-    public var biasSigma = 0.05 * IMUSettings.gravity
+    package var biasSigma = 0.05 * IMUSettings.gravity
     /// Full scale, m/s²: ±16 g, where a hard knock clips.
-    public var range = 16 * IMUSettings.gravity
+    package var range = 16 * IMUSettings.gravity
     /// One step of the 16-bit output at ±16 g (2,048 steps per g), m/s².
-    public var resolution = IMUSettings.gravity / 2048
+    package var resolution = IMUSettings.gravity / 2048
     /// The filter's 3-dB cut-off as a share of the rate: 40.5 Hz at 100 Hz in the normal filter mode (BMI160).
-    public var bandwidthShare = 0.405
+    package var bandwidthShare = 0.405
 
-    public init() {}
+    package init() {}
 
     /// The filter's time constant, seconds (a first-order low-pass with the chip's cut-off).
-    public var filterTimeConstant: Double { 1 / (2 * .pi * bandwidthShare * rate) }
+    package var filterTimeConstant: Double { 1 / (2 * .pi * bandwidthShare * rate) }
 
     /// One sample's noise, one standard deviation, m/s²: the density over the filter's noise bandwidth (π/2 times
     /// its cut-off for a first-order filter).
-    public var sampleNoise: Double { noiseDensity * (Double.pi / 2 * bandwidthShare * rate).squareRoot() }
+    package var sampleNoise: Double { noiseDensity * (Double.pi / 2 * bandwidthShare * rate).squareRoot() }
 
     /// The first setting out of range, named, or `nil`.
-    public func problem() -> String? {
+    package func problem() -> String? {
         if !(rate >= 1 && rate <= 800) { return "the accelerometer rate must be between 1 and 800 Hz, got \(rate)" }
         if !(noiseDensity >= 0 && noiseDensity <= 1) { return "noiseDensity must be between 0 and 1 m/s² per √Hz, got \(noiseDensity)" }
         if !(biasSigma >= 0 && biasSigma <= 10) { return "biasSigma must be between 0 and 10 m/s², got \(biasSigma)" }
@@ -49,17 +49,17 @@ public struct IMUSettings: Sendable, Equatable {
 /// One phone's accelerometer: samples its phone's motion at the chip's rate, through its filter, with its noise,
 /// offset, range and steps, on its own clock. The motion is the world's (a hand's smooth moves, the pulses of
 /// contacts); nothing is labelled.
-public struct Accelerometer {
-    public let settings: IMUSettings
+package struct Accelerometer {
+    package let settings: IMUSettings
     /// This part's zero-g offset on each axis, m/s², for its life.
-    public let bias: Vector3
-    public let clock: DeviceClock
+    package let bias: Vector3
+    package let clock: DeviceClock
     /// World time of the next sample: the chip's sampling starts at a phase of its own.
-    public private(set) var next: Double
+    package private(set) var next: Double
     private let random: RandomSource
 
     /// Device `device`'s accelerometer, drawn from its own stream of the run.
-    public init(device: Int, runSeed: UInt64, clock: DeviceClock, settings: IMUSettings = IMUSettings()) throws(GSLError) {
+    package init(device: Int, runSeed: UInt64, clock: DeviceClock, settings: IMUSettings = IMUSettings()) throws(GSLError) {
         self.settings = settings
         self.clock = clock
         random = try RandomSource(runSeed: runSeed, stream: StreamIdentity(kind: .sensors, first: UInt64(device), second: 1))
@@ -74,7 +74,7 @@ public struct Accelerometer {
     ///   - motion: the phone's smooth acceleration (world frame, m/s², without gravity) and orientation at a world
     ///     time: a hand's moves, which the filter passes (their content lies under 10 Hz).
     ///   - pulses: the contact pulses the phone felt, which the filter smooths (they last milliseconds).
-    public mutating func sample(
+    package mutating func sample(
         until time: Double, motion: (Double) -> (acceleration: Vector3, orientation: Orientation),
         pulses: [ContactPulse], into out: inout [AccelerometerSample]
     ) {
@@ -108,7 +108,7 @@ public struct Accelerometer {
 
     /// A half-sine pulse through a first-order low-pass filter of time constant `tau`, at world time `t`: the
     /// filter's exact response (rising while the pulse lasts, decaying after), world frame.
-    public static func filtered(_ p: ContactPulse, at t: Double, timeConstant tau: Double) -> Vector3 {
+    package static func filtered(_ p: ContactPulse, at t: Double, timeConstant tau: Double) -> Vector3 {
         let w = Double.pi / p.duration
         let wt = w * tau
         let scale = p.peak / (1 + wt * wt)

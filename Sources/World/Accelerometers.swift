@@ -7,39 +7,39 @@ import Geometry
 ///
 /// A touch is a sharp tap both phones feel at the same instant; everything else a hand-held phone feels is noise
 /// to a touch detector: the steps of a walk, the hand stopping at the end of a gesture, the hand's own jolts.
-public struct AccelerometerSettings: Sendable, Equatable {
+package struct AccelerometerSettings: Sendable, Equatable {
     /// Steps per second while walking.
-    public var cadence = 1.8
+    package var cadence = 1.8
     /// A step's peak: log-normal with this median, m/s^2, ...
-    public var stepMedian = 3.0
+    package var stepMedian = 3.0
     /// ... and this spread of its logarithm.
-    public var stepSpread = 0.35
+    package var stepSpread = 0.35
     /// A hand's own jolts (a shrug, a turn of the wrist): this many a second, at any time ...
-    public var joltRate = 0.2
+    package var joltRate = 0.2
     /// ... exponential with this mean, m/s^2.
-    public var joltMean = 2.5
+    package var joltMean = 2.5
     /// The hand stopping after a movement: Gaussian peak with this mean and spread, m/s^2.
-    public var stopMean = 3.0
-    public var stopSigma = 1.5
+    package var stopMean = 3.0
+    package var stopSigma = 1.5
     /// Two phones tapping: log-normal peak with this median, m/s^2, and spread of its logarithm.
-    public var touchMedian = 18.0
-    public var touchSpread = 0.35
+    package var touchMedian = 18.0
+    package var touchSpread = 0.35
     /// The sampling's uncertainty on a peak's time: uniform within +- this, seconds (a 100 Hz accelerometer).
-    public var jitter = 0.005
+    package var jitter = 0.005
     /// Peaks older than this are forgotten, seconds.
-    public var memory = 3.0
+    package var memory = 3.0
     /// Two phones whose centres come this close have met (their cases touch), metres: the tap is felt when they
     /// meet, from their own motion, whatever anyone scores as a touch.
-    public var contactDistance = 0.08
+    package var contactDistance = 0.08
 
-    public init() {}
+    package init() {}
 }
 
 /// Every phone's accelerometer peaks of the last few seconds, made as the world moves.
-public struct Accelerometers {
-    public let settings: AccelerometerSettings
+package struct Accelerometers {
+    package let settings: AccelerometerSettings
     /// Each device's peaks, oldest first.
-    public private(set) var peaks: [[Impact]]
+    package private(set) var peaks: [[Impact]]
     private var last: [Vector3]
     private var speeds: [Double]
     private var nextStep: [Double]
@@ -53,7 +53,7 @@ public struct Accelerometers {
     static let walking = 0.3
 
     /// No phones yet: ``place(_:)`` puts them where they start.
-    public init(seed: UInt64, settings: AccelerometerSettings = AccelerometerSettings()) throws {
+    package init(seed: UInt64, settings: AccelerometerSettings = AccelerometerSettings()) throws {
         self.settings = settings
         random = try RandomSource(runSeed: seed, stream: StreamIdentity(kind: .sensors, first: 0, second: 0))
         peaks = []

@@ -4,22 +4,22 @@ import Geometry
 
 /// How the phones' Bluetooth radios hear each other: log-distance path loss with log-normal shadowing, the model
 /// indoor received-signal-strength studies fit (docs/airtime.md gives the figures and their sources).
-public struct BluetoothSettings: Sendable, Equatable {
+package struct BluetoothSettings: Sendable, Equatable {
     /// Received power at 1 m, dBm (the "measured power" an advertisement carries, typically about −59 dBm).
-    public var referencePower = -59.0
+    package var referencePower = -59.0
     /// Path loss exponent: 2 in free space, 1.6 to 3.5 indoors.
-    public var exponent = 2.0
+    package var exponent = 2.0
     /// Shadowing: the spread of one reading about the path loss, dB.
-    public var shadowingSigma = 6.0
+    package var shadowingSigma = 6.0
     /// Readings weaker than this are not heard, dBm (phones' receivers hear down to about −90 to −100 dBm).
-    public var sensitivity = -90.0
+    package var sensitivity = -90.0
     /// Seconds between two readings of one pair (a phone scans its peers' advertisements about once a second).
-    public var interval = 1.0
+    package var interval = 1.0
 
-    public init() {}
+    package init() {}
 
     /// Where the mean reading falls to the sensitivity, metres: half the readings there are heard, fewer beyond.
-    public var reach: Double { pow(10, (referencePower - sensitivity) / (10 * exponent)) }
+    package var reach: Double { pow(10, (referencePower - sensitivity) / (10 * exponent)) }
 
     /// Beyond this distance no reading is drawn, metres: the mean reading is 12 dB (two shadowing spreads) under the
     /// sensitivity there, and a planner has nothing to learn from a stray reading that far.
@@ -32,14 +32,14 @@ public struct BluetoothSettings: Sendable, Equatable {
 ///
 /// Each pair draws from its own stream, so that a pair's readings do not depend on which other pairs exist or in
 /// which order they met.
-public struct BluetoothSignals {
-    public let settings: BluetoothSettings
+package struct BluetoothSignals {
+    package let settings: BluetoothSettings
     private let seed: UInt64
     private var streams: [RandomSource] = []
     /// The latest reading of each pair, by pair index, dBm; NaN where none was heard.
-    public private(set) var readings: [Float] = []
+    package private(set) var readings: [Float] = []
 
-    public init(seed: UInt64, settings: BluetoothSettings = BluetoothSettings()) {
+    package init(seed: UInt64, settings: BluetoothSettings = BluetoothSettings()) {
         self.settings = settings
         self.seed = seed
     }
@@ -47,7 +47,7 @@ public struct BluetoothSignals {
     /// Reads pairs `from..<count` at `poses` (by default all of them), pair `p` being the devices `pair(p)`.
     ///
     /// - Throws: a GSL allocation error (a new pair's stream).
-    public mutating func read(
+    package mutating func read(
         _ poses: [Pose], from first: Int = 0, pairs count: Int, _ pair: (Int) -> (Int, Int)
     ) throws(GSLError) {
         while streams.count < count {

@@ -3,25 +3,25 @@ import Geometry
 
 /// What the world knows of how two phones meet: their masses, their cases' stiffness and how much of the closing
 /// speed they give back. Sources and the reasoning behind each default: docs/sensors.md.
-public struct ContactSettings: Sendable, Equatable {
+package struct ContactSettings: Sendable, Equatable {
     /// A phone with its case, kg: 171 to 221 g bare (iPhone 15 to 15 Pro Max, Apple's specifications) and some 30 g
     /// of case. The hand holding it does not join in: its soft grip takes tens of milliseconds to pass a force on,
     /// against the few milliseconds the phones touch.
-    public var phoneMass = 0.2
+    package var phoneMass = 0.2
     /// The cases' Young's modulus, Pa: thermoplastic polyurethane spans 10 to 1,000 MPa; phone cases are its soft
     /// grades.
-    public var caseModulus = 30e6
+    package var caseModulus = 30e6
     /// The cases' Poisson ratio (an elastomer's: near 0.5).
-    public var casePoisson = 0.45
+    package var casePoisson = 0.45
     /// The radius of curvature where two phones meet (a case's rounded edge), m.
-    public var contactRadius = 0.01
+    package var contactRadius = 0.01
     /// The share of the closing speed the pair gives back (0: they stay together; 1: perfectly elastic).
-    public var restitution = 0.5
+    package var restitution = 0.5
 
-    public init() {}
+    package init() {}
 
     /// The first setting out of range, named, or `nil`.
-    public func problem() -> String? {
+    package func problem() -> String? {
         if !(phoneMass > 0 && phoneMass <= 10) { return "phoneMass must be above 0 and at most 10 kg, got \(phoneMass)" }
         if !(caseModulus >= 1e4 && caseModulus <= 1e12) { return "caseModulus must be between 1e4 and 1e12 Pa, got \(caseModulus)" }
         if !(casePoisson >= 0 && casePoisson < 0.5) { return "casePoisson must be at least 0 and under 0.5, got \(casePoisson)" }
@@ -34,13 +34,13 @@ public struct ContactSettings: Sendable, Equatable {
 /// The push one phone feels while it touches something: a half-sine of acceleration, `peak` m/s² at its middle,
 /// along `direction` (world frame, unit), from `start` for `duration` seconds. Its area, 2·peak·duration/π, is the
 /// phone's change of velocity.
-public struct ContactPulse: Sendable, Equatable {
-    public let start: Double
-    public let duration: Double
-    public let peak: Double
-    public let direction: Vector3
+package struct ContactPulse: Sendable, Equatable {
+    package let start: Double
+    package let duration: Double
+    package let peak: Double
+    package let direction: Vector3
 
-    public init(start: Double, duration: Double, peak: Double, direction: Vector3) {
+    package init(start: Double, duration: Double, peak: Double, direction: Vector3) {
         self.start = start
         self.duration = duration
         self.peak = peak
@@ -48,10 +48,10 @@ public struct ContactPulse: Sendable, Equatable {
     }
 
     /// The phone's change of speed over the pulse, m/s.
-    public var velocityChange: Double { 2 * peak * duration / .pi }
+    package var velocityChange: Double { 2 * peak * duration / .pi }
 
     /// The pulse's acceleration at world time `t`, m/s² (world frame).
-    public func acceleration(at t: Double) -> Vector3 {
+    package func acceleration(at t: Double) -> Vector3 {
         let u = (t - start) / duration
         guard u > 0, u < 1 else { return .zero }
         return direction * (peak * sin(.pi * u))
@@ -62,10 +62,10 @@ public struct ContactPulse: Sendable, Equatable {
 /// 1985, §11.4): the contact lasts 2.87 (m² / (R E*² v))^(1/5) for the pair's reduced mass m, the reduced radius R
 /// and modulus E*, and the closing speed v, so a gentle touch lasts longer and pushes far less than a hard tap; the
 /// speed given back follows the restitution; momentum is shared by the masses.
-public enum ContactMechanics {
+package enum ContactMechanics {
     /// The pulses phones `a` and `b` feel when they meet at `time` closing at `closingSpeed` m/s, `normal` the
     /// world direction from `a` toward `b`; `nil` when they are not closing (no contact, no impulse).
-    public static func meet(
+    package static func meet(
         at time: Double, closingSpeed: Double, normal: Vector3, settings s: ContactSettings,
         massA: Double? = nil, massB: Double? = nil
     ) -> (a: ContactPulse, b: ContactPulse)? {
@@ -82,7 +82,7 @@ public enum ContactMechanics {
     }
 
     /// Hertz's contact time, seconds.
-    public static func duration(closingSpeed v: Double, reducedMass m: Double, settings s: ContactSettings) -> Double {
+    package static func duration(closingSpeed v: Double, reducedMass m: Double, settings s: ContactSettings) -> Double {
         // Two equal cases: each edge of radius r meets the other (R = r / 2), each of modulus E (E* = E / 2(1 - ν²)).
         let radius = s.contactRadius / 2
         let modulus = s.caseModulus / (2 * (1 - s.casePoisson * s.casePoisson))

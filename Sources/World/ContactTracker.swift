@@ -1,40 +1,40 @@
 import Geometry
 
 /// A true contact: two phones at or under the contact distance, from `start` to `end`.
-public struct TrueContact: Sendable, Equatable {
-    public let a: Int
-    public let b: Int
-    public let start: Double
+package struct TrueContact: Sendable, Equatable {
+    package let a: Int
+    package let b: Int
+    package let start: Double
     /// When the phones parted again; `nil` while they still touch.
-    public internal(set) var end: Double?
+    package internal(set) var end: Double?
     /// The least true distance during the contact, metres.
-    public internal(set) var minimumDistance: Double
+    package internal(set) var minimumDistance: Double
 
     /// How long the phones touched; `nil` while they still do.
-    public var duration: Double? { end.map { $0 - start } }
+    package var duration: Double? { end.map { $0 - start } }
 }
 
 /// A true near miss: two phones came within `nearMissDistance` without touching.
-public struct TrueNearMiss: Sendable, Equatable {
-    public let a: Int
-    public let b: Int
+package struct TrueNearMiss: Sendable, Equatable {
+    package let a: Int
+    package let b: Int
     /// When the phones were closest.
-    public let time: Double
-    public let minimumDistance: Double
+    package let time: Double
+    package let minimumDistance: Double
 }
 
 /// Finds true contacts and near misses among all pairs, through a grid of cells as wide as the approach distance, so
 /// that a step costs about O(N) rather than O(N^2).
-public struct ContactTracker: Sendable {
+package struct ContactTracker: Sendable {
     /// At or under this true distance two phones touch (8 cm).
-    public let contactDistance: Double
+    package let contactDistance: Double
     /// An approach that comes this close without touching is a near miss (25 cm).
-    public let nearMissDistance: Double
+    package let nearMissDistance: Double
     /// Pairs closer than this are watched as an approach (50 cm).
-    public let approachDistance: Double
+    package let approachDistance: Double
     /// A contact shorter than this (seconds) is a brush: strangers' phones passing, not a touch anyone made or any
     /// detector ranging at 10 Hz could see. Scoring counts only longer contacts; brushes are reported apart.
-    public static let minimumTouchDuration = 0.2
+    package static let minimumTouchDuration = 0.2
 
     private struct Episode {
         var minimum: Double
@@ -43,10 +43,10 @@ public struct ContactTracker: Sendable {
     }
 
     private var episodes: [Int64: Episode] = [:]
-    public private(set) var contacts: [TrueContact] = []
-    public private(set) var nearMisses: [TrueNearMiss] = []
+    package private(set) var contacts: [TrueContact] = []
+    package private(set) var nearMisses: [TrueNearMiss] = []
 
-    public init(contactDistance: Double = 0.08, nearMissDistance: Double = 0.25, approachDistance: Double = 0.5) {
+    package init(contactDistance: Double = 0.08, nearMissDistance: Double = 0.25, approachDistance: Double = 0.5) {
         self.contactDistance = contactDistance
         self.nearMissDistance = nearMissDistance
         self.approachDistance = approachDistance
@@ -56,7 +56,7 @@ public struct ContactTracker: Sendable {
 
     /// Looks at the positions at `time` and returns what began or ended: contacts started, contacts ended, near
     /// misses completed (when the pair moved apart again).
-    public mutating func observe(_ positions: [Vector3], at time: Double) -> [ContactChange] {
+    package mutating func observe(_ positions: [Vector3], at time: Double) -> [ContactChange] {
         observe(close: Self.closePairs(positions, within: approachDistance), at: time)
     }
 
@@ -126,7 +126,7 @@ public struct ContactTracker: Sendable {
 }
 
 /// Something the truth saw happen.
-public enum ContactChange: Sendable, Equatable {
+package enum ContactChange: Sendable, Equatable {
     case contactStarted(TrueContact)
     case contactEnded(TrueContact)
     case nearMiss(TrueNearMiss)

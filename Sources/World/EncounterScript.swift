@@ -3,7 +3,7 @@ import Geometry
 
 /// The kinds of meeting a bump detector must tell apart: two that are touches and six that are not, each a hand
 /// gesture with published kinematics (docs/sensors.md).
-public enum EncounterClass: String, Sendable, CaseIterable, Codable, Comparable {
+package enum EncounterClass: String, Sendable, CaseIterable, Codable, Comparable {
     /// Phones brought together slowly until their cases touch.
     case gentleTouch
     /// Phones tapped together.
@@ -22,9 +22,9 @@ public enum EncounterClass: String, Sendable, CaseIterable, Codable, Comparable 
     case walkPast
 
     /// Whether the phones' cases touch: what a bump is.
-    public var isTouch: Bool { self == .gentleTouch || self == .hardTap }
+    package var isTouch: Bool { self == .gentleTouch || self == .hardTap }
 
-    public static func < (a: Self, b: Self) -> Bool {
+    package static func < (a: Self, b: Self) -> Bool {
         allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
     }
 }
@@ -33,14 +33,14 @@ public enum EncounterClass: String, Sendable, CaseIterable, Codable, Comparable 
 /// coming to `minimumDistance` metres, closing at `closingSpeed` m/s (at contact for a touch, a fist bump and a
 /// handshake's clasp, where something meets; at the approach's peak for a stop; the walker's speed for a walk past;
 /// the knuckle's for a table knock), held `hold` seconds.
-public struct EncounterScript: Sendable, Equatable {
-    public let kind: EncounterClass
-    public let a: Int
-    public let b: Int
-    public let t: Double
-    public let closingSpeed: Double
-    public let minimumDistance: Double
-    public let hold: Double
+package struct EncounterScript: Sendable, Equatable {
+    package let kind: EncounterClass
+    package let a: Int
+    package let b: Int
+    package let t: Double
+    package let closingSpeed: Double
+    package let minimumDistance: Double
+    package let hold: Double
 
     /// An approach that meets something (the phones, the fists, the hands' clasp) peaks at this closing speed,
     /// m/s, or at the contact's own speed over `contactShareOfPeak` when faster: a hand does not plan to stop at
@@ -53,7 +53,7 @@ public struct EncounterScript: Sendable, Equatable {
     /// A handshake's shaking: frequency (Hz), amplitude (m) and length (s).
     static let shake = (frequency: 2.5, amplitude: 0.03, length: 1.2)
 
-    public init(kind: EncounterClass, a: Int, b: Int, t: Double, closingSpeed: Double, minimumDistance: Double,
+    package init(kind: EncounterClass, a: Int, b: Int, t: Double, closingSpeed: Double, minimumDistance: Double,
                 hold: Double = 0.5) {
         self.kind = kind
         self.a = a
@@ -66,7 +66,7 @@ public struct EncounterScript: Sendable, Equatable {
 
     /// The moves of the two phones, relative to where their holders' waypoints put them, given where those stand
     /// at the encounter's start: each phone's offset and its duration. Shared by both hands, half the way each.
-    public func gesture(from pa: Vector3, to pb: Vector3) -> Gesture {
+    package func gesture(from pa: Vector3, to pb: Vector3) -> Gesture {
         var between = pb - pa
         between.z = 0
         let gap = max(between.length, 1e-6)
@@ -102,24 +102,24 @@ public struct EncounterScript: Sendable, Equatable {
     /// How the two hands move in one encounter: together along `toward` by the closing move (the pair's gap closes
     /// by its offset; each hand covers half), held at `stopGap` from `stopAt` to `holdUntil` (shaking, for a
     /// handshake), then parted by a minimum-jerk withdrawal.
-    public struct Gesture: Sendable, Equatable {
-        public let toward: Vector3
-        public let closing: MinimumJerkMove?
-        public let stopGap: Double
-        public let stopAt: Double
-        public let holdUntil: Double
-        public let shake: (start: Double, length: Double)?
+    package struct Gesture: Sendable, Equatable {
+        package let toward: Vector3
+        package let closing: MinimumJerkMove?
+        package let stopGap: Double
+        package let stopAt: Double
+        package let holdUntil: Double
+        package let shake: (start: Double, length: Double)?
 
-        public static func == (a: Gesture, b: Gesture) -> Bool {
+        package static func == (a: Gesture, b: Gesture) -> Bool {
             a.toward == b.toward && a.closing == b.closing && a.stopGap == b.stopGap && a.stopAt == b.stopAt
                 && a.holdUntil == b.holdUntil && a.shake?.start == b.shake?.start && a.shake?.length == b.shake?.length
         }
 
         /// When the hands are back where their holders' waypoints put them.
-        public var end: Double { holdUntil + (closing == nil ? 0 : EncounterScript.withdrawal) }
+        package var end: Double { holdUntil + (closing == nil ? 0 : EncounterScript.withdrawal) }
 
         /// How far the pair's gap has closed at `time`, metres, given the gap `start` when it began.
-        public func closed(at time: Double, startGap: Double) -> Double {
+        package func closed(at time: Double, startGap: Double) -> Double {
             guard let closing else { return 0 }
             let atStop = startGap - stopGap
             if time <= stopAt { return min(closing.position(at: time).length, atStop) }
@@ -131,7 +131,7 @@ public struct EncounterScript: Sendable, Equatable {
 
         /// The second derivative of ``closed(at:startGap:)``: the gap's closing acceleration, m/s². A meeting's
         /// last speed is not in it: the meeting's push takes it out (``ContactMechanics``).
-        public func closingAcceleration(at time: Double, startGap: Double) -> Double {
+        package func closingAcceleration(at time: Double, startGap: Double) -> Double {
             guard let closing else { return 0 }
             if time < stopAt { return closing.acceleration(at: time).dot(toward) }
             if time <= holdUntil { return 0 }
@@ -141,13 +141,13 @@ public struct EncounterScript: Sendable, Equatable {
         }
 
         /// The second derivative of ``lift(at:)``, m/s².
-        public func liftAcceleration(at time: Double) -> Double {
+        package func liftAcceleration(at time: Double) -> Double {
             let omega = 2 * Double.pi * EncounterScript.shake.frequency
             return -omega * omega * lift(at: time)
         }
 
         /// The hands' shared height offset at `time`: a handshake's shaking, nothing otherwise.
-        public func lift(at time: Double) -> Double {
+        package func lift(at time: Double) -> Double {
             guard let shake, time > shake.start, time < shake.start + shake.length else { return 0 }
             return EncounterScript.shake.amplitude * sin(2 * .pi * EncounterScript.shake.frequency * (time - shake.start))
         }

@@ -4,21 +4,21 @@ import Geometry
 /// smoothest path between two points at rest, which Flash and Hogan (1985) found to match measured unconstrained
 /// reaching (straight paths, bell-shaped speed). The phone's acceleration is this path's second derivative: the
 /// world differentiates motion, it never labels it.
-public struct MinimumJerkMove: Sendable, Equatable {
-    public let from: Vector3
-    public let to: Vector3
+package struct MinimumJerkMove: Sendable, Equatable {
+    package let from: Vector3
+    package let to: Vector3
     /// World time the move starts, seconds.
-    public let start: Double
+    package let start: Double
     /// How long it lasts, seconds.
-    public let duration: Double
+    package let duration: Double
 
     /// The peak speed of a minimum-jerk move is this many times its mean speed.
-    public static let peakSpeedFactor = 1.875
+    package static let peakSpeedFactor = 1.875
     /// The peak acceleration is this many times distance / duration², at a fifth of the way in time
     /// ((3 - √3) / 6), and again, braking, at four fifths.
-    public static let peakAccelerationFactor = 10 / 3.0.squareRoot()
+    package static let peakAccelerationFactor = 10 / 3.0.squareRoot()
 
-    public init(from: Vector3, to: Vector3, start: Double, duration: Double) {
+    package init(from: Vector3, to: Vector3, start: Double, duration: Double) {
         precondition(duration > 0, "a move takes time")
         self.from = from
         self.to = to
@@ -27,15 +27,15 @@ public struct MinimumJerkMove: Sendable, Equatable {
     }
 
     /// The move that covers `distance` metres from `from` along `direction` with the given peak speed.
-    public init(from: Vector3, direction: Vector3, distance: Double, peakSpeed: Double, start: Double) {
+    package init(from: Vector3, direction: Vector3, distance: Double, peakSpeed: Double, start: Double) {
         self.init(from: from, to: from + direction.normalized * distance, start: start,
                   duration: Self.peakSpeedFactor * distance / peakSpeed)
     }
 
-    public var distance: Double { (to - from).length }
-    public var end: Double { start + duration }
-    public var peakSpeed: Double { Self.peakSpeedFactor * distance / duration }
-    public var peakAcceleration: Double { Self.peakAccelerationFactor * distance / (duration * duration) }
+    package var distance: Double { (to - from).length }
+    package var end: Double { start + duration }
+    package var peakSpeed: Double { Self.peakSpeedFactor * distance / duration }
+    package var peakAcceleration: Double { Self.peakAccelerationFactor * distance / (duration * duration) }
 
     /// The fraction of the way covered, its rate and its second rate at world time `t` (held at the ends).
     @inline(__always)
@@ -50,7 +50,7 @@ public struct MinimumJerkMove: Sendable, Equatable {
         return (s, ds, dds)
     }
 
-    public func position(at t: Double) -> Vector3 { from + (to - from) * profile(t).s }
-    public func velocity(at t: Double) -> Vector3 { (to - from) * profile(t).ds }
-    public func acceleration(at t: Double) -> Vector3 { (to - from) * profile(t).dds }
+    package func position(at t: Double) -> Vector3 { from + (to - from) * profile(t).s }
+    package func velocity(at t: Double) -> Vector3 { (to - from) * profile(t).ds }
+    package func acceleration(at t: Double) -> Vector3 { (to - from) * profile(t).dds }
 }

@@ -3,22 +3,22 @@ import Geometry
 
 /// What moves a held phone besides the scripted path itself, and how two things that meet push each other: the
 /// world's side of the accelerometers. Sources in docs/sensors.md.
-public struct MotionSettings: Sendable, Equatable {
+package struct MotionSettings: Sendable, Equatable {
     /// A change of velocity at a waypoint is spread over this long, seconds (a raised cosine): people change pace
     /// over about a step. An assumption.
-    public var paceChange = 0.4
+    package var paceChange = 0.4
     /// While its holder walks, a phone rides the body's rise and fall: the centre of mass moves about 5 cm up and
     /// down each step (Inman, Ralston and Todd, Human Walking, 1981), at the cadence, a sinusoid of
     /// (excursion / 2)(2π cadence)² m/s², 3.2 at 1.8 steps a second.
-    public var stepExcursion = 0.05
-    public var cadence = 1.8
+    package var stepExcursion = 0.05
+    package var cadence = 1.8
     /// Faster than this over the ground, m/s, the holder is walking.
-    public var walking = 0.3
+    package var walking = 0.3
     /// Two phones' cases meeting.
-    public var cases = ContactSettings()
+    package var cases = ContactSettings()
     /// Two fists meeting, or two palms clasping, each holding its phone: a hand of 0.45 kg (0.6% of a 75-kg body,
     /// Winter's anthropometric tables) and its phone, meeting through soft tissue.
-    public var hands: ContactSettings = {
+    package var hands: ContactSettings = {
         var h = ContactSettings()
         h.phoneMass = 0.65
         h.caseModulus = 0.5e6
@@ -28,11 +28,11 @@ public struct MotionSettings: Sendable, Equatable {
     }()
     /// A knuckle knocking on the table the phones lie on: the hand's mass, the table's, and how long the knock
     /// lasts, seconds. The table moves as one body: its push is the hand's momentum shared with it.
-    public var knuckleMass = 0.45
-    public var tableMass = 20.0
-    public var knockDuration = 0.003
+    package var knuckleMass = 0.45
+    package var tableMass = 20.0
+    package var knockDuration = 0.003
 
-    public init() {}
+    package init() {}
 }
 
 /// Each phone's motion in a scripted scenario as its accelerometer feels it: the path's own changes of pace, the

@@ -1,5 +1,5 @@
 /// Which world to simulate.
-public enum Scenario: Sendable, Equatable {
+package enum Scenario: Sendable, Equatable {
     /// A hall sized to the crowd where peers wander, pick the best-matching peer they discovered, walk to it and
     /// touch phones (or, for a share of approaches, stop just short), then move on.
     case mingle
@@ -9,7 +9,7 @@ public enum Scenario: Sendable, Equatable {
     case scripted(ScenarioFile)
 
     /// The name as the command line and the summary give it.
-    public var name: String {
+    package var name: String {
         switch self {
         case .mingle: "mingle"
         case .randomWaypoint: "random-waypoint"
@@ -19,31 +19,31 @@ public enum Scenario: Sendable, Equatable {
 }
 
 /// The mingle scenario's parameters.
-public struct MingleSettings: Sendable, Equatable {
+package struct MingleSettings: Sendable, Equatable {
     /// Floor area per peer, m^2: the hall is a square of this area times the crowd.
-    public var areaPerPeer: Double = 4
+    package var areaPerPeer: Double = 4
     /// Interests are drawn from this pool, `interestsPerPeer` each.
-    public var interestPool = ["chess", "jazz", "hiking", "ai", "cooking", "cycling", "film", "poetry",
+    package var interestPool = ["chess", "jazz", "hiking", "ai", "cooking", "cycling", "film", "poetry",
                                "startups", "climbing", "gardening", "robots"]
-    public var interestsPerPeer = 3
+    package var interestsPerPeer = 3
     /// Share of approaches that stop short of touching (near misses).
-    public var nearMissShare = 0.25
+    package var nearMissShare = 0.25
     /// True gap of a touch, metres (uniform).
-    public var touchGap: ClosedRange<Double> = 0.02...0.06
+    package var touchGap: ClosedRange<Double> = 0.02...0.06
     /// True gap of a near miss, metres (uniform).
-    public var nearMissGap: ClosedRange<Double> = 0.10...0.20
+    package var nearMissGap: ClosedRange<Double> = 0.10...0.20
     /// How long the phones stay at their closest, seconds (uniform).
-    public var hold: ClosedRange<Double> = 0.4...0.6
+    package var hold: ClosedRange<Double> = 0.4...0.6
     /// Walking speed, m/s (uniform per leg).
-    public var walkingSpeed: ClosedRange<Double> = 0.8...1.4
+    package var walkingSpeed: ClosedRange<Double> = 0.8...1.4
     /// Time spent wandering between two encounters, seconds (uniform).
-    public var wanderTime: ClosedRange<Double> = 2...8
+    package var wanderTime: ClosedRange<Double> = 2...8
     /// The phones are brought together from this gap at `gestureSpeed`.
-    public var gestureStartGap = 0.5
+    package var gestureStartGap = 0.5
     /// Speed at which each phone moves during the gesture, m/s (the gap closes at twice this).
-    public var gestureSpeed = 0.15
+    package var gestureSpeed = 0.15
     /// Peers that are not each other's partner keep at least this far apart, metres.
-    public var personalSpace = 0.6
+    package var personalSpace = 0.6
 
-    public init() {}
+    package init() {}
 }

@@ -2,37 +2,37 @@ import Foundation
 import Geometry
 
 /// A scripted scenario: named peers with timed waypoints for their phones. Documented in docs/scenario-format.md.
-public struct ScenarioFile: Sendable, Equatable {
+package struct ScenarioFile: Sendable, Equatable {
     /// One waypoint of a phone: where it is at time `t` and how it is turned.
-    public struct Waypoint: Sendable, Equatable {
-        public let t: Double
-        public let position: Vector3
+    package struct Waypoint: Sendable, Equatable {
+        package let t: Double
+        package let position: Vector3
         /// How the phone is turned: explicit angles (radians), or toward another peer's phone.
-        public let turn: Turn
+        package let turn: Turn
     }
 
-    public enum Turn: Sendable, Equatable {
+    package enum Turn: Sendable, Equatable {
         case angles(heading: Double, pitch: Double, roll: Double)
         case facing(peer: Int)
     }
 
-    public struct Peer: Sendable, Equatable {
-        public let name: String
-        public let interests: [String]
-        public let waypoints: [Waypoint]
+    package struct Peer: Sendable, Equatable {
+        package let name: String
+        package let interests: [String]
+        package let waypoints: [Waypoint]
     }
 
-    public let name: String
-    public let peers: [Peer]
+    package let name: String
+    package let peers: [Peer]
     /// Walls standing in the room (floor to ceiling): a link through one is obstructed and loses its loss.
-    public let walls: [Wall]
+    package let walls: [Wall]
     /// Scripted encounters, each of a class the summary scores (docs/scenario-format.md), in time order.
-    public let encounters: [EncounterScript]
+    package let encounters: [EncounterScript]
     /// The file's own physics of what the phones feel (contacts, hands, the table, steps), when it gives any: the
     /// defaults with the fields it names (docs/sensors.md).
-    public let motion: MotionSettings?
+    package let motion: MotionSettings?
 
-    public init(name: String, peers: [Peer], walls: [Wall] = [], encounters: [EncounterScript] = [],
+    package init(name: String, peers: [Peer], walls: [Wall] = [], encounters: [EncounterScript] = [],
                 motion: MotionSettings? = nil) {
         self.name = name
         self.peers = peers
@@ -42,25 +42,25 @@ public struct ScenarioFile: Sendable, Equatable {
     }
 
     /// The centres of two touching phones are at most this far apart, metres (the truth's contact distance).
-    public static let touchDistance = 0.08
+    package static let touchDistance = 0.08
 
     /// A wall's loss when the file does not say, dB: an interior wall of plasterboard or wood at 6 to 8 GHz.
-    public static let defaultWallLoss = 6.0
+    package static let defaultWallLoss = 6.0
 
     /// The largest file read: 1,000 peers with a few hundred waypoints each fit with room to spare, and a file
     /// beyond it is refused before it is read.
-    public static let maximumBytes = 32 << 20
+    package static let maximumBytes = 32 << 20
 
     /// The longest list of interests, joined with commas: it is published as the discovery info's entry
     /// `interests=...`, which the discovery rules hold to 255 bytes.
-    public static let maximumInterestBytes = 255 - "interests=".utf8.count
+    package static let maximumInterestBytes = 255 - "interests=".utf8.count
 
     /// Reads and checks a scenario file, a chunk at a time: a limit is refused where the file crosses it, before
     /// the rest is read, and memory holds what the file describes (about 70 bytes a waypoint), not a tree of it.
     ///
     /// - Throws: ``ScenarioError`` naming the file and the field that is missing, malformed or out of range; a file
     ///   that is not a regular file (a folder, a device, a FIFO) is refused by its kind before it is opened.
-    public static func load(path: String) throws(ScenarioError) -> ScenarioFile {
+    package static func load(path: String) throws(ScenarioError) -> ScenarioFile {
         func fail(_ problem: String) -> ScenarioError { ScenarioError(file: path, field: nil, problem: problem) }
         var info = stat()
         guard stat(path, &info) == 0 else {
@@ -101,7 +101,7 @@ public struct ScenarioFile: Sendable, Equatable {
     static let readChunk = 1 << 16
 
     /// Parses and checks a scenario from its JSON bytes.
-    public static func parse(_ data: Data, file: String) throws(ScenarioError) -> ScenarioFile {
+    package static func parse(_ data: Data, file: String) throws(ScenarioError) -> ScenarioFile {
         guard data.count <= maximumBytes else {
             throw ScenarioError(file: file, field: nil, problem: "is \(data.count) bytes; at most \(maximumBytes) (32 MiB) are read")
         }
@@ -110,7 +110,7 @@ public struct ScenarioFile: Sendable, Equatable {
     }
 
     /// The most waypoints a file holds in all: ten times a 1,000-peer file with a hundred each.
-    public static let maximumWaypoints = 1_000_000
+    package static let maximumWaypoints = 1_000_000
 
     private static func read(_ reader: inout JSONReader) throws(ScenarioError) -> ScenarioFile {
         try reader.checkEncoding()
@@ -137,13 +137,13 @@ public struct ScenarioFile: Sendable, Equatable {
 }
 
 /// A scenario file that cannot be used, with where the problem is.
-public struct ScenarioError: Error, Sendable, Equatable, CustomStringConvertible {
-    public let file: String
+package struct ScenarioError: Error, Sendable, Equatable, CustomStringConvertible {
+    package let file: String
     /// The JSON path of the field (`peers[1].waypoints[0].t`), or `nil` for the file as a whole.
-    public let field: String?
-    public let problem: String
+    package let field: String?
+    package let problem: String
 
-    public var description: String {
+    package var description: String {
         "scenario file \(file)" + (field.map { ": \($0)" } ?? "") + " \(problem)"
     }
 }

@@ -4,10 +4,10 @@ import GSL
 /// told of a seeded permutation of the devices instead of the devices themselves. The people move as before and
 /// every device observes what it did; a run whose devices read none of the scorer's truth gives the same record of
 /// observations and actions either way (`devicesAreBlindToTheTruth`).
-public struct TruthScramble: Sendable, Equatable {
-    public let seed: UInt64
+package struct TruthScramble: Sendable, Equatable {
+    package let seed: UInt64
 
-    public init(seed: UInt64) {
+    package init(seed: UInt64) {
         self.seed = seed
     }
 

@@ -8,18 +8,18 @@ import Radio
 ///
 /// Advanced in steps of at most 50 ms. Mingling peers choose partners among the peers they have discovered
 /// (``knows``) by the interests those published; nothing else flows back from the simulation into the world.
-public final class World {
+package final class World {
     /// One encounter of two peers in the mingle scenario.
-    public struct Encounter: Sendable, Equatable {
-        public enum Kind: String, Sendable { case touch, nearMiss }
-        public enum Phase: Sendable, Equatable { case approaching, closing, holding(until: Double), opening }
-        public let a: Int
-        public let b: Int
-        public let kind: Kind
+    package struct Encounter: Sendable, Equatable {
+        package enum Kind: String, Sendable { case touch, nearMiss }
+        package enum Phase: Sendable, Equatable { case approaching, closing, holding(until: Double), opening }
+        package let a: Int
+        package let b: Int
+        package let kind: Kind
         /// The true gap the phones close to, metres.
-        public let gap: Double
-        public let hold: Double
-        public internal(set) var phase: Phase
+        package let gap: Double
+        package let hold: Double
+        package internal(set) var phase: Phase
     }
 
     private struct Motion {
@@ -33,41 +33,41 @@ public final class World {
         var met = Set<Int>()
     }
 
-    public let scenario: Scenario
-    public let peerCount: Int
+    package let scenario: Scenario
+    package let peerCount: Int
     /// Side of the square hall, metres (mingle and random waypoint).
-    public let hallSide: Double
+    package let hallSide: Double
     /// Floor area per person of a built-in hall, m²; `nil` for a scenario file.
-    public var floorAreaPerPeer: Double? { hallSide > 0 ? hallSide * hallSide / Double(peerCount) : nil }
+    package var floorAreaPerPeer: Double? { hallSide > 0 ? hallSide * hallSide / Double(peerCount) : nil }
     /// The interests each peer publishes in its discovery info.
-    public let interests: [[String]]
-    public private(set) var time: Double = 0
-    public private(set) var poses: [Pose]
+    package let interests: [[String]]
+    package private(set) var time: Double = 0
+    package private(set) var poses: [Pose]
     /// The contacts and near misses, for the scorer: no device reads them.
-    public private(set) var tracker = ContactTracker()
+    package private(set) var tracker = ContactTracker()
     /// Each phone's speed over the ground during the latest advance, m/s: what its own motion sensors tell its
     /// holder's walk (a device's observation of itself).
-    public private(set) var groundSpeeds: [Float] = []
+    package private(set) var groundSpeeds: [Float] = []
     /// With ``TruthScramble``, the label each device carries in what only the scorer reads (contacts, near misses,
     /// partners): a permutation of the devices. `nil`: the true labels.
     private let scorerLabels: [Int]?
     /// What every phone's accelerometer felt in the last seconds.
-    public private(set) var accelerometers: Accelerometers
+    package private(set) var accelerometers: Accelerometers
     /// Encounters under way, by index; `nil` where one ended.
-    public private(set) var encounters: [Encounter?] = []
+    package private(set) var encounters: [Encounter?] = []
     /// Encounters that ended, in the order they ended.
-    public private(set) var finishedEncounters: [Encounter] = []
+    package private(set) var finishedEncounters: [Encounter] = []
     /// Whether peer `i` has discovered peer `j`; mingling peers only choose among those.
-    public var knows: (Int, Int) -> Bool = { _, _ in true }
-    public let mingle: MingleSettings
+    package var knows: (Int, Int) -> Bool = { _, _ in true }
+    package let mingle: MingleSettings
     /// The scenario's walls (scripted scenarios only).
-    public var walls: [Wall] {
+    package var walls: [Wall] {
         if case .scripted(let file) = scenario { return file.walls }
         return []
     }
     private var motion: [Motion] = []
     /// A scripted scenario's encounters, each with the gesture its two hands make and the gap they started from.
-    public private(set) var scriptedEncounters: [(script: EncounterScript, gesture: EncounterScript.Gesture, startGap: Double)] = []
+    package private(set) var scriptedEncounters: [(script: EncounterScript, gesture: EncounterScript.Gesture, startGap: Double)] = []
     /// For each peer, the indices of its scripted encounters.
     private var encountersOf: [[Int]] = []
     /// With ``startSensing(clocks:seed:imu:motion:)``, what moves the phones the chips sample: a scripted
@@ -81,7 +81,7 @@ public final class World {
     private var chips: [Accelerometer] = []
     /// The close pairs' distances at the step before, to find where phones meet.
     private var lastClose: [Int64: Double] = [:]
-    public private(set) var samples: [[AccelerometerSample]] = []
+    package private(set) var samples: [[AccelerometerSample]] = []
     private let random: RandomSource
     private var nextPairingAt: Double = 0
 
@@ -89,7 +89,7 @@ public final class World {
     ///
     /// - Parameter scramble: relabels what only the scorer reads (``TruthScramble``); the motion and every
     ///   device's observations stay the same.
-    public init(
+    package init(
         scenario: Scenario, peers: Int, seed: UInt64, mingle: MingleSettings = MingleSettings(),
         sensors: AccelerometerSettings = AccelerometerSettings(), scramble: TruthScramble? = nil
     ) throws {
@@ -136,7 +136,7 @@ public final class World {
     }
 
     /// Every phone's accelerometer peaks of the last seconds, oldest first (``Accelerometers``).
-    public var impacts: [[Impact]] { accelerometers.peaks }
+    package var impacts: [[Impact]] { accelerometers.peaks }
 
     private func randomPoint(height: Double) -> Vector3 {
         Vector3(random.uniform() * hallSide, random.uniform() * hallSide, height)
@@ -148,7 +148,7 @@ public final class World {
 
     /// The peer that `i` is walking to or touching, if any: the truth of the mingle, for the scorer and the
     /// `oracle` policy (relabelled under a ``TruthScramble``).
-    public func partner(of i: Int) -> Int? {
+    package func partner(of i: Int) -> Int? {
         guard let labels = scorerLabels else { return engaged(i) }
         guard let inverse = labels.firstIndex(of: i), let other = engaged(inverse) else { return nil }
         return labels[other]
@@ -161,7 +161,7 @@ public final class World {
     }
 
     /// Advances the world to `target` seconds and returns what the truth saw happen on the way.
-    public func advance(to target: Double) -> [ContactChange] {
+    package func advance(to target: Double) -> [ContactChange] {
         var changes: [ContactChange] = []
         let from = time
         let before = poses
@@ -381,7 +381,7 @@ public final class World {
     /// on its own clock.
     ///
     /// - Throws: when a setting is out of range.
-    public func startSensing(clocks: [DeviceClock], seed: UInt64, imu: IMUSettings = IMUSettings(),
+    package func startSensing(clocks: [DeviceClock], seed: UInt64, imu: IMUSettings = IMUSettings(),
                              motion: MotionSettings = MotionSettings()) throws {
         if let problem = imu.problem() ?? motion.cases.problem() ?? motion.hands.problem() {
             throw ScenarioError(file: scenario.name, field: nil, problem: "cannot be sensed: \(problem)")
@@ -418,7 +418,7 @@ public final class World {
     }
 
     /// Hands `body` the samples each chip took since the last call, device by device (the world keeps none).
-    public func drainSamples(_ body: (Int, [AccelerometerSample]) -> Void) {
+    package func drainSamples(_ body: (Int, [AccelerometerSample]) -> Void) {
         for d in samples.indices {
             body(d, samples[d])
             samples[d].removeAll(keepingCapacity: true)

@@ -20,41 +20,12 @@ import UCIRoom
     /// Starts the endpoint on free ports, runs one scenario of the host against it, stops the endpoint.
     ///
     /// - Returns: the host's figures and the endpoint's closing summary.
-    /// The endpoint as users run it (tools/run builds it in release mode; tools/test builds it before the tests):
-    /// a debug build's loop takes a tenth of the time a release build's does, which a timing figure would measure.
-    private var releaseExecutable: URL {
-        get throws {
-            let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-            let debug = URL(fileURLWithPath: me).deletingLastPathComponent()
-            let release = debug.deletingLastPathComponent().appendingPathComponent("release/nearcatch-sim")
-            let built = { (url: URL) in
-                (try? FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date) ?? nil
-            }
-            guard let made = built(release) else {
-                throw MissingBuild("no release build at \(release.path): run tools/test, or swift build -c release --product nearcatch-sim")
-            }
-            if let debugMade = built(debug.appendingPathComponent("nearcatch-sim")), made < debugMade.addingTimeInterval(-600) {
-                throw MissingBuild("the release build at \(release.path) is older than the debug build: run swift build -c release --product nearcatch-sim")
-            }
-            return release
-        }
-    }
-
-    /// - Parameter timing: run the release build, and run it and the host ahead of other work on the machine
-    ///   (`nice -n -10`, where allowed): a timing figure is then the endpoint's own, not the time a loaded machine
-    ///   takes to schedule it.
-    private func run(_ scenario: String, _ extra: [String] = [], endpoint: [String] = [], timing: Bool = false) throws
+    private func run(_ scenario: String, _ extra: [String] = [], endpoint: [String] = []) throws
         -> (figures: [String: Any], summary: String)
     {
         let server = Process()
-        let arguments = ["uci", "--uci-port", "0", "--web-port", "0"] + endpoint
-        if timing {
-            server.executableURL = URL(fileURLWithPath: "/usr/bin/nice")
-            server.arguments = ["-n", "-10", try releaseExecutable.path] + arguments
-        } else {
-            server.executableURL = try executable
-            server.arguments = arguments
-        }
+        server.executableURL = try executable
+        server.arguments = ["uci", "--uci-port", "0", "--web-port", "0"] + endpoint
         let out = Pipe()
         server.standardOutput = out
         server.standardError = FileHandle.nullDevice
@@ -71,8 +42,7 @@ import UCIRoom
         try #require(ports.count == 2, "the endpoint printed \(text)")
         let host = Process()
         host.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        host.arguments = (timing ? ["nice", "-n", "-10"] : []) + ["python3", "check.py", scenario, "--port", "\(ports[0])",
-                                                               "--web-port", "\(ports[1])"] + extra
+        host.arguments = ["python3", "check.py", scenario, "--port", "\(ports[0])", "--web-port", "\(ports[1])"] + extra
         host.currentDirectoryURL = Self.hostDirectory
         let hostOut = Pipe()
         host.standardOutput = hostOut
@@ -102,11 +72,11 @@ import UCIRoom
         #expect(figures["at_20m_timeouts"] as? Int == 20)
     }
 
-    /// 100 chips in 50 sessions at 10 Hz, as users run it (release build), ahead of other load on the machine: every
-    /// chip keeps reporting, and the endpoint says how late it sent the reports. How late, and how evenly spaced, is
-    /// a figure of the machine as much as of the endpoint: tools/bench-machine checks it (5 ms at p95).
+    /// 100 chips in 50 sessions at 10 Hz: every chip keeps reporting, and the endpoint says how late it sent the
+    /// reports. How late, and how evenly spaced, is a figure of the machine and the build as much as of the endpoint:
+    /// tools/bench-machine checks it on the release build (5 ms at p95).
     @Test func aHundredChipsInFiftySessionsReport() throws {
-        let (figures, summary) = try run("scale", ["--seconds", "10", "--interval-ms", "100"], timing: true)
+        let (figures, summary) = try run("scale", ["--seconds", "10", "--interval-ms", "100"])
         #expect((figures["intervals"] as? Int ?? 0) >= 9_600)
         #expect(figures["p95_ms"] is Double, "\(figures)")
         #expect(summary.range(of: #"p95 [0-9.]+ ms after"#, options: .regularExpression) != nil, "\(summary)")
@@ -161,10 +131,4 @@ import UCIRoom
         let printed = UCICommand.summary(UCICounters(), lateness: (0.2, 0.4))
         #expect(shape.firstMatch(in: printed, range: NSRange(printed.startIndex..., in: printed)) != nil, "\(printed)")
     }
-}
-
-/// A build the timing test needs is missing or stale; the message says which command makes it.
-struct MissingBuild: Error, CustomStringConvertible {
-    let description: String
-    init(_ d: String) { description = d }
 }
