@@ -24,18 +24,9 @@ public struct RoomConfiguration: Sendable {
     }
 
     /// Who ranges when: docs/airtime.md.
-    public enum Policy: String, Sendable {
-        /// The pairs that matter first, within the air (the command line's default).
-        case proximity
-        /// Every running pair every round, whatever the air: a world that does not exist, to compare against.
-        case ideal
-        /// A fair share of the air for every running pair.
-        case roundRobin = "round-robin"
-        /// Every session on its own timer; exchanges that overlap in hearing collide.
-        case uncoordinated
-        /// `proximity` told the true positions and who walks to whom: an upper bound no phone reaches.
-        case oracle
-    }
+    /// Who ranges when (docs/airtime.md): `proximity` (the command line's default), `ideal`, `roundRobin`,
+    /// `uncoordinated`, or `oracle` (an upper bound no phone reaches); one list with the command line's.
+    public typealias Policy = RangingPolicy
 
     /// Devices in a generated crowd (2 to 1000); a file brings its own.
     public var peers = 20
@@ -147,13 +138,7 @@ public final class SimulatedRoom {
         s.radio.antennaDelaySigma = configuration.antennaDelaySigma
         s.radio.levelBiasShare = configuration.levelBias
         s.radio.linkModel = configuration.obstructions ? .geometry : .lineOfSight
-        switch configuration.policy {
-        case .proximity: s.rangingPolicy = .proximity
-        case .ideal: s.rangingPolicy = .ideal
-        case .roundRobin: s.rangingPolicy = .roundRobin
-        case .uncoordinated: s.rangingPolicy = .uncoordinated
-        case .oracle: s.rangingPolicy = .oracle
-        }
+        s.rangingPolicy = configuration.policy
         do {
             switch configuration.crowd {
             case .mingle: s.scenario = .mingle

@@ -42,8 +42,7 @@ package struct DiscoverCommand: AsyncParsableCommand, Sendable {
             help: "A silent peer is lost after this many announcement periods (1 to 100).")
     var missedAnnouncements: Int = 5
 
-    @Option(name: .customLong("max-sessions"), parsing: .unconditional, help: "Active-sessions limit of each node (1 to 100000).")
-    var maxSessions: Int = 1024
+    @OptionGroup var sessions: SessionLimitOptions
 
     @Option(name: .customLong("receive-cost"), parsing: .unconditional,
             help: "Seconds each node spends on every datagram it receives, as a slow host would (0 to 0.01): over UDP a busy wait on the node's event loop, in memory a modelled receive queue of --receive-queue datagrams.")
@@ -77,8 +76,6 @@ package struct DiscoverCommand: AsyncParsableCommand, Sendable {
                   "--linger must be between 0 and 3600 seconds, got \(linger)")
         try require(missedAnnouncements >= 1 && missedAnnouncements <= 100,
                   "--missed-announcements must be between 1 and 100, got \(missedAnnouncements)")
-        try require(maxSessions >= 1 && maxSessions <= 100_000,
-                  "--max-sessions must be between 1 and 100000, got \(maxSessions)")
         try require(receiveCost.isFinite && receiveCost >= 0 && receiveCost <= 0.01,
                   "--receive-cost must be between 0 and 0.01 seconds, got \(receiveCost)")
         try require(receiveQueue >= 1 && receiveQueue <= 1_000_000,
@@ -94,7 +91,7 @@ package struct DiscoverCommand: AsyncParsableCommand, Sendable {
         s.expectedPeers = expectPeers
         s.seed = network.seed
         s.duration = duration
-        s.maximumSessions = maxSessions
+        s.maximumSessions = sessions.maxSessions
         s.timing.missedAnnouncements = missedAnnouncements
         s.timing.sendBudget = sendBudget
         s.receiveCost = transport == .udp ? receiveCost : 0

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Discovery
 import MulticastTransport
+import Simulation
 
 /// The options `run` and `discover` share: the transport, the seed, the in-memory loss, the UDP group and interface,
 /// the group key and the output format, checked in one place with the same words.
@@ -17,7 +18,7 @@ struct NetworkOptions: ParsableArguments, Sendable {
             help: "Run seed: the same seed gives the same run (byte for byte in memory with the virtual clock).")
     var seed: UInt64 = 1
 
-    @Option(parsing: .unconditional, help: "Share of datagrams lost, memory transport only (0 to 0.9).")
+    @Option(name: RunSettings.loss.option, parsing: .unconditional, help: RunSettings.loss.argumentHelp)
     var loss: Double = 0
 
     @Option(help: "Multicast group as ADDRESS:PORT, administratively scoped (239.x.y.z); runs at the same time on one machine need different groups (default: 239.255.77.80:47680 for run, 239.255.77.77:47677 for discover).")
@@ -34,7 +35,7 @@ struct NetworkOptions: ParsableArguments, Sendable {
     init() {}
 
     func validate() throws {
-        try require(loss.isFinite && loss >= 0 && loss <= 0.9, "--loss must be between 0 and 0.9, got \(loss)")
+        try RunSettings.loss.validate(loss)
         try require(loss == 0 || transport == .memory,
                     "--loss applies to --transport memory only; over UDP the network decides what is lost")
         if let group {

@@ -4,6 +4,7 @@ import DeviceInterface
 import Foundation
 import Geometry
 import Radio
+import Simulation
 
 /// `nearcatch-sim radio`: samples exchanges of one static pair and prints the error statistics.
 package struct RadioCommand: ParsableCommand {
@@ -26,8 +27,6 @@ package struct RadioCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "True elevation of B in A's frame, degrees (-90 to 90).")
     var elevation: Double = 0
 
-    @Option(help: "Line-of-sight state: los, nlos, markov (obstructions come and go), or geometry (here: no one in the way, as los).")
-    var link: RadioConfiguration.LinkModel = .lineOfSight
 
     @Option(parsing: .unconditional, help: "Number of exchanges to sample (1 to 10000000).")
     var samples: Int = 10_000
@@ -44,11 +43,7 @@ package struct RadioCommand: ParsableCommand {
     @Option(name: .customLong("reply-delay"), parsing: .unconditional, help: "Responder's reply delay, milliseconds (0 to 100, not 0).")
     var replyDelay: Double = 1
 
-    @Option(name: .customLong("los-sigma"), parsing: .unconditional, help: "Line-of-sight distance noise a strong signal leaves, metres (0 to 10); the receiver's noise adds to it with distance.")
-    var losSigma: Double = 0.085
 
-    @Option(name: .customLong("level-bias"), parsing: .unconditional, help: "How much of the leading edge's bias with the received level the pair shows in line of sight, as a share of Decawave's measured table (0 to 2; 0: a chip that corrects it). docs/radio-model.md.")
-    var levelBias: Double = 1
 
     @Option(name: .customLong("angle-sigma"), parsing: .unconditional, help: "Angle-of-arrival noise at boresight with a strong signal, degrees (0 to 90); the receiver's noise adds to it with distance.")
     var angleSigma: Double = 5.5
@@ -68,6 +63,8 @@ package struct RadioCommand: ParsableCommand {
     @Option(help: "Output format: text or json.")
     var format: OutputFormat = .text
 
+    @OptionGroup var radio: RadioOptions
+
     package init() {}
 
     package func validate() throws {
@@ -83,10 +80,6 @@ package struct RadioCommand: ParsableCommand {
                   "--clock-ppm must be between 0 and 1000, got \(clockPPM)")
         try require(replyDelay.isFinite && replyDelay > 0 && replyDelay <= 100,
                   "--reply-delay must be above 0 and at most 100 ms, got \(replyDelay)")
-        try require(losSigma.isFinite && losSigma >= 0 && losSigma <= 10,
-                  "--los-sigma must be between 0 and 10 metres, got \(losSigma)")
-        try require(levelBias.isFinite && levelBias >= 0 && levelBias <= 2,
-                  "--level-bias must be between 0 and 2, got \(levelBias)")
         try require(angleSigma.isFinite && angleSigma >= 0 && angleSigma <= 90,
                   "--angle-sigma must be between 0 and 90 degrees, got \(angleSigma)")
         try require(fieldOfView.isFinite && fieldOfView >= 0 && fieldOfView <= 90,
@@ -104,12 +97,10 @@ package struct RadioCommand: ParsableCommand {
         s.samples = samples
         s.rate = rate
         s.seed = seed
-        s.radio.linkModel = link
+        radio.apply(to: &s.radio, link: link)
         s.radio.scheme = ranging
         s.radio.clockOffsetLimitPPM = clockPPM
         s.radio.responderReplyDelay = replyDelay / 1000
-        s.radio.lineOfSightSigma = losSigma
-        s.radio.levelBiasShare = levelBias
         s.radio.boresightAngleSigma = Angle.radians(fromDegrees: angleSigma)
         s.radio.fieldOfViewHalfAngle = Angle.radians(fromDegrees: fieldOfView)
         s.radio.maximumRange = maximumRange
@@ -118,6 +109,9 @@ package struct RadioCommand: ParsableCommand {
     }
 
     /// Runs the probe and renders the report in the chosen format.
+    /// The probe's link: `--link`, or line of sight (no one stands between the two devices).
+    var link: RadioConfiguration.LinkModel { radio.link ?? .lineOfSight }
+
     package func render() throws -> String {
         let report: RadioProbeReport
         do {
@@ -174,7 +168,7 @@ struct RadioProbeOutput: Encodable {
     init(settings c: RadioCommand, report: RadioProbeReport) {
         inputs = Inputs(
             distance: c.distance, azimuthDegrees: c.azimuth, elevationDegrees: c.elevation, rate: c.rate,
-            clockPPM: c.clockPPM, losSigma: c.losSigma, levelBias: c.levelBias, angleSigmaDegrees: c.angleSigma,
+            clockPPM: c.clockPPM, losSigma: c.radio.losSigma, levelBias: c.radio.levelBias, angleSigmaDegrees: c.angleSigma,
             link: c.link.rawValue, ranging: c.ranging.rawValue, antennas: c.antennas.rawValue,
             samples: c.samples, seed: c.seed)
         self.report = report

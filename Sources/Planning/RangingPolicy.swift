@@ -1,7 +1,8 @@
 import DeviceInterface
 
-/// Who ranges when (docs/airtime.md), each policy beside its planner.
-package enum RangingPolicy: String, Sendable, CaseIterable {
+/// Who ranges when (docs/airtime.md), each policy beside its planner. The command line's `--ranging-policy` help
+/// and `NearbySimulator`'s `RoomConfiguration.Policy` are made from these cases and their ``explanation``.
+public enum RangingPolicy: String, Sendable, CaseIterable {
     /// Every pair of running sessions every round, whatever the air: a world that does not exist, to compare with.
     case ideal
     /// Every session on its own timer; the world's medium loses the exchanges that overlap in hearing.
@@ -12,6 +13,21 @@ package enum RangingPolicy: String, Sendable, CaseIterable {
     case proximity
     /// `proximity` told the true positions and who walks to whom: an upper bound no phone can reach.
     case oracle
+
+    /// What the policy does, in a phrase, as the command line's help says it.
+    package var explanation: String {
+        switch self {
+        case .ideal: "every pair of running sessions every round, whatever the air: 495 times one channel at 100 peers"
+        case .uncoordinated: "every session on its own timer; overlapping exchanges in hearing collide"
+        case .roundRobin: "a fair share of the air for every running pair"
+        case .proximity: "the pairs that matter first, within the air, by what the devices know"
+        case .oracle: "proximity told the true positions and who walks to whom: an upper bound no phone can reach, never a default"
+        }
+    }
+
+    /// Whether the world's medium decides which of the policy's exchanges collide: every policy but `ideal`, which
+    /// has no air.
+    package var modelsTheAir: Bool { self != .ideal }
 
     /// Whether the policy reads the world's truth (an upper bound, never a default).
     package var isOracle: Bool { self == .oracle }

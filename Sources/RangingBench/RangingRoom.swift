@@ -49,7 +49,7 @@ package final class RangingRoom {
         try engine.adoptMeetings()
         pairs = engine.pairs.count
         planner = try s.makePlanner(peers: peers)
-        air = s.rangingPolicy == .ideal ? nil : AirPhysics(medium: s.medium, scheme: s.radio.scheme)
+        air = !s.rangingPolicy.modelsTheAir ? nil : AirPhysics(medium: s.medium, scheme: s.radio.scheme)
         oracle = s.rangingPolicy.isOracle
         sessions = running.snapshot()
         poses = world.poses

@@ -127,7 +127,7 @@ extension Simulation {
             channels: settings.medium.channels, slotsPerExchange: settings.medium.slotsPerExchange(scheme),
             capacityPerSecond: capacity, demandPerSecond: demand, overCapacity: capacity > 0 ? demand / capacity : 0,
             interferenceRange: settings.medium.interferenceRange,
-            perChannel: settings.rangingPolicy == .ideal ? [] : airTally.exchanges.indices.map { c in
+            perChannel: !settings.rangingPolicy.modelsTheAir ? [] : airTally.exchanges.indices.map { c in
                 SimulationSummary.ChannelUse(
                     channel: c + 1, exchanges: airTally.exchanges[c], collided: airTally.collided[c],
                     airShare: seconds > 0 ? Double(airTally.exchanges[c]) * duration / seconds : 0)

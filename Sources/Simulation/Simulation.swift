@@ -118,7 +118,7 @@ package final class Simulation {
             }
         }
         planner = try settings.makePlanner(peers: peers)
-        air = settings.rangingPolicy == .ideal ? nil : AirPhysics(medium: settings.medium, scheme: settings.radio.scheme)
+        air = !settings.rangingPolicy.modelsTheAir ? nil : AirPhysics(medium: settings.medium, scheme: settings.radio.scheme)
         signals = BluetoothSignals(seed: settings.seed, settings: settings.bluetooth)
         phones = Phones(
             bump: settings.bump, haptics: settings.haptics,

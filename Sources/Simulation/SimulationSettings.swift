@@ -151,35 +151,31 @@ extension SimulationSettings {
         func require(_ ok: Bool, _ message: String) throws(SimulationSettingsError) {
             if !ok { throw SimulationSettingsError(message: message) }
         }
-        try require(peerCount >= 2 && peerCount <= 10000, "--peers must be between 2 and 10000, got \(peerCount)")
+        try RunSettings.peers.check(peerCount)
         try require(transport == .memory || peerCount <= 400,
                     "--peers over UDP must be at most 400 (the start bursts of larger groups keep two cores behind; docs/discover.md), got \(peerCount)")
-        try require(duration.isFinite && duration > 0 && duration <= 86_400,
-                    "--duration must be above 0 and at most 86400 seconds, got \(duration)")
-        try require(rate.isFinite && rate >= 0.5 && rate <= 100, "--rate must be between 0.5 and 100 Hz, got \(rate)")
-        try require(maximumSessions >= 1 && maximumSessions <= 10_000,
-                    "--max-sessions must be between 1 and 10000, got \(maximumSessions)")
-        try require(discoveryRange >= 1, "--discovery-range must be at least 1 metre (or none), got \(discoveryRange)")
-        try require(workers >= 1 && workers <= 256, "--workers must be between 1 and 256, got \(workers)")
+        try RunSettings.duration.check(duration)
+        try RunSettings.rate.check(rate)
+        try RunSettings.maximumSessions.check(maximumSessions)
+        try RunSettings.discoveryRange.check(discoveryRange)
+        try RunSettings.workers.check(workers)
         try require(!(transport == .udp && clock == .virtual),
                     "--clock virtual needs --transport memory: real sockets run in real time")
-        try require(loss >= 0 && loss <= 0.9, "--loss must be between 0 and 0.9, got \(loss)")
+        try RunSettings.loss.check(loss)
         try require(loss == 0 || transport == .memory, "--loss applies to --transport memory only")
-        try require(traceUpdateInterval.isFinite && traceUpdateInterval >= 0 && traceUpdateInterval <= 3600,
-                    "--trace-update-interval must be between 0 and 3600 seconds, got \(traceUpdateInterval)")
-        try require(tracePoseInterval.isFinite && tracePoseInterval >= 0 && tracePoseInterval <= 3600,
-                    "--trace-pose-interval must be between 0 and 3600 seconds, got \(tracePoseInterval)")
-        if let traceDevices {
-            try require(traceDevices >= 1, "--trace-devices must be at least 1 (or all), got \(traceDevices)")
-        }
+        try RunSettings.traceUpdateInterval.check(traceUpdateInterval)
+        try RunSettings.tracePoseInterval.check(tracePoseInterval)
+        if let traceDevices { try RunSettings.traceDevices.check(traceDevices) }
         if sensors == .samples {
-            try require(imu.rate >= 1 && imu.rate <= 800, "--imu-rate must be between 1 and 800 Hz, got \(imu.rate)")
-            try require(clockOffset.isFinite && clockOffset >= 0 && clockOffset <= 1,
-                        "--clock-offset must be between 0 and 1 second, got \(clockOffset)")
+            try RunSettings.imuRate.check(imu.rate)
+            try RunSettings.clockOffset.check(clockOffset)
             if let problem = imu.problem() ?? motion.cases.problem() ?? motion.hands.problem() {
                 throw SimulationSettingsError(message: problem)
             }
         }
+        try RunSettings.lineOfSightSigma.check(radio.lineOfSightSigma)
+        try RunSettings.antennaDelaySigma.check(radio.antennaDelaySigma)
+        try RunSettings.levelBias.check(radio.levelBiasShare)
         do { try radio.validate() } catch { throw SimulationSettingsError(message: error.description) }
         do { try bump.validate() } catch { throw SimulationSettingsError(message: error.description) }
         do { try medium.validate() } catch { throw SimulationSettingsError(message: error.description) }

@@ -11,7 +11,10 @@ package struct IMUSettings: Sendable, Equatable {
     /// Standard gravity, m/s².
     package static let gravity = 9.80665
 
-    /// Samples a second (the data rate), 1 to 800 Hz.
+    /// The data rates a chip offers, Hz: phones give apps up to 100 to 200 Hz, their chips up to 800 (BMI160's
+    /// accelerometer, docs/sensors.md).
+    package static let rates = 1.0...800
+    /// Samples a second (the data rate), within ``rates``.
     package var rate = 100.0
     /// Output noise density, m/s² per √Hz: 160 µg/√Hz (BMI270).
     package var noiseDensity = 160e-6 * IMUSettings.gravity
@@ -36,7 +39,9 @@ package struct IMUSettings: Sendable, Equatable {
 
     /// The first setting out of range, named, or `nil`.
     package func problem() -> String? {
-        if !(rate >= 1 && rate <= 800) { return "the accelerometer rate must be between 1 and 800 Hz, got \(rate)" }
+        if !Self.rates.contains(rate) {
+            return "the accelerometer rate must be between \(Int(Self.rates.lowerBound)) and \(Int(Self.rates.upperBound)) Hz, got \(rate)"
+        }
         if !(noiseDensity >= 0 && noiseDensity <= 1) { return "noiseDensity must be between 0 and 1 m/s² per √Hz, got \(noiseDensity)" }
         if !(biasSigma >= 0 && biasSigma <= 10) { return "biasSigma must be between 0 and 10 m/s², got \(biasSigma)" }
         if !(range >= 2 * Self.gravity && range <= 64 * Self.gravity) { return "range must be between 2 g and 64 g, got \(range) m/s²" }

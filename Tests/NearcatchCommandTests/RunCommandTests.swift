@@ -210,4 +210,21 @@ import Testing
         let decoded = try JSONDecoder().decode(SimulationSummary.self, from: Data(output.utf8))
         #expect(decoded.ranging.updatesDelivered > 1000)
     }
+
+    /// Each declared setting appears in the help of the commands that take it, with its values, and the policies'
+    /// help is made from their own list.
+    @Test func theHelpSaysWhatTheDeclarationsSay() {
+        let run = RunCommand.helpMessage(columns: 10_000)
+        for setting in RunSettings.all {
+            let help = run.contains(setting.help(showingDefault: false)) || run.contains(setting.help(showingDefault: true))
+            #expect(run.contains(setting.flag + " ") && help, "\(setting.flag)")
+        }
+        for policy in SimulationSettings.RangingPolicy.allCases {
+            #expect(run.contains("\(policy.rawValue) (\(policy.explanation))"))
+        }
+        let radio = RadioCommand.helpMessage(columns: 10_000)
+        let discover = DiscoverCommand.helpMessage(columns: 10_000)
+        for setting in [RunSettings.lineOfSightSigma.help(), RunSettings.levelBias.help()] { #expect(radio.contains(setting)) }
+        #expect(discover.contains(RunSettings.maximumSessions.help()))
+    }
 }
