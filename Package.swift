@@ -20,7 +20,7 @@ let package = Package(
             name: "NearcatchBenchmarkSupport",
             targets: [
                 "Discovery", "DiscoveryRun", "Estimation", "GSL", "Geometry", "Radio", "RangingBench", "Sessions",
-                "SimulatedNetwork", "Simulation",
+                "SimulatedNetwork", "Simulation", "Adversaries",
             ]
         ),
     ],
@@ -146,6 +146,8 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "nearcatch-sim", dependencies: ["NearcatchCommand"]),
+        // What the tests and the benchmarks throw at discovery from inside the group: a member's flood of fake ids.
+        .target(name: "Adversaries", dependencies: ["Discovery", "DiscoveryRun", "SimulatedNetwork"]),
         .target(
             name: "TestSupport",
             dependencies: [
@@ -188,8 +190,8 @@ let package = Package(
         .testTarget(
             name: "DiscoveryRunTests",
             dependencies: [
-                "DiscoveryRun", "UDPRun", "MulticastTransport", "Discovery", "Sessions", "SimulatedNetwork", "TransportCore",
-                "TestSupport",
+                "Adversaries", "DiscoveryRun", "UDPRun", "MulticastTransport", "Discovery", "Sessions", "SimulatedNetwork",
+                "TransportCore", "TestSupport",
             ]
         ),
         .testTarget(name: "DiscoveryTests", dependencies: [

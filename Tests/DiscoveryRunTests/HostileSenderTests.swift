@@ -1,4 +1,5 @@
 @testable import Discovery
+import Adversaries
 import DiscoveryRun
 import Sessions
 import Testing
@@ -193,36 +194,13 @@ import TransportCore
 /// not here: the test process holds every other test's memory too.
 @Suite struct FakeIdFloodTests {
     @Test func aMillionFakeIdsLeaveEveryNodeBounded() throws {
-        let key = try GroupKey(bytes: (0..<32).map { UInt8(truncatingIfNeeded: $0 * 31 + 7) })
-        var settings = ClusterSettings()
-        settings.peers = 2
-        settings.groupKey = key
-        settings.maximumSessions = 64
-        let c = try InMemoryCluster(settings: settings, conditions: NetworkConditions(), recordEvents: false)
-        c.run(until: 5, stopWhenConverged: true)
+        let flood = FakeIdFlood(fakes: 1_000_000)
+        var converged = false
+        let c = try flood.run(converged: { converged = true })
+        #expect(converged)
         #expect(c.monitor.convergedAt != nil)
-        let insider = c.network.attach()
-        let fakes = 1_000_000
-        let perSecond = 2_000
-        let batch = 100
-        // Batches scheduled one from the other: a million closures up front would be the test's own flood.
-        func sendBatch(_ first: Int) {
-            for k in first..<min(first + batch, fakes) {
-                // A key pair each (an id is its key's): about half above the real ids (the nodes invite them), half
-                // below (the nodes solicit them).
-                let identity = NodeIdentity.derived(from: 0xF100D, index: UInt64(k))
-                let fake = try! Advertisement(serviceType: settings.serviceType, signingKey: identity.publicKey,
-                                              incarnation: 1, displayName: "fake", unicastPort: 5000)
-                insider.send(WireFormat.encode(.announce(fake, sequence: 1, interval: AnnounceInterval(seconds: 3600)),
-                                               key: key, signer: identity), to: .group)
-            }
-            guard first + batch < fakes else { return }
-            c.clock.schedule(at: c.clock.now + Double(batch) / Double(perSecond)) { sendBatch(first + batch) }
-        }
-        c.clock.schedule(at: 5) { sendBatch(0) }
-        let end = 5 + Double(fakes / perSecond) + 5
-        c.run(until: end)
-        let kept = settings.maximumSessions + DiscoveryNode.strangersKept
+        let fakes = flood.fakes
+        let kept = flood.maximumSessions + DiscoveryNode.strangersKept
         for driver in c.drivers {
             let held = driver.node.held
             #expect(held["peers"]! <= kept, "\(held)")
