@@ -1,6 +1,6 @@
 import Benchmark
 import Foundation
-import Simulation
+import RangingBench
 
 /// The suite. Names use letters, digits and hyphens only: package-benchmark 1.38.1 writes a threshold file under a
 /// shell-safe version of the name but looks it up under the name itself, so a name with spaces is never checked.
@@ -65,7 +65,7 @@ let benchmarks: @Sendable () -> Void = {
     // (f) the policies of the air (docs/airtime.md): a round planned and ranged, and its planning alone, in the
     // standing mingle hall with every session running. Under the air's policies a round ranges about ten
     // exchanges; what the planner costs is the question (at most a tenth of a round's 100 ms at 1,000 peers).
-    for policy in [SimulationSettings.RangingPolicy.uncoordinated, .roundRobin, .proximity] {
+    for policy in [RoomState.Policy.uncoordinated, .roundRobin, .proximity] {
         for peers in [100, 1000] {
             let iterations = peers >= 1000 ? 20 : 200
             Benchmark("round-\(policy.rawValue)-\(peers)-peers", configuration: .init(maxIterations: iterations)) {

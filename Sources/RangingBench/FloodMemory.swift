@@ -3,12 +3,12 @@ import Adversaries
 
 /// What a member's flood of a million fake ids may grow the process's resident memory by, MB: every node's tables
 /// and queues stay bounded (FakeIdFloodTests checks them), so what remains is the allocator's own slack.
-let floodGrowthLimitMB = 64.0
+public let floodGrowthLimitMB = 64.0
 
 /// A flood that grew the process's memory past ``floodGrowthLimitMB``: the benchmark fails with it.
-struct FloodGrewTooMuch: Error, CustomStringConvertible {
-    let grownMB: Double
-    var description: String { "a million fake ids grew resident memory by \(grownMB) MB (limit \(floodGrowthLimitMB))" }
+public struct FloodGrewTooMuch: Error, CustomStringConvertible {
+    public let grownMB: Double
+    public var description: String { "a million fake ids grew resident memory by \(grownMB) MB (limit \(floodGrowthLimitMB))" }
 }
 
 /// The process's resident memory now, MB (/proc/self/status).
@@ -22,7 +22,7 @@ private func residentMB() -> Double {
 /// stood once the two real nodes had converged, MB, at most, sampled every 50,000 fakes and at the end.
 ///
 /// - Throws: ``FloodGrewTooMuch`` past ``floodGrowthLimitMB``.
-func fakeIdFlood(fakes: Int = 1_000_000) throws -> Double {
+public func fakeIdFlood(fakes: Int = 1_000_000) throws -> Double {
     var before = 0.0
     var peak = 0.0
     _ = try FakeIdFlood(fakes: fakes).run(converged: {

@@ -1,16 +1,15 @@
 import Estimation
 import Geometry
 import Radio
-import RangingBench
 import Simulation
 
 /// The naive design an app with one framework session per peer would have: every session is an actor with its own
 /// task, which sleeps until its next ranging instant, then ranges for itself (each side of a pair runs its own
 /// exchange) and updates its estimator behind an actor hop.
-final class NaiveRoom: Sendable {
+public final class NaiveRoom: Sendable {
     private let sessions: [NaiveSession]
 
-    init(peers: Int) throws {
+    public init(peers: Int) throws {
         let poses = RangingRoom.standingPoses(peers: peers, seed: 1)
         var sessions: [NaiveSession] = []
         for a in 0..<peers {
@@ -22,7 +21,7 @@ final class NaiveRoom: Sendable {
     }
 
     /// One round: every session's task wakes at the round's instant and updates.
-    func round() async {
+    public func round() async {
         await withTaskGroup(of: Void.self) { group in
             let instant = ContinuousClock.now
             for session in sessions {

@@ -2,7 +2,6 @@ import Dispatch
 import Estimation
 import Geometry
 import Radio
-import RangingBench
 import Simulation
 
 /// The compute floor: the arithmetic of a pipeline round and nothing else. Every pair's exchange at the same poses
@@ -12,7 +11,7 @@ import Simulation
 /// pipeline does besides, the floor leaves out: the plan and its session checks, the per-round context, scoring
 /// against the truth, the band statistics, the records. (The benchmark rooms feel no accelerometer impacts, so the
 /// fused detector does no work in either.) The ratio of the two is then what the pipeline's design costs.
-final class ComputeFloor {
+public final class ComputeFloor {
     private struct Slot {
         let initiator: Int
         let responder: Int
@@ -27,7 +26,7 @@ final class ComputeFloor {
     private let workers: Int
     private var time = 0.0
 
-    init(peers: Int, workers: Int, areaPerPeer: Double = 4) throws {
+    public init(peers: Int, workers: Int, areaPerPeer: Double = 4) throws {
         var settings = SimulationSettings()
         settings.mingle.areaPerPeer = areaPerPeer
         poses = try RangingRoom.standingPoses(peers: peers, settings: settings)
@@ -52,7 +51,7 @@ final class ComputeFloor {
     }
 
     /// Ranges every pair once; returns the exchanges received.
-    func round() -> Int {
+    public func round() -> Int {
         time += 0.1
         let time = self.time
         let count = slots.count
