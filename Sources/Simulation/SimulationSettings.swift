@@ -151,31 +151,15 @@ extension SimulationSettings {
         func require(_ ok: Bool, _ message: String) throws(SimulationSettingsError) {
             if !ok { throw SimulationSettingsError(message: message) }
         }
-        try RunSettings.peers.check(peerCount)
+        for setting in RunSettings.all { try setting.check(in: self) }
         try require(transport == .memory || peerCount <= 400,
                     "--peers over UDP must be at most 400 (the start bursts of larger groups keep two cores behind; docs/discover.md), got \(peerCount)")
-        try RunSettings.duration.check(duration)
-        try RunSettings.rate.check(rate)
-        try RunSettings.maximumSessions.check(maximumSessions)
-        try RunSettings.discoveryRange.check(discoveryRange)
-        try RunSettings.workers.check(workers)
         try require(!(transport == .udp && clock == .virtual),
                     "--clock virtual needs --transport memory: real sockets run in real time")
-        try RunSettings.loss.check(loss)
         try require(loss == 0 || transport == .memory, "--loss applies to --transport memory only")
-        try RunSettings.traceUpdateInterval.check(traceUpdateInterval)
-        try RunSettings.tracePoseInterval.check(tracePoseInterval)
-        if let traceDevices { try RunSettings.traceDevices.check(traceDevices) }
-        if sensors == .samples {
-            try RunSettings.imuRate.check(imu.rate)
-            try RunSettings.clockOffset.check(clockOffset)
-            if let problem = imu.problem() ?? motion.cases.problem() ?? motion.hands.problem() {
-                throw SimulationSettingsError(message: problem)
-            }
+        if sensors == .samples, let problem = imu.problem() ?? motion.cases.problem() ?? motion.hands.problem() {
+            throw SimulationSettingsError(message: problem)
         }
-        try RunSettings.lineOfSightSigma.check(radio.lineOfSightSigma)
-        try RunSettings.antennaDelaySigma.check(radio.antennaDelaySigma)
-        try RunSettings.levelBias.check(radio.levelBiasShare)
         do { try radio.validate() } catch { throw SimulationSettingsError(message: error.description) }
         do { try bump.validate() } catch { throw SimulationSettingsError(message: error.description) }
         do { try medium.validate() } catch { throw SimulationSettingsError(message: error.description) }
