@@ -45,8 +45,8 @@ package struct FakeIdFlood {
                 do {
                     let fake = try Advertisement(serviceType: settings.serviceType, signingKey: identity.publicKey,
                                                  incarnation: 1, displayName: "fake", unicastPort: 5000)
-                    insider.send(WireFormat.encode(.announce(fake, sequence: 1, interval: AnnounceInterval(seconds: 3600)),
-                                                   key: key, signer: identity), to: .group)
+                    let announcement = WireMessage.announce(fake, sequence: 1, interval: AnnounceInterval(seconds: 3600))
+                    insider.send(WireFormat.encode(announcement, key: key, signer: identity), to: .group)
                 } catch {
                     failure = error
                     return

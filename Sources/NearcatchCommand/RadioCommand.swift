@@ -168,7 +168,8 @@ struct RadioProbeOutput: Encodable {
     init(settings c: RadioCommand, report: RadioProbeReport) {
         inputs = Inputs(
             distance: c.distance, azimuthDegrees: c.azimuth, elevationDegrees: c.elevation, rate: c.rate,
-            clockPPM: c.clockPPM, losSigma: c.radio.losSigma, levelBias: c.radio.levelBias, angleSigmaDegrees: c.angleSigma,
+            clockPPM: c.clockPPM, losSigma: c.radio.losSigma, levelBias: c.radio.levelBias,
+            angleSigmaDegrees: c.angleSigma,
             link: c.link.rawValue, ranging: c.ranging.rawValue, antennas: c.antennas.rawValue,
             samples: c.samples, seed: c.seed)
         self.report = report

@@ -24,7 +24,8 @@ struct RunOptions: ParsableArguments, Sendable {
     @Option(help: "real (paced) or virtual (as fast as possible; memory transport only). Default: real over UDP, virtual in memory.")
     var clock: RunCommand.ClockChoice?
 
-    @Option(name: RunSettings.workers.option, parsing: .unconditional, help: RunSettings.workers.argumentHelpWithDefault)
+    @Option(name: RunSettings.workers.option, parsing: .unconditional,
+            help: RunSettings.workers.argumentHelpWithDefault)
     var workers: Int = ProcessInfo.processInfo.activeProcessorCount
 
     @Option(help: "Write a JSON Lines trace to this file (written only if the run succeeds; an existing file only with --force).")

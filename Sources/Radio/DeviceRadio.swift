@@ -14,7 +14,8 @@ package struct DeviceRadio: Sendable, Equatable {
     package let clock: DeviceClock
 
     /// A device with the given imperfections.
-    package init(clockOffset: Double, clockPhaseTicks: Double = 0, antennaDelayBias: Double = 0, uptimeAtStart: Double = 0) {
+    package init(clockOffset: Double, clockPhaseTicks: Double = 0, antennaDelayBias: Double = 0,
+                 uptimeAtStart: Double = 0) {
         self.clockOffset = clockOffset
         self.clockPhaseTicks = clockPhaseTicks
         self.antennaDelayBias = antennaDelayBias
@@ -34,7 +35,8 @@ package struct DeviceRadio: Sendable, Equatable {
     }
 
     /// The radios of devices 0 to `count - 1` of a run.
-    package static func room(count: Int, runSeed: UInt64, configuration: RadioConfiguration) throws(GSLError) -> [DeviceRadio] {
+    package static func room(count: Int, runSeed: UInt64,
+                             configuration: RadioConfiguration) throws(GSLError) -> [DeviceRadio] {
         var devices: [DeviceRadio] = []
         devices.reserveCapacity(count)
         for i in 0..<count { devices.append(try DeviceRadio(id: UInt64(i), runSeed: runSeed, configuration: configuration)) }

@@ -28,7 +28,8 @@ package struct PairRadio {
     }
 
     /// A link between two devices under a configuration checked once for the room, drawing from `random`.
-    package init(initiator: DeviceRadio, responder: DeviceRadio, shared: SharedRadioConfiguration, random: RandomSource) {
+    package init(initiator: DeviceRadio, responder: DeviceRadio, shared: SharedRadioConfiguration,
+                 random: RandomSource) {
         self.initiator = initiator
         self.responder = responder
         self.shared = shared

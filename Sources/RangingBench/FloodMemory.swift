@@ -8,7 +8,9 @@ public let floodGrowthLimitMB = 64.0
 /// A flood that grew the process's memory past ``floodGrowthLimitMB``: the benchmark fails with it.
 public struct FloodGrewTooMuch: Error, CustomStringConvertible {
     public let grownMB: Double
-    public var description: String { "a million fake ids grew resident memory by \(grownMB) MB (limit \(floodGrowthLimitMB))" }
+    public var description: String {
+        "a million fake ids grew resident memory by \(grownMB) MB (limit \(floodGrowthLimitMB))"
+    }
 }
 
 /// The process's resident memory now, MB (/proc/self/status).
@@ -18,8 +20,8 @@ private func residentMB() -> Double {
     return (Double(line.split(separator: " ").dropFirst().first ?? "") ?? .infinity) / 1024
 }
 
-/// A member's flood of `fakes` ids (``FakeIdFlood``, module Adversaries): how far the resident memory rose above where it
-/// stood once the two real nodes had converged, MB, at most, sampled every 50,000 fakes and at the end.
+/// A member's flood of `fakes` ids (``FakeIdFlood``, module Adversaries): how far the resident memory rose above
+/// where it stood once the two real nodes had converged, MB, at most, sampled every 50,000 fakes and at the end.
 ///
 /// - Throws: ``FloodGrewTooMuch`` past ``floodGrowthLimitMB``.
 public func fakeIdFlood(fakes: Int = 1_000_000) throws -> Double {
@@ -31,7 +33,8 @@ public func fakeIdFlood(fakes: Int = 1_000_000) throws -> Double {
     }, every50000: { peak = max(peak, residentMB()) })
     peak = max(peak, residentMB())
     let grown = peak - before
-    FileHandle.standardError.write(Data("flood: \(fakes) fake ids; resident memory \(before) MB before, at most \(peak) MB (\(grown) MB more)\n".utf8))
+    let said = "flood: \(fakes) fake ids; resident memory \(before) MB before, at most \(peak) MB (\(grown) MB more)\n"
+    FileHandle.standardError.write(Data(said.utf8))
     guard grown < floodGrowthLimitMB else { throw FloodGrewTooMuch(grownMB: grown) }
     return grown
 }

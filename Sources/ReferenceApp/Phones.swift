@@ -36,8 +36,9 @@ package struct Phones {
                 sampling: [(clock: DeviceClock, syncOffset: Double)]?, bluetooth: BluetoothDistances) {
         self.bump = bump
         self.bluetooth = bluetooth
-        apps = interests.map { all in all.indices.map { ReferenceApp(device: $0, interests: all[$0], haptics: haptics) } }
-            ?? []
+        apps = interests.map { all in
+            all.indices.map { ReferenceApp(device: $0, interests: all[$0], haptics: haptics) }
+        } ?? []
         jolts = sampling.map { $0.map { PhoneJolts(clock: $0.clock, syncOffset: $0.syncOffset) } } ?? []
     }
 

@@ -63,7 +63,8 @@ package struct RunSetting<Value: Comparable & Sendable & CustomStringConvertible
     package var rule: String {
         switch values {
         case .between(let low, let high): "between \(Self.shown(low)) and \(Self.shown(high))\(unit(after: high))"
-        case .aboveAndAtMost(let low, let high): "above \(Self.shown(low)) and at most \(Self.shown(high))\(unit(after: high))"
+        case .aboveAndAtMost(let low, let high):
+            "above \(Self.shown(low)) and at most \(Self.shown(high))\(unit(after: high))"
         case .atLeast(let low, let otherwise): "at least \(Self.shown(low))\(unit(after: low)) (or \(otherwise))"
         }
     }
@@ -72,7 +73,8 @@ package struct RunSetting<Value: Comparable & Sendable & CustomStringConvertible
     private var span: String {
         switch values {
         case .between(let low, let high): "\(Self.shown(low)) to \(Self.shown(high))\(unit(after: high))"
-        case .aboveAndAtMost(let low, let high): "above \(Self.shown(low)), at most \(Self.shown(high))\(unit(after: high))"
+        case .aboveAndAtMost(let low, let high):
+            "above \(Self.shown(low)), at most \(Self.shown(high))\(unit(after: high))"
         case .atLeast(let low, let otherwise): "at least \(Self.shown(low))\(unit(after: low)), or \(otherwise)"
         }
     }
@@ -157,7 +159,8 @@ package enum RunSettings {
     package static let discoveryRange = RunSetting<Double>(
         "--discovery-range",
         "In memory: how far devices discover each other and exchange tokens; the default is where the phones' mean "
-            + "Bluetooth reading falls to the receivers' sensitivity (docs/simulation.md)", .atLeast(1, otherwise: "none"),
+            + "Bluetooth reading falls to the receivers' sensitivity (docs/simulation.md)",
+        .atLeast(1, otherwise: "none"),
         unit: ("metre", "metres"), default: "35.5",
         value: { $0.discoveryRange })
     package static let imuRate = RunSetting<Double>(

@@ -98,7 +98,8 @@ extension Simulation {
         if bands.isDue(at: time) {
             let received = bands.count(at: time, poses: poses, sessions: sessions, engine: engine)
             let second = airTally.takeSecond()
-            out.happened(at: time, .air(exchanges: second.exchanges, collided: second.collided, receivedByBand: received))
+            out.happened(at: time, .air(exchanges: second.exchanges, collided: second.collided,
+                                        receivedByBand: received))
         }
         return out
     }

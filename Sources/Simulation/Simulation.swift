@@ -118,7 +118,8 @@ package final class Simulation {
             }
         }
         planner = try settings.makePlanner(peers: peers)
-        air = !settings.rangingPolicy.modelsTheAir ? nil : AirPhysics(medium: settings.medium, scheme: settings.radio.scheme)
+        air = settings.rangingPolicy.modelsTheAir
+            ? AirPhysics(medium: settings.medium, scheme: settings.radio.scheme) : nil
         signals = BluetoothSignals(seed: settings.seed, settings: settings.bluetooth)
         phones = Phones(
             bump: settings.bump, haptics: settings.haptics,

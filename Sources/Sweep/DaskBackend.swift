@@ -23,7 +23,8 @@ package final class DaskBackend: SweepBackend {
         var stopping = false
     }
 
-    package init(python: String, runner: String, simulator: String, scheduler: String?, localWorkers: Int, logPath: String) {
+    package init(python: String, runner: String, simulator: String, scheduler: String?, localWorkers: Int,
+                 logPath: String) {
         self.python = python
         self.runner = runner
         self.simulator = simulator

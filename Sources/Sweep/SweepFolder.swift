@@ -35,7 +35,8 @@ package struct SweepFolder: Sendable {
     /// Plans `spec` into the folder (made if missing): its text, and the run list for the simulator `version`.
     /// Results already there are kept; a run whose id the new plan no longer lists is not reported.
     @discardableResult
-    package static func plan(_ spec: SweepSpec, text: String, version: String, at path: String) throws(SweepError) -> (SweepFolder, [PlannedRun]) {
+    package static func plan(_ spec: SweepSpec, text: String, version: String,
+                             at path: String) throws(SweepError) -> (SweepFolder, [PlannedRun]) {
         let folder = SweepFolder(path)
         let runs = SweepPlan.runs(of: spec, version: version)
         do {

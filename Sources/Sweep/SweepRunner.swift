@@ -62,7 +62,8 @@ package final class SweepRunner: Sendable {
     }
 
     /// Runs the planned runs with no result yet (a failed one is tried afresh).
-    package func run(timeLimit: Double, retries: Int, now: @escaping @Sendable () -> Double) throws(SweepError) -> Tally {
+    package func run(timeLimit: Double, retries: Int,
+                     now: @escaping @Sendable () -> Double) throws(SweepError) -> Tally {
         let plan = try folder.plan()
         let missing = plan.filter { folder.result($0.id) == nil }
         try folder.clearPartial()

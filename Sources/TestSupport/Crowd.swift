@@ -41,7 +41,8 @@ package struct Crowd {
     package var bluetoothFloor: Float = 1
 
     /// What the devices know at round `k`.
-    package func context(round k: Int, interval: Double = 0.1, speeds: [Float] = [], taps: [Float] = []) -> PlanningContext {
+    package func context(round k: Int, interval: Double = 0.1, speeds: [Float] = [],
+                         taps: [Float] = []) -> PlanningContext {
         let bluetooth = !hearsBluetooth ? [] : engine.pairs.map { Float((poses[Int($0.low)].position - poses[Int($0.high)].position).length) }
         return PlanningContext(time: Double(k) * interval, interval: interval, sessions: running.snapshot(),
                                pairs: engine.table, estimates: engine.estimates, bluetooth: bluetooth,

@@ -9,7 +9,8 @@ package enum Fixtures {
     package static let origin = Pose(position: .zero, orientation: Orientation(heading: 0))
 
     /// A pair: A at the origin facing east, B at `distance` along the given bearing in A's frame, facing A.
-    package static func pair(distance: Double, azimuthDegrees: Double = 0, elevationDegrees: Double = 0) -> PairGeometry {
+    package static func pair(distance: Double, azimuthDegrees: Double = 0,
+                             elevationDegrees: Double = 0) -> PairGeometry {
         let bearing = Bearing(
             azimuth: Angle.radians(fromDegrees: azimuthDegrees), elevation: Angle.radians(fromDegrees: elevationDegrees))
         let position = origin.orientation.toWorld(bearing.direction) * distance

@@ -46,7 +46,8 @@ package enum UCIStudy {
     /// its `peers` nearest; sessions every 100 ms on channel 9 in 2-ms slots, each round as many slots as it
     /// sends frames, started at random offsets (contention-based, as pica's hosts configure them); `seconds` of
     /// ranging after one second to settle.
-    package static func run(phones n: Int, peers k: Int, mode: Mode, seconds: Double = 10, seed: UInt64 = 1) throws -> Row {
+    package static func run(phones n: Int, peers k: Int, mode: Mode, seconds: Double = 10,
+                            seed: UInt64 = 1) throws -> Row {
         var settings = UCIRoomSettings()
         settings.seed = seed
         settings.sessionsPerDevice = 64

@@ -40,7 +40,8 @@ package struct IMUSettings: Sendable, Equatable {
     /// The first setting out of range, named, or `nil`.
     package func problem() -> String? {
         if !Self.rates.contains(rate) {
-            return "the accelerometer rate must be between \(Int(Self.rates.lowerBound)) and \(Int(Self.rates.upperBound)) Hz, got \(rate)"
+            let (low, high) = (Int(Self.rates.lowerBound), Int(Self.rates.upperBound))
+            return "the accelerometer rate must be between \(low) and \(high) Hz, got \(rate)"
         }
         if !(noiseDensity >= 0 && noiseDensity <= 1) { return "noiseDensity must be between 0 and 1 m/s² per √Hz, got \(noiseDensity)" }
         if !(biasSigma >= 0 && biasSigma <= 10) { return "biasSigma must be between 0 and 10 m/s², got \(biasSigma)" }
@@ -64,7 +65,8 @@ package struct Accelerometer {
     private let random: RandomSource
 
     /// Device `device`'s accelerometer, drawn from its own stream of the run.
-    package init(device: Int, runSeed: UInt64, clock: DeviceClock, settings: IMUSettings = IMUSettings()) throws(GSLError) {
+    package init(device: Int, runSeed: UInt64, clock: DeviceClock,
+                 settings: IMUSettings = IMUSettings()) throws(GSLError) {
         self.settings = settings
         self.clock = clock
         random = try RandomSource(runSeed: runSeed, stream: StreamIdentity(kind: .sensors, first: UInt64(device), second: 1))
