@@ -126,10 +126,11 @@ import TestSupport
         sweep.standardOutput = out
         sweep.standardError = FileHandle.nullDevice
         try sweep.run()
-        // Once a run has ended and the next ones are under way, the first worker is killed outright.
+        // Once a run has ended and the next ones are under way, the first worker is killed outright. The wait blocks
+        // its thread rather than yield: a runner whose threads are all busy would resume it after the sweep ended.
         var waited = 0
         while SweepFixture.lines(dir + "/started").count < 4, waited < 600 {
-            try await Task.sleep(for: .milliseconds(50))
+            usleep(50_000)
             waited += 1
         }
         kill(cluster.workers[0].processIdentifier, SIGKILL)
