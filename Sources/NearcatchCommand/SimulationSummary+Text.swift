@@ -5,10 +5,12 @@ import World
 extension SimulationSummary {
     /// The first line of the summary: what the run is, printed as the run starts.
     static func headerLine(_ run: Run) -> String {
-        "nearcatch-sim \(run.version): \(run.peers) peers, \(run.scenario), \(run.transport) transport, \(run.clock) clock, "
-            + "\(run.workers) workers, seed \(run.seed), \(String(format: "%g", run.duration)) s at \(String(format: "%g", run.rate)) Hz, "
+        func g(_ x: Double?) -> String { String(format: "%g", x ?? 0) }
+        return "nearcatch-sim \(run.version): \(run[RunSettings.peers] ?? 0) peers, \(run.scenario), "
+            + "\(run.transport) transport, \(run.clock) clock, \(run[RunSettings.workers] ?? 0) workers, seed \(run.seed), "
+            + "\(g(run[RunSettings.duration])) s at \(g(run[RunSettings.rate])) Hz, "
             + "\(run.planner) ranging, \(run.detector) detector, \(run.link) link, "
-            + (run.imuRate.map { "accelerometers sampled at \(String(format: "%g", $0)) Hz, " } ?? "")
+            + (run[RunSettings.imuRate].map { "accelerometers sampled at \(g($0)) Hz, " } ?? "")
             + (run.groupKey == "development" ? "development key (loopback only)" : "key \(run.groupKey)")
     }
 
@@ -34,7 +36,8 @@ extension SimulationSummary {
         var lines: [String] = []
         if header { lines.append(Self.headerLine(run)) }
         if let reached = run.interruptedAt {
-            lines.append("interrupted at \(String(format: "%.1f", reached)) of \(String(format: "%g", run.duration)) s: "
+            let duration = String(format: "%g", run[RunSettings.duration] ?? 0)
+            lines.append("interrupted at \(String(format: "%.1f", reached)) of \(duration) s: "
                 + "the figures cover the time run (a trace is written only for a whole run)")
         }
         lines.append("")

@@ -1,50 +1,54 @@
 /// The outcome of a simulation run, scored against the truth. Field names are the JSON output's, and stable
 /// (docs/simulation.md). Distances in metres, angles in degrees, times in seconds.
 package struct SimulationSummary: Sendable, Codable, Equatable {
+    /// What the run is: its facts (``Facts``, read as `run.scenario`) and the value of every setting its declaration
+    /// reports (``RunSettings/reported``, read as `run[RunSettings.peers]`), side by side in one JSON object.
+    @dynamicMemberLookup
     package struct Run: Sendable, Codable, Equatable {
-        package var peers: Int
-        package var scenario: String
-        package var transport: String
-        package var clock: String
-        package var workers: Int
-        package var seed: UInt64
-        package var duration: Double
-        package var rate: Double
-        /// The simulated time reached when a signal (SIGINT, SIGTERM) ended the run early; absent when it ran to the
-        /// end. The figures then cover the time run, and no trace is written.
-        package var interruptedAt: Double?
-        /// The key the discovery group's datagrams were sealed under: `development` (built in, loopback only) or
-        /// the given key's fingerprint.
-        package var groupKey: String
-        /// The program's version, and the settings of the radio, the network and the detector the run used.
-        package var version: String
-        package var loss: Double
-        package var bumpDistance: Double
-        package var lineOfSightSigma: Double
-        package var antennaDelaySigma: Double
-        /// The share of the leading edge's bias with the received level the pairs show (docs/radio-model.md).
-        package var levelBias: Double
-        package var link: String
-        /// Who ranges when: `ideal`, `uncoordinated`, `round-robin` or `proximity` (docs/airtime.md).
-        package var planner: String
-        /// How bumps are decided: `range` (the estimate alone) or `fused` (a joint accelerometer impact confirmed
-        /// by range).
-        package var detector: String
-        /// What the accelerometers are made of: `peaks` or `samples` (docs/sensors.md), and, with samples, their
-        /// rate (Hz).
-        package var sensors: String
-        package var imuRate: Double?
-        /// With samples: how far apart two phones' clocks may be when their apps compare jolts (seconds).
-        package var clockOffset: Double?
-        package var traceUpdateInterval: Double
-        package var tracePoseInterval: Double
-        /// With a trace that follows some of the devices (``SimulationSettings/traceDevices``): it follows devices
-        /// 0, k, 2k, ...; this is k. Absent: the trace follows every device (or there is no trace).
-        package var traceEvery: Int?
-        /// In memory: how far discovery reached, metres (absent: every device heard every other); and the most
-        /// sessions a device held at once.
-        package var discoveryRange: Double?
-        package var maximumSessions: Int?
+        package struct Facts: Sendable, Codable, Equatable {
+            package var scenario: String
+            package var transport: String
+            package var clock: String
+            package var seed: UInt64
+            /// The simulated time reached when a signal (SIGINT, SIGTERM) ended the run early; absent when it ran to
+            /// the end. The figures then cover the time run, and no trace is written.
+            package var interruptedAt: Double?
+            /// The key the discovery group's datagrams were sealed under: `development` (built in, loopback only) or
+            /// the given key's fingerprint.
+            package var groupKey: String
+            /// The program's version.
+            package var version: String
+            package var bumpDistance: Double
+            package var link: String
+            /// Who ranges when: `ideal`, `uncoordinated`, `round-robin` or `proximity` (docs/airtime.md).
+            package var planner: String
+            /// How bumps are decided: `range` (the estimate alone) or `fused` (a joint accelerometer impact
+            /// confirmed by range).
+            package var detector: String
+            /// What the accelerometers are made of: `peaks` or `samples` (docs/sensors.md).
+            package var sensors: String
+            /// With a trace that follows some of the devices (``SimulationSettings/traceDevices``): it follows
+            /// devices 0, k, 2k, ...; this is k. Absent: the trace follows every device (or there is no trace).
+            package var traceEvery: Int?
+        }
+
+        package var facts: Facts
+        /// The reported settings' values by their key; a setting left out (``Reporting/absentUnless``) has none.
+        package var settings: [String: ReportedValue]
+
+        package subscript<T>(dynamicMember path: WritableKeyPath<Facts, T>) -> T {
+            get { facts[keyPath: path] }
+            set { facts[keyPath: path] = newValue }
+        }
+
+        /// A reported setting's value; `nil` where the run block leaves it out.
+        package subscript<Value>(_ setting: RunSetting<Value>) -> Value? {
+            get { setting.reporting.flatMap { settings[$0.key] }.flatMap(Value.init(reported:)) }
+            set {
+                guard let key = setting.reporting?.key else { return }
+                settings[key] = newValue?.reported
+            }
+        }
     }
 
     package struct Discovery: Sendable, Codable, Equatable {

@@ -72,7 +72,7 @@ final class TraceRecorder: Sendable {
     /// quote in it still gives valid JSON.
     func writeHeader(run info: SimulationSummary.Run, peerIDs ids: [PeerID]) {
         guard var run = Self.object(info) else { return }
-        run["workers"] = nil
+        for key in SimulationSummary.Run.keysOutOfTheTrace { run[key] = nil }
         guard let line = Self.line(["t": 0, "type": "run", "run": run, "peerIDs": ids.map(\.description)]) else { return }
         writer.write([line])
     }
@@ -84,7 +84,7 @@ final class TraceRecorder: Sendable {
         object["performance"] = nil
         object["traceLines"] = nil
         if var run = object["run"] as? [String: Any] {
-            run["workers"] = nil
+            for key in SimulationSummary.Run.keysOutOfTheTrace { run[key] = nil }
             object["run"] = run
         }
         guard let line = Self.line(["t": (time * 1000).rounded() / 1000, "type": "summary", "summary": object])

@@ -2,14 +2,15 @@ import Foundation
 
 /// A validator for the part of JSON Schema (draft 2020-12) the project's schemas use: `type` (a name or a list),
 /// `const`, `enum`, `required`, `properties`, `additionalProperties` (false or a schema), `items`, `minItems`,
-/// `maxItems`, `minimum`, `maximum`, `pattern`, `oneOf`, and `$ref` to `#/$defs/...`. Any other keyword is refused
-/// when the schema is loaded, so that a schema never claims more than the tests check.
+/// `maxItems`, `minimum`, `exclusiveMinimum`, `maximum`, `pattern`, `oneOf`, and `$ref` to `#/$defs/...`. Any other
+/// keyword is refused when the schema is loaded, so that a schema never claims more than the tests check.
 package struct JSONSchema {
     private let root: [String: Any]
 
     private static let known: Set<String> = [
         "$schema", "$id", "$defs", "$comment", "title", "description", "type", "const", "enum", "required",
-        "properties", "additionalProperties", "items", "minItems", "maxItems", "minimum", "maximum", "pattern",
+        "properties", "additionalProperties", "items", "minItems", "maxItems", "minimum", "exclusiveMinimum",
+        "maximum", "pattern",
         "oneOf", "$ref", "examples",
     ]
 
@@ -118,6 +119,9 @@ package struct JSONSchema {
         if let n = value as? NSNumber, Self.typeName(n) != "boolean" {
             if let minimum = (schema["minimum"] as? NSNumber)?.doubleValue, n.doubleValue < minimum {
                 out.append("\(path): \(n) is under the minimum \(minimum)")
+            }
+            if let bound = (schema["exclusiveMinimum"] as? NSNumber)?.doubleValue, n.doubleValue <= bound {
+                out.append("\(path): \(n) is not above \(bound)")
             }
             if let maximum = (schema["maximum"] as? NSNumber)?.doubleValue, n.doubleValue > maximum {
                 out.append("\(path): \(n) is over the maximum \(maximum)")

@@ -71,7 +71,7 @@ import TestSupport
         // Paced in real time: it stopped when signalled (3 s after its handler was in place; on a loaded machine
         // the process may take several seconds to start), well before its hour.
         #expect(reached >= 1 && reached <= signalled + 1, "reached \(reached), signalled at \(signalled)")
-        #expect(summary.run.duration == 3600)
+        #expect(summary.run[RunSettings.duration] == 3600)
         #expect(summary.discovery.sessions == 90)
         #expect(summary.ranging.updatesDelivered > 1_000)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)

@@ -82,7 +82,7 @@ import Testing
         // What was checked is what runs: the file is gone before the run, which still has its six peers.
         try FileManager.default.removeItem(atPath: path)
         let summary = try await command.execute()
-        #expect(summary.run.peers == 6)
+        #expect(summary.run[RunSettings.peers] == 6)
         #expect(try command.simulationSettings().peerCount == 6)
     }
 
@@ -173,10 +173,10 @@ import Testing
         let output = try command.render(try await command.execute())
         let json = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
         let expected: [String: Set<String>] = [
-            "run": ["peers", "scenario", "transport", "clock", "workers", "seed", "duration", "rate", "interruptedAt",
-                    "groupKey", "version", "loss", "bumpDistance", "lineOfSightSigma", "antennaDelaySigma", "levelBias", "link",
-                    "planner", "detector", "sensors", "imuRate", "clockOffset", "traceUpdateInterval",
-                    "tracePoseInterval", "discoveryRange", "maximumSessions"],
+            // The run's facts, and each setting its declaration reports.
+            "run": Set(["scenario", "transport", "clock", "seed", "interruptedAt", "groupKey", "version", "bumpDistance",
+                        "link", "planner", "detector", "sensors"])
+                .union(RunSettings.reported.compactMap { $0.reporting?.key }),
             "discovery": ["convergenceSeconds", "pairs", "sessions", "expectedSessions", "withinReach"],
             "ranging": ["exchanges", "received", "collided", "suspensions", "updatesDelivered", "sessionsRenewed",
                         "airtime", "bands"],
@@ -191,9 +191,9 @@ import Testing
         for (section, keys) in expected {
             let object = try #require(json[section] as? [String: Any], "missing \(section)")
             // Optional figures are left out of the JSON when there is nothing to report (no bumps in 10 s).
-            let optional: Set<String> = ["convergenceSeconds", "rmse", "p50", "p95", "p50Degrees", "p95Degrees",
-                                         "precision", "recall", "latencyP50", "latencyP95", "interruptedAt", "byClass", "imuRate",
-                                         "clockOffset", "jolts", "discoveryRange", "withinReach"]
+            let optional = Set(["convergenceSeconds", "rmse", "p50", "p95", "p50Degrees", "p95Degrees", "precision",
+                                "recall", "latencyP50", "latencyP95", "interruptedAt", "byClass", "jolts", "withinReach"])
+                .union(RunSettings.reported.compactMap { $0.reporting?.absentUnless == nil ? nil : $0.reporting?.key })
             #expect(Set(object.keys).isSubset(of: keys), "\(section) has unknown fields")
             #expect(keys.subtracting(optional).isSubset(of: Set(object.keys)), "\(section) misses fields")
         }

@@ -44,7 +44,7 @@ import World
             summary.performance.updatesPerSecond = 0
             summary.performance.realTimeFactor = 0
             summary.performance.peakMemoryMB = 0
-            summary.run.workers = 0
+            summary.run[RunSettings.workers] = 0
             summaries.append(summary)
             traces.append(try Data(contentsOf: URL(fileURLWithPath: path)))
         }
@@ -108,7 +108,7 @@ import World
             $0.radio.antennaDelaySigma = 0
         }
         let summary = try await Simulation(settings: s).run()
-        #expect(summary.run.peers == 6)
+        #expect(summary.run[RunSettings.peers] == 6)
         #expect(summary.bumps.fired == 3)
         #expect(summary.bumps.trueContacts == 3)
         #expect(summary.bumps.detected == 3)
@@ -404,7 +404,7 @@ import World
             }).run()
         }
         let at100 = try #require(byRate[100]), at400 = try #require(byRate[400])
-        #expect(at100.run.sensors == "samples" && at100.run.imuRate == 100)
+        #expect(at100.run.sensors == "samples" && at100.run[RunSettings.imuRate] == 100)
         let classes = try #require(at100.bumps.byClass)
         #expect(classes["hardTap"]?.fired == 18)
         #expect((classes["gentleTouch"]?.fired ?? 0) >= 12)
