@@ -30,8 +30,11 @@ import Testing
         s.transport = .memory
         s.clock = .virtual
         try s.validate()
-        #expect(RunSettings.all.count == 15)
-        #expect(Set(RunSettings.all.map(\.flag)).count == RunSettings.all.count)
+        let flags = Set(RunSettings.all.map(\.flag))
+        #expect(flags.count == RunSettings.all.count, "two declarations of one flag")
+        #expect(flags.isSuperset(of: ["--peers", "--duration", "--rate", "--workers", "--loss", "--trace-update-interval",
+                                      "--trace-pose-interval", "--trace-devices", "--max-sessions", "--discovery-range",
+                                      "--imu-rate", "--clock-offset", "--los-sigma", "--antenna-sigma", "--level-bias"]))
     }
 
     @Test func helpSaysTheValuesAndTheDefaultWhenAsked() {
