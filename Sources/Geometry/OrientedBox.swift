@@ -1,0 +1,174 @@
+import Foundation
+
+/// A rectangular box turned in the world: a phone's body, a hand, a table's top. Its half extents lie along its
+/// orientation's axes (``Orientation/right``, ``Orientation/top``, ``Orientation/screen``).
+public struct OrientedBox: Sendable, Equatable {
+    public var centre: Vector3
+    public var orientation: Orientation
+    /// Half the box's width, height and depth, metres.
+    public var halfExtents: Vector3
+
+    public init(centre: Vector3, orientation: Orientation, halfExtents: Vector3) {
+        precondition(halfExtents.x > 0 && halfExtents.y > 0 && halfExtents.z > 0, "a box has volume")
+        self.centre = centre
+        self.orientation = orientation
+        self.halfExtents = halfExtents
+    }
+
+    /// The box's three axes, world frame.
+    public var axes: [Vector3] { [orientation.right, orientation.top, orientation.screen] }
+
+    /// The eight corners, world frame.
+    public var corners: [Vector3] {
+        var out: [Vector3] = []
+        out.reserveCapacity(8)
+        for sx in [-1.0, 1.0] {
+            for sy in [-1.0, 1.0] {
+                for sz in [-1.0, 1.0] {
+                    out.append(centre + orientation.toWorld(
+                        Vector3(sx * halfExtents.x, sy * halfExtents.y, sz * halfExtents.z)))
+                }
+            }
+        }
+        return out
+    }
+
+    /// The twelve edges as pairs of corners.
+    public var edges: [(Vector3, Vector3)] {
+        let c = corners
+        // Corner k has bit 2 for x, bit 1 for y, bit 0 for z; an edge joins corners one bit apart.
+        var out: [(Vector3, Vector3)] = []
+        for k in 0..<8 {
+            for bit in [1, 2, 4] where k & bit == 0 { out.append((c[k], c[k | bit])) }
+        }
+        return out
+    }
+
+    /// Half the box's extent along a world direction `axis` (unit): the radius of its shadow on that axis.
+    public func radius(along axis: Vector3) -> Double {
+        abs(orientation.right.dot(axis)) * halfExtents.x + abs(orientation.top.dot(axis)) * halfExtents.y
+            + abs(orientation.screen.dot(axis)) * halfExtents.z
+    }
+
+    /// The point of the box (surface or inside) nearest `point`.
+    public func closestPoint(to point: Vector3) -> Vector3 {
+        let local = orientation.toDevice(point - centre)
+        let clamped = Vector3(min(max(local.x, -halfExtents.x), halfExtents.x),
+                              min(max(local.y, -halfExtents.y), halfExtents.y),
+                              min(max(local.z, -halfExtents.z), halfExtents.z))
+        return centre + orientation.toWorld(clamped)
+    }
+
+    /// Whether `point` is in the box or within `margin` of it.
+    public func contains(_ point: Vector3, margin: Double = 0) -> Bool {
+        let local = orientation.toDevice(point - centre)
+        return abs(local.x) <= halfExtents.x + margin && abs(local.y) <= halfExtents.y + margin
+            && abs(local.z) <= halfExtents.z + margin
+    }
+}
+
+/// How two boxes stand to each other: how far apart along the axis that parts them best (negative: how deep they
+/// overlap along the axis that parts them least), that axis from the first toward the second, and, where they
+/// touch or overlap, the middle of their common region.
+public struct BoxContact: Sendable, Equatable {
+    /// The separating axis theorem's figure (Gottschalk, Lin and Manocha, OBBTree, SIGGRAPH 1996): the largest gap
+    /// between the two boxes' shadows over the fifteen candidate axes. Positive: apart, and never more than their
+    /// true distance (equal to it where a face of one faces the other); zero: touching; negative: the depth of
+    /// their overlap.
+    public let separation: Double
+    /// The axis, unit, from the first box toward the second: where they touch, the contact's normal.
+    public let normal: Vector3
+    /// Where they touch: the middle of the corners of each inside the other, or the nearest points of their
+    /// nearest edges where no corner is inside (two edges crossing). Meaningful only where `separation` is at most
+    /// the margin it was found with.
+    public let point: Vector3
+
+    /// The two boxes' figure, corners within `margin` of the other box counting as inside.
+    public init(_ a: OrientedBox, _ b: OrientedBox, margin: Double = 1e-4) {
+        let between = b.centre - a.centre
+        var best = (separation: -Double.infinity, normal: Vector3(1, 0, 0))
+        var least = (overlap: Double.infinity, normal: Vector3(1, 0, 0))
+        func consider(_ raw: Vector3) {
+            let lengthSquared = raw.lengthSquared
+            // Two nearly parallel edges: their cross product is no axis, and a face's axis already covers them.
+            guard lengthSquared > 1e-12 else { return }
+            var axis = raw / lengthSquared.squareRoot()
+            if axis.dot(between) < 0 { axis = -axis }
+            let gap = axis.dot(between) - a.radius(along: axis) - b.radius(along: axis)
+            if gap > best.separation { best = (gap, axis) }
+            if -gap < least.overlap { least = (-gap, axis) }
+        }
+        let axesA = a.axes, axesB = b.axes
+        for axis in axesA { consider(axis) }
+        for axis in axesB { consider(axis) }
+        for u in axesA { for v in axesB { consider(u.cross(v)) } }
+        separation = best.separation
+        normal = best.separation > 0 ? best.normal : least.normal
+        point = Self.middle(a, b, margin: max(margin, best.separation + margin))
+    }
+
+    private static func middle(_ a: OrientedBox, _ b: OrientedBox, margin: Double) -> Vector3 {
+        let inside = a.corners.filter { b.contains($0, margin: margin) }
+            + b.corners.filter { a.contains($0, margin: margin) }
+        if !inside.isEmpty { return inside.reduce(Vector3.zero, +) / Double(inside.count) }
+        var nearest = (distance: Double.infinity, point: (a.centre + b.centre) / 2)
+        for e in a.edges {
+            for f in b.edges {
+                let (p, q) = Segments.closestPoints(e, f)
+                let d = (p - q).length
+                if d < nearest.distance { nearest = (d, (p + q) / 2) }
+            }
+        }
+        return nearest.point
+    }
+
+    /// The true distance between two boxes' surfaces, metres; 0 where they touch or overlap. The nearest points of
+    /// two apart boxes are a corner and a face, or two edges: each corner against the other box, and each edge
+    /// against each of the other's, finds them.
+    public static func distance(_ a: OrientedBox, _ b: OrientedBox) -> Double {
+        guard BoxContact(a, b).separation > 0 else { return 0 }
+        var least = Double.infinity
+        for corner in a.corners { least = min(least, (b.closestPoint(to: corner) - corner).length) }
+        for corner in b.corners { least = min(least, (a.closestPoint(to: corner) - corner).length) }
+        for e in a.edges {
+            for f in b.edges {
+                let (p, q) = Segments.closestPoints(e, f)
+                least = min(least, (p - q).length)
+            }
+        }
+        return least
+    }
+}
+
+/// Closest points of two line segments.
+public enum Segments {
+    /// The point of each segment nearest the other (Ericson, Real-Time Collision Detection, 2005, §5.1.9).
+    public static func closestPoints(_ first: (Vector3, Vector3), _ second: (Vector3, Vector3)) -> (Vector3, Vector3) {
+        let (p1, q1) = first, (p2, q2) = second
+        let d1 = q1 - p1, d2 = q2 - p2, r = p1 - p2
+        let a = d1.dot(d1), e = d2.dot(d2), f = d2.dot(r)
+        var s = 0.0, t = 0.0
+        if a <= 1e-15 && e <= 1e-15 { return (p1, p2) }
+        if a <= 1e-15 {
+            t = min(max(f / e, 0), 1)
+        } else {
+            let c = d1.dot(r)
+            if e <= 1e-15 {
+                s = min(max(-c / a, 0), 1)
+            } else {
+                let b = d1.dot(d2)
+                let denominator = a * e - b * b
+                s = denominator > 1e-15 ? min(max((b * f - c * e) / denominator, 0), 1) : 0
+                t = (b * s + f) / e
+                if t < 0 {
+                    t = 0
+                    s = min(max(-c / a, 0), 1)
+                } else if t > 1 {
+                    t = 1
+                    s = min(max((b - c) / a, 0), 1)
+                }
+            }
+        }
+        return (p1 + d1 * s, p2 + d2 * t)
+    }
+}
