@@ -68,8 +68,8 @@ public struct OrientedBox: Sendable, Equatable {
 }
 
 /// How two boxes stand to each other: how far apart along the axis that parts them best (negative: how deep they
-/// overlap along the axis that parts them least), that axis from the first toward the second, and, where they
-/// touch or overlap, the middle of their common region.
+/// overlap along the axis that parts them least), and that axis from the first toward the second. Where they touch,
+/// ``middle(_:_:margin:)`` finds the middle of their common region.
 public struct BoxContact: Sendable, Equatable {
     /// The separating axis theorem's figure (Gottschalk, Lin and Manocha, OBBTree, SIGGRAPH 1996): the largest gap
     /// between the two boxes' shadows over the fifteen candidate axes. Positive: apart, and never more than their
@@ -78,13 +78,9 @@ public struct BoxContact: Sendable, Equatable {
     public let separation: Double
     /// The axis, unit, from the first box toward the second: where they touch, the contact's normal.
     public let normal: Vector3
-    /// Where they touch: the middle of the corners of each inside the other, or the nearest points of their
-    /// nearest edges where no corner is inside (two edges crossing). Meaningful only where `separation` is at most
-    /// the margin it was found with.
-    public let point: Vector3
 
-    /// The two boxes' figure, corners within `margin` of the other box counting as inside.
-    public init(_ a: OrientedBox, _ b: OrientedBox, margin: Double = 1e-4) {
+    /// The two boxes' figure.
+    public init(_ a: OrientedBox, _ b: OrientedBox) {
         let between = b.centre - a.centre
         var best = (separation: -Double.infinity, normal: Vector3(1, 0, 0))
         var least = (overlap: Double.infinity, normal: Vector3(1, 0, 0))
@@ -104,10 +100,11 @@ public struct BoxContact: Sendable, Equatable {
         for u in axesA { for v in axesB { consider(u.cross(v)) } }
         separation = best.separation
         normal = best.separation > 0 ? best.normal : least.normal
-        point = Self.middle(a, b, margin: max(margin, best.separation + margin))
     }
 
-    private static func middle(_ a: OrientedBox, _ b: OrientedBox, margin: Double) -> Vector3 {
+    /// Where two touching or overlapping boxes meet: the middle of the corners of each inside the other (within
+    /// `margin`), or the nearest points of their nearest edges where no corner is inside (two edges crossing).
+    public static func middle(_ a: OrientedBox, _ b: OrientedBox, margin: Double = 1e-4) -> Vector3 {
         let inside = a.corners.filter { b.contains($0, margin: margin) }
             + b.corners.filter { a.contains($0, margin: margin) }
         if !inside.isEmpty { return inside.reduce(Vector3.zero, +) / Double(inside.count) }

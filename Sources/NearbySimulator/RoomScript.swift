@@ -10,7 +10,7 @@ import World
 /// script.place("ana", x: 0, y: 0, interests: ["film"])
 /// script.place("ben", x: 1, y: 0, facing: "ana")
 /// script.move("ana", toX: 0.7, y: 0, at: 5)
-/// script.encounter(.gentleTouch, "ana", "ben", at: 8, closingSpeed: 0.3, minimumDistance: 0.05)
+/// script.encounter(.gentleTouch, "ana", "ben", at: 8, closingSpeed: 0.3, minimumDistance: 0)
 /// configuration.crowd = .script(script)
 /// ```
 public struct RoomScript: Sendable, Equatable {
@@ -62,6 +62,8 @@ public struct RoomScript: Sendable, Equatable {
         /// When the hands start to move, seconds.
         public var t: Double
         public var closingSpeed: Double
+        /// How close the hands bring the phones' centres, metres; they stop sooner where the phones' bodies meet
+        /// (backs together, 1.08 cm): a touch aims through the other phone with 0.
         public var minimumDistance: Double
         public var hold: Double
 

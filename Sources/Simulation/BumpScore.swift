@@ -10,13 +10,14 @@ import World
 /// one is neither right nor false, and is set aside (``unscored``) rather than counted against the precision.
 ///
 /// Nothing is hidden: a latency is signed (a bump that fired before the phones touched is early, not zero), false
-/// bumps are told apart by how far the phones truly were when they fired, near misses by how close they came.
+/// bumps are told apart by how far the phones' antennas truly were when they fired, near misses by how close their
+/// bodies came.
 struct BumpScore {
-    /// The bands of the true distance at which a false bump fired, metres: up to 8 cm (touching: a brush, a second
-    /// bump of one touch), to 12 cm, to 20 cm, beyond.
+    /// The bands of the antennas' true distance at which a false bump fired, metres: up to 8 cm (what the apps'
+    /// rule calls a bump: a near miss's closest, a brush, a second bump of one touch), to 12 cm, to 20 cm, beyond.
     static let falseBandLimits: [Double] = [0.08, 0.12, 0.20]
-    /// The bands of a near miss's closest approach, metres: 8-12, 12-20, 20-25 cm.
-    static let nearMissBandLimits: [Double] = [0.12, 0.20]
+    /// The bands of a near miss's closest approach, the gap between the bodies, metres: 0-2, 2-5, 5-12, 12-25 cm.
+    static let nearMissBandLimits: [Double] = [0.02, 0.05, 0.12]
 
     var contacts = 0
     var detected = 0
@@ -60,7 +61,7 @@ struct BumpScore {
             falseByTrueDistance[Self.band(bumps[k].trueDistance, Self.falseBandLimits)] += 1
         }
         for miss in tracker.nearMisses {
-            nearMissesByDistance[Self.band(miss.minimumDistance, Self.nearMissBandLimits)] += 1
+            nearMissesByDistance[Self.band(miss.gap, Self.nearMissBandLimits)] += 1
         }
     }
 

@@ -25,11 +25,13 @@ package struct RunEvent: Sendable {
         case session(device: Int, peer: Int, event: SessionEvent, reading: Reading?)
         /// `device`, the pair's initiator, fired a bump with `peer`.
         case bump(device: Int, peer: Int, estimate: Float, trueDistance: Double)
-        /// The phones of the pair began to touch (true distance at or under 8 cm), or parted again.
+        /// The phones' bodies began to touch, or parted again (with the least distance between their centres while
+        /// they touched).
         case contactStarted(device: Int, peer: Int)
         case contactEnded(device: Int, peer: Int, minimumDistance: Double)
-        /// The phones came within 25 cm without touching; `time` is their closest approach.
-        case nearMiss(device: Int, peer: Int, minimumDistance: Double)
+        /// The phones' bodies came within 25 cm without touching; `time` is when they were closest. The least
+        /// distance between the centres, and the bodies' closest approach (`gap`, surface to surface).
+        case nearMiss(device: Int, peer: Int, minimumDistance: Double, gap: Double)
         /// Where `device` was, and how it was turned.
         case pose(device: Int, pose: Pose)
         /// `device` received `peer`'s profile after a bump.

@@ -38,7 +38,8 @@ extension Simulation {
             case .contactEnded(let c):
                 out.happened(at: c.end ?? time, .contactEnded(device: c.a, peer: c.b, minimumDistance: c.minimumDistance))
             case .nearMiss(let m):
-                out.happened(at: m.time, .nearMiss(device: m.a, peer: m.b, minimumDistance: m.minimumDistance))
+                out.happened(at: m.time, .nearMiss(device: m.a, peer: m.b, minimumDistance: m.minimumDistance,
+                                                   gap: m.gap))
             }
         }
     }

@@ -62,7 +62,7 @@ extension Simulation {
                 falseBumps: bumps.count - score.matchedBumps - score.unscored,
                 falseByTrueDistance: Self.bands(score.falseByTrueDistance, from: 0, BumpScore.falseBandLimits, to: nil),
                 nearMisses: world.tracker.nearMisses.count,
-                nearMissesByDistance: Self.bands(score.nearMissesByDistance, from: world.tracker.contactDistance,
+                nearMissesByDistance: Self.bands(score.nearMissesByDistance, from: 0,
                                                  BumpScore.nearMissBandLimits, to: world.tracker.nearMissDistance),
                 brushes: score.brushes,
                 profilesDelivered: tally.profiles,

@@ -115,7 +115,7 @@ final class TraceRecorder: Sendable {
         case .found(let device, _), .lost(let device, _, _), .session(let device, _, _, _), .bump(let device, _, _, _),
              .profile(let device, _, _), .haptic(let device, _, _), .pose(let device, _):
             return follows(device)
-        case .contactStarted(let a, let b), .contactEnded(let a, let b, _), .nearMiss(let a, let b, _):
+        case .contactStarted(let a, let b), .contactEnded(let a, let b, _), .nearMiss(let a, let b, _, _):
             return follows(a) || follows(b)
         case .air:
             return true
@@ -141,7 +141,7 @@ final class TraceRecorder: Sendable {
                 s.lastTraced[key] = event.time
             case .bump(let device, let peer, _, _):
                 Self.release(pair: device, peer, from: event.time - Self.bumpWindow, to: event.time, &s)
-            case .nearMiss(let device, let peer, _):
+            case .nearMiss(let device, let peer, _, _):
                 Self.release(pair: device, peer, from: event.time - Self.nearMissWindow.before,
                              to: event.time + Self.nearMissWindow.after, &s)
             default:
@@ -249,9 +249,10 @@ final class TraceRecorder: Sendable {
             var j = pair(t, "contactEnd", device, peer)
             j.number("minimumDistance", minimum, digits: 4)
             return j.line
-        case .nearMiss(let device, let peer, let minimum):
+        case .nearMiss(let device, let peer, let minimum, let gap):
             var j = pair(t, "nearMiss", device, peer)
             j.number("minimumDistance", minimum, digits: 4)
+            j.number("gap", gap, digits: 4)
             return j.line
         case .pose(let device, let pose):
             var j = JSONLine(time: t, type: "pose")

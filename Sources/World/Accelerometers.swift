@@ -28,10 +28,6 @@ package struct AccelerometerSettings: Sendable, Equatable {
     package var jitter = 0.005
     /// Peaks older than this are forgotten, seconds.
     package var memory = 3.0
-    /// Two phones whose centres come this close have met (their cases touch), metres: the tap is felt when they
-    /// meet, from their own motion, whatever anyone scores as a touch.
-    package var contactDistance = 0.08
-
     package init() {}
 }
 
@@ -80,12 +76,14 @@ package struct Accelerometers {
 
     /// Senses one world step of `dt` seconds ending at `time`, the phones now at `positions`.
     ///
-    /// - Parameter close: the pairs of phones closer than half a metre, with their distances, in pair order.
-    mutating func sense(_ positions: [Vector3], close: [(Int, Int, Double)], at time: Double, dt: Double) {
+    /// - Parameter close: the pairs of phones whose centres are closer than half a metre, in pair order.
+    mutating func sense(_ positions: [Vector3], close: [CloseBodies], at time: Double, dt: Double) {
         let s = settings
-        // Phones that met since the step before tap, in pair order.
+        // Phones whose bodies met since the step before tap, in pair order.
         var now: [Int64] = []
-        for (i, j, d) in close where d <= s.contactDistance { now.append(Int64(i) << 32 | Int64(j)) }
+        for pair in close where pair.separation <= PhoneBody.touching {
+            now.append(Int64(pair.first) << 32 | Int64(pair.second))
+        }
         for key in now where !Self.contains(meeting, key) {
             touch(Int(key >> 32), Int(key & 0xFFFF_FFFF), at: time)
         }

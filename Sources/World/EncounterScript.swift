@@ -21,8 +21,18 @@ package enum EncounterClass: String, Sendable, CaseIterable, Codable, Comparable
     /// One holder walks past the other.
     case walkPast
 
-    /// Whether the phones' cases touch: what a bump is.
+    /// Whether the script aims the phones' cases at each other: what a bump is meant to be. What happens is the
+    /// bodies' business (the truth scores the contact, not the label).
     package var isTouch: Bool { self == .gentleTouch || self == .hardTap }
+
+    /// How the hands hold the phones for the gesture, where it is the hands that meet.
+    package var grip: Grip? {
+        switch self {
+        case .fistBump: .fist
+        case .handshake: .openHand
+        default: nil
+        }
+    }
 
     package static func < (a: Self, b: Self) -> Bool {
         allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
@@ -66,7 +76,11 @@ package struct EncounterScript: Sendable, Equatable {
 
     /// The moves of the two phones, relative to where their holders' waypoints put them, given where those stand
     /// at the encounter's start: each phone's offset and its duration. Shared by both hands, half the way each.
-    package func gesture(from pa: Vector3, to pb: Vector3) -> Gesture {
+    /// The hands close the gap to `minimumDistance`, or to `touching` (where the phones' bodies meet, or the hands'
+    /// for a gesture with a ``EncounterClass/grip``; 0 if they never would) when that is farther: nothing passes
+    /// through a phone or a hand.
+    package func gesture(from pa: Vector3, to pb: Vector3, touching: Double = 0) -> Gesture {
+        let stopGap = max(minimumDistance, touching)
         var between = pb - pa
         between.z = 0
         let gap = max(between.length, 1e-6)
@@ -79,23 +93,25 @@ package struct EncounterScript: Sendable, Equatable {
             let share = closingSpeed / peak
             let u = (1 + (1 - share.squareRoot()).squareRoot()) / 2
             let covered = u * u * u * (10 - 15 * u + 6 * u * u)
-            let distance = (gap - minimumDistance) / covered
+            let distance = (gap - stopGap) / covered
             let duration = max(MinimumJerkMove.peakSpeedFactor * distance / peak, 0.05)
             let contactAt = t + u * duration
             return Gesture(toward: toward, closing: MinimumJerkMove(from: .zero, to: toward * distance, start: t,
                                                                      duration: duration),
-                           stopGap: minimumDistance, stopAt: contactAt,
+                           stopGap: stopGap, stopAt: contactAt,
                            holdUntil: contactAt + hold + (kind == .handshake ? Self.shake.length : 0),
-                           shake: kind == .handshake ? (start: contactAt, length: Self.shake.length) : nil)
+                           shake: kind == .handshake ? (start: contactAt, length: Self.shake.length) : nil,
+                           grip: kind.grip)
         case .softStop, .hardStop:
-            let distance = max(gap - minimumDistance, 0)
+            let distance = max(gap - stopGap, 0)
             let duration = max(MinimumJerkMove.peakSpeedFactor * distance / closingSpeed, 0.05)
             let end = t + duration
             return Gesture(toward: toward, closing: MinimumJerkMove(from: .zero, to: toward * distance, start: t,
                                                                      duration: duration),
-                           stopGap: minimumDistance, stopAt: end, holdUntil: end + hold, shake: nil)
+                           stopGap: stopGap, stopAt: end, holdUntil: end + hold, shake: nil, grip: nil)
         case .tableKnock, .walkPast:
-            return Gesture(toward: toward, closing: nil, stopGap: gap, stopAt: t, holdUntil: t + hold, shake: nil)
+            return Gesture(toward: toward, closing: nil, stopGap: gap, stopAt: t, holdUntil: t + hold, shake: nil,
+                           grip: nil)
         }
     }
 
@@ -109,10 +125,13 @@ package struct EncounterScript: Sendable, Equatable {
         package let stopAt: Double
         package let holdUntil: Double
         package let shake: (start: Double, length: Double)?
+        /// The hands around the phones from the start of the gesture to its end, where they are what meets.
+        package let grip: Grip?
 
         package static func == (a: Gesture, b: Gesture) -> Bool {
             a.toward == b.toward && a.closing == b.closing && a.stopGap == b.stopGap && a.stopAt == b.stopAt
                 && a.holdUntil == b.holdUntil && a.shake?.start == b.shake?.start && a.shake?.length == b.shake?.length
+                && a.grip == b.grip
         }
 
         /// When the hands are back where their holders' waypoints put them.

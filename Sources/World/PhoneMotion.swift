@@ -51,44 +51,28 @@ struct ScriptedMotion {
         self.settings = settings
         self.encounters = encounters
         self.encountersOf = encountersOf
+        // Every push is found by the world where bodies meet (``meet(_:_:at:closingSpeed:normal:hands:)``,
+        // ``knock(_:at:knuckleSpeed:)``), whatever the encounter's class.
         pulses = Array(repeating: [], count: file.peers.count)
-        for (script, gesture, _) in encounters {
-            switch script.kind {
-            case .gentleTouch, .hardTap, .fistBump, .handshake:
-                let mechanics = script.kind.isTouch ? settings.cases : settings.hands
-                if let (a, b) = ContactMechanics.meet(at: gesture.stopAt, closingSpeed: script.closingSpeed,
-                                                      normal: gesture.toward, settings: mechanics) {
-                    pulses[script.a].append(a)
-                    pulses[script.b].append(b)
-                }
-            case .tableKnock:
-                // The knuckle's momentum, given back by half, shared with the table: both phones ride it up.
-                let dv = 1.5 * settings.knuckleMass * script.closingSpeed / (settings.knuckleMass + settings.tableMass)
-                let up = ContactPulse(start: script.t, duration: settings.knockDuration,
-                                      peak: .pi * dv / (2 * settings.knockDuration), direction: Vector3(0, 0, 1))
-                pulses[script.a].append(up)
-                pulses[script.b].append(up)
-            case .softStop, .hardStop, .walkPast:
-                break
-            }
-        }
     }
 
-    /// Two phones met where no encounter scripted it (the waypoints brought them together): their cases' push.
-    mutating func meet(_ i: Int, _ j: Int, at time: Double, closingSpeed: Double, normal: Vector3) {
+    /// Two phones' bodies met (their cases' push), or the two hands holding them (`hands`: a fist bump, a clasp;
+    /// each hand and its phone pushed together, through soft tissue).
+    mutating func meet(_ i: Int, _ j: Int, at time: Double, closingSpeed: Double, normal: Vector3,
+                       hands: Bool = false) {
         guard let (a, b) = ContactMechanics.meet(at: time, closingSpeed: closingSpeed, normal: normal,
-                                                 settings: settings.cases) else { return }
+                                                 settings: hands ? settings.hands : settings.cases) else { return }
         pulses[i].append(a)
         pulses[j].append(b)
     }
 
-    /// Whether an encounter of `i` and `j` that meets is under way at `time`: its push is already made.
-    func scriptsMeeting(_ i: Int, _ j: Int, at time: Double) -> Bool {
-        encountersOf[i].contains { k in
-            let (script, gesture, _) = encounters[k]
-            return (script.a == j || script.b == j) && script.kind != .softStop && script.kind != .hardStop
-                && time >= script.t && time <= gesture.end
-        }
+    /// A knuckle met the table the phones `resting` lie on at `knuckleSpeed`: its momentum, given back by half,
+    /// shared with the table, whose top rings back up under the phones.
+    mutating func knock(_ resting: [Int], at time: Double, knuckleSpeed: Double) {
+        let dv = 1.5 * settings.knuckleMass * knuckleSpeed / (settings.knuckleMass + settings.tableMass)
+        let up = ContactPulse(start: time, duration: settings.knockDuration,
+                              peak: .pi * dv / (2 * settings.knockDuration), direction: Vector3(0, 0, 1))
+        for i in resting { pulses[i].append(up) }
     }
 
     /// Phone `i`'s acceleration at `t`, world frame, gravity left out, m/s².

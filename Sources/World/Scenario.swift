@@ -28,10 +28,9 @@ package struct MingleSettings: Sendable, Equatable {
     package var interestsPerPeer = 3
     /// Share of approaches that stop short of touching (near misses).
     package var nearMissShare = 0.25
-    /// True gap of a touch, metres (uniform).
-    package var touchGap: ClosedRange<Double> = 0.02...0.06
-    /// True gap of a near miss, metres (uniform).
-    package var nearMissGap: ClosedRange<Double> = 0.10...0.20
+    /// The gap between the phones' bodies a near miss stops at, metres (uniform): from half a centimetre short of
+    /// touching to a hand's width. An assumption (docs/simulation.md). A touch closes until the bodies meet.
+    package var nearMissGap: ClosedRange<Double> = 0.005...0.15
     /// How long the phones stay at their closest, seconds (uniform).
     package var hold: ClosedRange<Double> = 0.4...0.6
     /// Walking speed, m/s (uniform per leg).

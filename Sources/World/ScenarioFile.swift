@@ -41,9 +41,6 @@ package struct ScenarioFile: Sendable, Equatable {
         self.motion = motion
     }
 
-    /// The centres of two touching phones are at most this far apart, metres (the truth's contact distance).
-    package static let touchDistance = 0.08
-
     /// A wall's loss when the file does not say, dB: an interior wall of plasterboard or wood at 6 to 8 GHz.
     package static let defaultWallLoss = 6.0
 
@@ -492,16 +489,9 @@ private struct RawScenario {
             guard e.closingSpeed > 0, e.closingSpeed <= 5 else {
                 throw fail("\(at).closingSpeed", "must be above 0 and at most 5 m/s, got \(e.closingSpeed)")
             }
-            let touch = ScenarioFile.touchDistance
-            if kind.isTouch {
-                guard e.minimumDistance >= 0, e.minimumDistance <= touch else {
-                    throw fail("\(at).minimumDistance", "of a touch must be between 0 and \(touch) m, got \(e.minimumDistance)")
-                }
-            } else {
-                guard e.minimumDistance > touch, e.minimumDistance <= 10 else {
-                    throw fail("\(at).minimumDistance", "of a \(kind.rawValue) must be above \(touch) m (closer is a touch) and at most 10 m, got \(e.minimumDistance)")
-                }
-            }
+            // Whether the phones touch is the bodies' business, not the class's: a touch aimed past the contact
+            // stops there, a stop aimed inside it touches.
+            try within(e.minimumDistance, "\(at).minimumDistance", 0...10, "metres")
             let hold = e.hold ?? 0.5
             guard hold >= 0, hold <= 60 else { throw fail("\(at).hold", "must be between 0 and 60 seconds, got \(hold)") }
             scripts.append(EncounterScript(kind: kind, a: a, b: b, t: e.t, closingSpeed: e.closingSpeed,
@@ -512,7 +502,7 @@ private struct RawScenario {
         var busyUntil = [Double](repeating: -.infinity, count: result.count)
         for (k, script) in ordered {
             let at = "encounters[\(k)]"
-            let (gesture, gap) = World.plan(script, result)
+            let (gesture, gap) = World.plan(script, result, phone: .iPhone15)
             if script.kind != .walkPast, script.kind != .tableKnock, gap < script.minimumDistance {
                 throw fail("\(at).minimumDistance", "is \(script.minimumDistance) m, farther than the \(gap) m its two peers stand apart")
             }

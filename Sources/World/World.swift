@@ -12,11 +12,15 @@ package final class World {
     /// One encounter of two peers in the mingle scenario.
     package struct Encounter: Sendable, Equatable {
         package enum Kind: String, Sendable { case touch, nearMiss }
-        package enum Phase: Sendable, Equatable { case approaching, closing, holding(until: Double), opening }
+        /// Closing, the hands bring the phones' centres to `centres` metres apart: where the bodies meet, plus the
+        /// gap.
+        package enum Phase: Sendable, Equatable {
+            case approaching, closing(centres: Double), holding(until: Double), opening
+        }
         package let a: Int
         package let b: Int
         package let kind: Kind
-        /// The true gap the phones close to, metres.
+        /// The gap the phones' bodies close to, metres: 0 for a touch (the hands stop where the bodies meet).
         package let gap: Double
         package let hold: Double
         package internal(set) var phase: Phase
@@ -42,7 +46,12 @@ package final class World {
     /// The interests each peer publishes in its discovery info.
     package let interests: [[String]]
     package private(set) var time: Double = 0
-    package private(set) var poses: [Pose]
+    /// Where every phone's UWB antenna is and how the phone is turned: what the radio ranges between.
+    package private(set) var poses: [Pose] = []
+    /// Where every phone's body is (its centre) and how it is turned: what touches.
+    package private(set) var bodies: [Pose]
+    /// Every phone's body and antenna (one model for all, for now).
+    package let phone: PhoneBody
     /// The contacts and near misses, for the scorer: no device reads them.
     package private(set) var tracker = ContactTracker()
     /// Each phone's speed over the ground during the latest advance, m/s: what its own motion sensors tell its
@@ -79,7 +88,9 @@ package final class World {
     private var isSensing: Bool { scriptedMotion != nil || poseMotion != nil }
 
     private var chips: [Accelerometer] = []
-    /// The close pairs' distances at the step before, to find where phones meet.
+    /// When each mingling pair's hands last stopped closing, and how fast they closed until then.
+    private var closedAt: [Int64: (time: Double, speed: Double)] = [:]
+    /// The close pairs' separating figures at the step before, to find where phones meet.
     private var lastClose: [Int64: Double] = [:]
     package private(set) var samples: [[AccelerometerSample]] = []
     private let random: RandomSource
@@ -91,9 +102,11 @@ package final class World {
     ///   device's observations stay the same.
     package init(
         scenario: Scenario, peers: Int, seed: UInt64, mingle: MingleSettings = MingleSettings(),
-        sensors: AccelerometerSettings = AccelerometerSettings(), scramble: TruthScramble? = nil
+        sensors: AccelerometerSettings = AccelerometerSettings(), scramble: TruthScramble? = nil,
+        phone: PhoneBody = .iPhone15
     ) throws {
         self.scenario = scenario
+        self.phone = phone
         self.mingle = mingle
         random = try RandomSource(runSeed: seed, stream: StreamIdentity(kind: .scenario, first: 1, second: 0))
         accelerometers = try Accelerometers(seed: seed, settings: sensors)
@@ -105,10 +118,11 @@ package final class World {
             peerCount = file.peers.count
             interests = file.peers.map(\.interests)
             hallSide = 0
-            poses = []
+            bodies = []
             planEncounters(file)
-            poses = (0..<peerCount).map { scriptedPose($0, at: 0, file: file) }
-            accelerometers.place(poses.map(\.position))
+            bodies = (0..<peerCount).map { scriptedPose($0, at: 0, file: file) }
+            poses = antennas()
+            accelerometers.place(bodies.map(\.position))
             return
         }
         peerCount = peers
@@ -124,15 +138,22 @@ package final class World {
             drawn.append(chosen.sorted())
         }
         interests = drawn
-        poses = []
+        bodies = []
         for _ in 0..<peers {
             let start = randomPoint(height: 1.1 + 0.2 * random.uniform())
             motion.append(Motion(position: start, waypoint: randomPoint(height: start.z), speed: randomSpeed(),
                                  readyAt: random.uniform(in: mingle.wanderTime.lowerBound..<mingle.wanderTime.upperBound),
                                  heading: random.uniform() * 2 * .pi))
         }
-        poses = motion.map { Pose(position: $0.position, orientation: Orientation(heading: $0.heading)) }
-        accelerometers.place(poses.map(\.position))
+        bodies = motion.map { Pose(position: $0.position, orientation: Orientation(heading: $0.heading)) }
+        poses = antennas()
+        accelerometers.place(bodies.map(\.position))
+    }
+
+    /// Each phone's antenna where its body is now.
+    private func antennas() -> [Pose] {
+        bodies.map { Pose(position: phone.antennaPosition(centre: $0.position, orientation: $0.orientation),
+                          orientation: $0.orientation) }
     }
 
     /// Every phone's accelerometer peaks of the last seconds, oldest first (``Accelerometers``).
@@ -164,28 +185,36 @@ package final class World {
     package func advance(to target: Double) -> [ContactChange] {
         var changes: [ContactChange] = []
         let from = time
-        let before = poses
+        let before = bodies
         while time < target - 1e-12 {
             let dt = min(0.05, target - time)
-            let stepStart = isSensing ? poses.map(\.position) : []
+            let stepStart = isSensing ? bodies.map(\.position) : []
             time += dt
             step(dt)
-            let positions = poses.map(\.position)
+            poses = antennas()
+            let positions = bodies.map(\.position)
             // One search for the close pairs serves the phones' own sensing and the scorer's truth.
-            let close = ContactTracker.closePairs(positions, within: tracker.approachDistance)
-            changes += tracker.observe(close: scorerLabels.map { labels in
-                close.map { i, j, d in (min(labels[i], labels[j]), max(labels[i], labels[j]), d) }
-                    .sorted { ($0.0, $0.1) < ($1.0, $1.1) }
-            } ?? close, at: time)
+            let close = ContactTracker.closePairs(positions, within: tracker.approachDistance).map { i, j, d in
+                CloseBodies(a: i, b: j, first: i, second: j, centreDistance: d,
+                            separation: BoxContact(box(i), box(j)).separation)
+            }
+            let scored = scorerLabels.map { labels in
+                close.map { c in
+                    CloseBodies(a: min(labels[c.a], labels[c.b]), b: max(labels[c.a], labels[c.b]), first: c.first,
+                                second: c.second, centreDistance: c.centreDistance, separation: c.separation)
+                }.sorted { ($0.a, $0.b) < ($1.a, $1.b) }
+            } ?? close
+            changes += tracker.observe(close: scored, at: time) { BoxContact.distance(box($0), box($1)) }
             // Sampled chips replace the labelled peaks: those are made only when nothing samples.
             if !isSensing { accelerometers.sense(positions, close: close, at: time, dt: dt) }
             poseMotion?.step(from: stepStart, to: positions, at: time, dt: dt)
             feelMeetings(close, dt: dt)
+            feelGestures(dt: dt)
             sampleChips()
         }
         if time > from + 1e-12 {
-            for d in poses.indices {
-                var moved = poses[d].position - before[d].position
+            for d in bodies.indices {
+                var moved = bodies[d].position - before[d].position
                 moved.z = 0
                 groundSpeeds[d] = Float(moved.length / (time - from))
             }
@@ -193,15 +222,20 @@ package final class World {
         return changes
     }
 
+    /// Phone `i`'s body where it is now.
+    private func box(_ i: Int) -> OrientedBox {
+        phone.box(centre: bodies[i].position, orientation: bodies[i].orientation)
+    }
+
     private func step(_ dt: Double) {
         switch scenario {
         case .scripted(let file):
-            poses = (0..<peerCount).map { scriptedPose($0, at: time, file: file) }
+            bodies = (0..<peerCount).map { scriptedPose($0, at: time, file: file) }
         case .randomWaypoint:
             let ahead = clearanceAhead()
             for i in 0..<peerCount { wander(i, dt, pause: 0...2, clearance: ahead[i]) }
             keepApart()
-            poses = motion.map { Pose(position: $0.position, orientation: Orientation(heading: $0.heading)) }
+            bodies = motion.map { Pose(position: $0.position, orientation: Orientation(heading: $0.heading)) }
         case .mingle:
             for e in encounters.indices { advanceEncounter(e, dt) }
             let ahead = clearanceAhead()
@@ -211,7 +245,7 @@ package final class World {
                 pairUp()
                 nextPairingAt = time + 0.25
             }
-            poses = (0..<peerCount).map { i in
+            bodies = (0..<peerCount).map { i in
                 let m = motion[i]
                 if let other = engaged(i) {
                     return Pose(position: m.position, orientation: .facing(motion[other].position, from: m.position))
@@ -319,10 +353,10 @@ package final class World {
             }
             guard let j = best?.j else { continue }
             let nearMiss = random.bernoulli(mingle.nearMissShare)
-            let range = nearMiss ? mingle.nearMissGap : mingle.touchGap
+            let range = mingle.nearMissGap
             let encounter = Encounter(
                 a: i, b: j, kind: nearMiss ? .nearMiss : .touch,
-                gap: random.uniform(in: range.lowerBound..<range.upperBound),
+                gap: nearMiss ? random.uniform(in: range.lowerBound..<range.upperBound) : 0,
                 hold: random.uniform(in: mingle.hold.lowerBound..<mingle.hold.upperBound), phase: .approaching)
             encounters.append(encounter)
             motion[i].encounter = encounters.count - 1
@@ -348,16 +382,25 @@ package final class World {
                 let height = (motion[a].position.z + motion[b].position.z) / 2
                 motion[a].position.z = height
                 motion[b].position.z = height
-                encounter.phase = .closing
+                // Held upright, backs toward each other (the poses of an engaged pair), as they will meet.
+                let pa = motion[a].position, pb = motion[b].position
+                let meet = phone.touchingDistance(.facing(pb, from: pa), .facing(pa, from: pb),
+                                                  along: (pb - pa).normalized)
+                encounter.phase = .closing(centres: meet + encounter.gap)
             } else {
                 // Slow down over the last metre.
                 let speed = min(motion[a].speed, max(0.3, gap - mingle.gestureStartGap))
                 move(min(speed * dt, (gap - mingle.gestureStartGap) / 2))
             }
-        case .closing:
-            let each = min(mingle.gestureSpeed * dt, max(gap - encounter.gap, 0) / 2)
+        case .closing(let centres):
+            let each = min(mingle.gestureSpeed * dt, max(gap - centres, 0) / 2)
             move(each)
-            if gap - 2 * each <= encounter.gap + 1e-9 { encounter.phase = .holding(until: time + encounter.hold) }
+            if gap - 2 * each <= centres + 1e-9 {
+                encounter.phase = .holding(until: time + encounter.hold)
+                // The hands moved at their speed until they stopped, part of the way into the step.
+                let key = Int64(min(a, b)) << 32 | Int64(max(a, b))
+                closedAt[key] = (time - dt + each / mingle.gestureSpeed, 2 * mingle.gestureSpeed)
+            }
         case .holding(let until):
             if time >= until { encounter.phase = .opening }
         case .opening:
@@ -391,30 +434,93 @@ package final class World {
             scriptedMotion = ScriptedMotion(file: file, encounters: scriptedEncounters, encountersOf: encountersOf,
                                             settings: motion)
         } else {
-            poseMotion = PoseMotion(positions: poses.map(\.position), settings: motion, sampleInterval: 1 / imu.rate)
+            poseMotion = PoseMotion(positions: bodies.map(\.position), settings: motion, sampleInterval: 1 / imu.rate)
         }
         chips = try (0..<peerCount).map { try Accelerometer(device: $0, runSeed: seed, clock: clocks[$0], settings: imu) }
         samples = Array(repeating: [], count: peerCount)
         sampleChips()
     }
 
-    /// Phones that came within the touch distance in the step of `dt` just made, closing, where no encounter made
-    /// them meet: each feels their cases' push, at the step's crossing, at the speed they closed over the step.
-    private func feelMeetings(_ close: [(Int, Int, Double)], dt: Double) {
+    /// Phones whose bodies met in the step of `dt` just made: each feels the other's push where their surfaces
+    /// met, along the contact's normal, at the speed their surfaces closed. Whatever brought them together (a touch,
+    /// a stop that went too far, a stranger's phone), the push comes from the meeting alone.
+    private func feelMeetings(_ close: [CloseBodies], dt: Double) {
         guard isSensing else { return }
-        let touch = ScenarioFile.touchDistance
         var now: [Int64: Double] = [:]
-        for (i, j, d) in close {
+        for pair in close {
+            let (i, j) = (pair.first, pair.second)
             let key = Int64(i) << 32 | Int64(j)
-            now[key] = d
-            guard d <= touch, let before = lastClose[key], before > touch, before > d,
-                  scriptedMotion?.scriptsMeeting(i, j, at: time) != true else { continue }
-            let at = time - dt + dt * (before - touch) / (before - d)
-            let normal = poses[j].position - poses[i].position
-            scriptedMotion?.meet(i, j, at: at, closingSpeed: (before - d) / dt, normal: normal)
-            poseMotion?.meet(i, j, at: at, closingSpeed: (before - d) / dt, normal: normal)
+            now[key] = pair.separation
+            guard pair.separation <= PhoneBody.touching, let before = lastClose[key], before > PhoneBody.touching
+            else { continue }
+            let (at, speed) = meeting(i, j, from: before, to: pair.separation, dt: dt)
+            let normal = BoxContact(box(i), box(j)).normal
+            scriptedMotion?.meet(i, j, at: at, closingSpeed: speed, normal: normal)
+            poseMotion?.meet(i, j, at: at, closingSpeed: speed, normal: normal)
         }
         lastClose = now
+    }
+
+    /// When in the step just made two phones' bodies met, and how fast their surfaces closed then. A scripted
+    /// scenario's poses are known at any instant: the meeting is found within a tenth of a microsecond and its
+    /// speed over the tenth of a millisecond before it. Mingling hands close at their speed and stop where the
+    /// bodies meet, part of the way into a step: the meeting is where they stopped. Other phones the world moves
+    /// move at one speed a step: their crossing and mean speed are exact.
+    private func meeting(_ i: Int, _ j: Int, from before: Double, to after: Double, dt: Double) -> (Double, Double) {
+        guard case .scripted(let file) = scenario else {
+            if let closed = closedAt[Int64(i) << 32 | Int64(j)], closed.time > time - dt - 1e-9 {
+                return closed
+            }
+            return (time - dt + dt * before / max(before - after, 1e-12), (before - after) / dt)
+        }
+        return Self.meeting(within: time - dt, time) { t in
+            let pi = scriptedPose(i, at: t, file: file), pj = scriptedPose(j, at: t, file: file)
+            return BoxContact(phone.box(centre: pi.position, orientation: pi.orientation),
+                              phone.box(centre: pj.position, orientation: pj.orientation)).separation
+        }
+    }
+
+    /// When between `start` and `end` two bodies whose separating figure is `separation` met, to a tenth of a
+    /// microsecond, and how fast they closed over the tenth of a millisecond before.
+    private static func meeting(within start: Double, _ end: Double,
+                                separation: (Double) -> Double) -> (Double, Double) {
+        var (low, high) = (start, end)
+        while high - low > 1e-7 {
+            let middle = (low + high) / 2
+            if separation(middle) > PhoneBody.touching { low = middle } else { high = middle }
+        }
+        let h = 1e-4
+        return (high, max(separation(high - h) - separation(high), 0) / h)
+    }
+
+    /// What a script's gestures carry besides the phones, meeting in the step of `dt` just made: two hands (a fist
+    /// bump, a handshake's clasp), each phone pushed through its hand; a knuckle on the table two phones lie on,
+    /// every phone resting on the table pushed through it. Each is found where its bodies meet, as the phones'
+    /// are; the encounter's class only chose the scene (the grip, the table and the knuckle's path).
+    private func feelGestures(dt: Double) {
+        guard scriptedMotion != nil, case .scripted(let file) = scenario else { return }
+        for (script, gesture, _) in scriptedEncounters where time > script.t - 1 && time - dt < gesture.end {
+            if let grip = gesture.grip {
+                func hands(at t: Double) -> BoxContact {
+                    let pa = scriptedPose(script.a, at: t, file: file), pb = scriptedPose(script.b, at: t, file: file)
+                    return BoxContact(grip.box(around: phone, centre: pa.position, orientation: pa.orientation),
+                                      grip.box(around: phone, centre: pb.position, orientation: pb.orientation))
+                }
+                guard hands(at: time - dt).separation > PhoneBody.touching,
+                      hands(at: time).separation <= PhoneBody.touching else { continue }
+                let (at, speed) = Self.meeting(within: time - dt, time) { hands(at: $0).separation }
+                scriptedMotion?.meet(script.a, script.b, at: at, closingSpeed: speed, normal: hands(at: time).normal,
+                                     hands: true)
+            } else if script.kind == .tableKnock, let table = KnockScene(script, bodies: bodies, phone: phone) {
+                guard table.knuckleGap(at: time - dt) > PhoneBody.touching,
+                      table.knuckleGap(at: time) <= PhoneBody.touching else { continue }
+                let (at, speed) = Self.meeting(within: time - dt, time) { table.knuckleGap(at: $0) }
+                let resting = bodies.indices.filter {
+                    BoxContact(box($0), table.top).separation <= PhoneBody.touching
+                }
+                scriptedMotion?.knock(resting, at: at, knuckleSpeed: speed)
+            }
+        }
     }
 
     /// Hands `body` the samples each chip took since the last call, device by device (the world keeps none).
@@ -434,7 +540,7 @@ package final class World {
             }
         } else if let model = poseMotion {
             for i in chips.indices {
-                let orientation = poses[i].orientation
+                let orientation = bodies[i].orientation
                 var motion = model.motion(of: i)
                 chips[i].sample(until: time, motion: { t in (motion.acceleration(at: t), orientation) },
                                 pulses: model.pulses[i], into: &samples[i])
@@ -447,20 +553,41 @@ package final class World {
     private func planEncounters(_ file: ScenarioFile) {
         encountersOf = Array(repeating: [], count: file.peers.count)
         for (k, script) in file.encounters.enumerated() {
-            let (gesture, startGap) = Self.plan(script, file.peers)
+            let (gesture, startGap) = Self.plan(script, file.peers, phone: phone)
             encountersOf[script.a].append(k)
             encountersOf[script.b].append(k)
             scriptedEncounters.append((script, gesture, startGap))
         }
     }
 
-    /// An encounter's gesture and the horizontal gap its two holders stand apart when it starts.
-    static func plan(_ script: EncounterScript, _ peers: [ScenarioFile.Peer]) -> (EncounterScript.Gesture, Double) {
-        let pa = interpolate(peers[script.a].waypoints, at: script.t).position
-        let pb = interpolate(peers[script.b].waypoints, at: script.t).position
+    /// An encounter's gesture and the horizontal gap its two holders stand apart when it starts. The hands close
+    /// the gap toward the script's closest approach, or to where the two phones' bodies meet when that comes first
+    /// (the phones stop there, whatever the script's label).
+    static func plan(_ script: EncounterScript, _ peers: [ScenarioFile.Peer],
+                     phone: PhoneBody) -> (EncounterScript.Gesture, Double) {
+        let (pa, turnA) = interpolate(peers[script.a].waypoints, at: script.t)
+        let (pb, turnB) = interpolate(peers[script.b].waypoints, at: script.t)
+        func orientation(_ turn: ScenarioFile.Turn, at p: Vector3, other: Int, otherAt q: Vector3) -> Orientation {
+            switch turn {
+            case .facing(let target):
+                .facing(target == other ? q : interpolate(peers[target].waypoints, at: script.t).position, from: p)
+            case .angles(let h, let pitch, let roll): Orientation(heading: h, pitch: pitch, roll: roll)
+            }
+        }
         var between = pb - pa
         between.z = 0
-        return (script.gesture(from: pa, to: pb), between.length)
+        let toward = between.length > 1e-9 ? between / between.length : Vector3(1, 0, 0)
+        let oa = orientation(turnA, at: pa, other: script.b, otherAt: pb)
+        let ob = orientation(turnB, at: pb, other: script.a, otherAt: pa)
+        let offset = Vector3(0, 0, pb.z - pa.z)
+        // A gesture of the hands stops where the hands meet, or where the phones do if that comes first.
+        var touching = phone.touchingDistance(oa, ob, along: toward, offset: offset)
+        if let grip = script.kind.grip {
+            touching = max(touching, PhoneBody.touchingDistance(
+                { grip.box(around: phone, centre: $0, orientation: oa) },
+                { grip.box(around: phone, centre: $0, orientation: ob) }, along: toward, offset: offset))
+        }
+        return (script.gesture(from: pa, to: pb, touching: touching), between.length)
     }
 
     /// Where peer `i`'s hands have moved its phone from where its waypoints put it, at `t`.

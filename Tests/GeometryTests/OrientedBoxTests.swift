@@ -24,7 +24,7 @@ import Testing
         #expect(abs(BoxContact.distance(a, b) - max(gap, 0)) < 1e-12)
         if gap <= 0 {
             // Back to back over the whole face: the middle of the contact is between the two centres.
-            #expect((contact.point - Vector3(Self.phone.z + gap / 2, 0, 0)).length < 1e-9)
+            #expect((BoxContact.middle(a, b) - Vector3(Self.phone.z + gap / 2, 0, 0)).length < 1e-9)
         }
     }
 

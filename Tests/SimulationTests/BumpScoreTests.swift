@@ -12,20 +12,24 @@ import World
 @Suite struct BumpScoreTests {
     private static func tracker() -> ContactTracker {
         var tracker = ContactTracker()
+        // The gaps between two phones' backs, upright and facing each other.
         func gaps(at t: Double) -> [Double] {
             [
-                t >= 10 && t < 11 ? 0.05 : 1,
-                t >= 20 && t < 20.1 ? 0.05 : 1,
-                t >= 59.5 ? 0.05 : 1,
+                t >= 10 && t < 11 ? 0 : 1,
+                t >= 20 && t < 20.1 ? 0 : 1,
+                t >= 59.5 ? 0 : 1,
                 t >= 29.9 && t < 30.1 ? (t < 30 ? 0.3 : 0.2) : 1,
             ]
         }
+        let phone = PhoneBody.iPhone15
         for k in 0...600 {
             let t = Double(k) / 10
-            let positions = gaps(at: t).enumerated().flatMap { pair, gap in
-                [Vector3(Double(pair) * 5, 0, 1.2), Vector3(Double(pair) * 5 + gap, 0, 1.2)]
+            let bodies = gaps(at: t).enumerated().flatMap { pair, gap in
+                let a = Vector3(Double(pair) * 5, 0, 1.2), b = Vector3(Double(pair) * 5 + phone.size.z + gap, 0, 1.2)
+                return [phone.box(centre: a, orientation: .facing(b, from: a)),
+                        phone.box(centre: b, orientation: .facing(a, from: b))]
             }
-            _ = tracker.observe(positions, at: t)
+            _ = tracker.observe(bodies, at: t)
         }
         return tracker
     }
@@ -74,7 +78,8 @@ import World
         #expect(score.unscored == 1)
         #expect(bumps.count - score.matchedBumps - score.unscored == 4)
         #expect(score.falseByTrueDistance == [2, 0, 1, 1])
-        #expect(score.nearMissesByDistance == [0, 1, 0])
+        // The near miss's bodies came within 20 cm: the 12-25 cm band.
+        #expect(score.nearMissesByDistance == [0, 0, 0, 1])
     }
 
     /// A run cut short is scored to where it stopped: a contact that began in its last second is not counted (no

@@ -334,10 +334,10 @@ import World
         #expect(latencies.count == 3 && latencies.allSatisfy { $0 <= 0.6 }, "\(latencies)")
     }
 
-    /// examples/touch-or-stop.json: a minute of 12 touches at 5-7 cm, 12 stops at 9-11 cm and 12 at 15-20 cm, at
-    /// the default noise. Over seeds 1-3 the fused detector finds every touch and fires on no stop (measured: 36 of
-    /// 36, no false bump); the range-only detector on the same runs fires on about as many stops as touches
-    /// (measured precision 0.44 to 0.57 over seeds 1-10): the estimate alone cannot tell 6 cm from 10.
+    /// examples/touch-or-stop.json: a minute of 12 touches (the backs meet), 12 stops with the backs 1-3 cm apart
+    /// and 12 at 8-14 cm, at the default noise. Over seeds 1-3 the fused detector finds every touch and fires on no
+    /// stop (measured: 36 of 36, no false bump); the range-only detector on the same runs fires on stops too: the
+    /// estimate alone cannot tell antennas 0.6 cm apart from 2 or 3.
     @Test func theFusedDetectorTellsATouchFromAStopShort() async throws {
         let file = try ScenarioFile.load(path: Self.examples + "/touch-or-stop.json")
         var totals: [BumpConfiguration.Method: (fired: Int, right: Int, contacts: Int, detected: Int)] = [:]
@@ -355,7 +355,8 @@ import World
                 t.contacts += b.trueContacts
                 t.detected += b.detected
                 totals[method] = t
-                if method == .fused { #expect(try #require(b.latencyP95) <= 0.3 && b.earlyDetections == 0) }
+                // Latencies come in the world's 50-ms steps: 0.3 s is six of them (read back as 0.30000000000000426).
+                if method == .fused { #expect(try #require(b.latencyP95) <= 0.3 + 1e-9 && b.earlyDetections == 0) }
             }
         }
         let fused = try #require(totals[.fused]), range = try #require(totals[.range])

@@ -13,6 +13,7 @@ import Testing
         let joint: Double
         let apart: Double
         let width: Double
+        let speed: Double
     }
 
     static func features(rate: Double, seed: UInt64 = 1) throws -> [EncounterClass: [Feature]] {
@@ -42,15 +43,17 @@ import Testing
             }
             let a = peak(script.a), b = peak(script.b)
             out[script.kind, default: []].append(Feature(joint: min(a.value, b.value), apart: abs(a.time - b.time),
-                                                         width: max(a.width, b.width)))
+                                                         width: max(a.width, b.width), speed: script.closingSpeed))
         }
         return out
     }
 
     /// The findings docs/sensors.md states, at the default 100 Hz: a hard tap's joint peak always passes the fused
-    /// detector's 6 m/s², narrow; a gentle touch's never does; a fist bump's always does, as narrow as a tap's; a
-    /// handshake's does too (its shaking alone moves both phones at 7.4 m/s²); a walk past gives the phone passed
-    /// nothing.
+    /// detector's 6 m/s², narrow; a gentle touch's does only when it closes at 7 cm/s or more (3 of the 18: a touch
+    /// at 10 cm/s changes each phone's speed by 7.5 cm/s in 6.5 ms, which the chip's 3.9-ms filter reads at up to
+    /// 11 m/s², less as the sample falls later; slower, under 4.5 m/s² here); a fist bump's always does, as narrow
+    /// as a tap's; a handshake's does too (its shaking alone moves both phones at 7.4 m/s²); a walk past gives the
+    /// phone passed nothing.
     @Test func whatEachClassGivesTheAccelerometers() throws {
         for rate in [100.0, 400.0] {
             let f = try Self.features(rate: rate)
@@ -65,7 +68,8 @@ import Testing
             let tap = try #require(f[.hardTap]), gentle = try #require(f[.gentleTouch])
             let fist = try #require(f[.fistBump]), shake = try #require(f[.handshake]), walk = try #require(f[.walkPast])
             #expect(tap.allSatisfy { $0.joint >= 6 && $0.width <= 0.03 && $0.apart <= 0.03 })
-            #expect(gentle.allSatisfy { $0.joint < 6 })
+            #expect(gentle.allSatisfy { $0.joint < 6 || $0.speed >= 0.07 })
+            #expect(gentle.filter { $0.joint >= 6 }.count <= 3)
             #expect(fist.allSatisfy { $0.joint >= 6 && $0.width <= 0.03 })
             #expect(shake.allSatisfy { $0.joint >= 6 })
             #expect(walk.allSatisfy { $0.joint < 1 })

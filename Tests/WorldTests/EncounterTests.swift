@@ -41,10 +41,10 @@ import Testing
          #"scenario file s.json: encounters[0].peers must name two different peers of the file, not ["A", "Z"]"#),
         (#"{"class": "hardTap", "peers": ["A", "A"], "t": 1, "closingSpeed": 0.5, "minimumDistance": 0.04}"#,
          #"scenario file s.json: encounters[0].peers must name two different peers of the file, not ["A", "A"]"#),
-        (#"{"class": "hardTap", "peers": ["A", "B"], "t": 1, "closingSpeed": 0.5, "minimumDistance": 0.1}"#,
-         "scenario file s.json: encounters[0].minimumDistance of a touch must be between 0 and 0.08 m, got 0.1"),
-        (#"{"class": "hardStop", "peers": ["A", "B"], "t": 1, "closingSpeed": 0.5, "minimumDistance": 0.05}"#,
-         "scenario file s.json: encounters[0].minimumDistance of a hardStop must be above 0.08 m (closer is a touch) and at most 10 m, got 0.05"),
+        (#"{"class": "hardTap", "peers": ["A", "B"], "t": 1, "closingSpeed": 0.5, "minimumDistance": -0.01}"#,
+         "scenario file s.json: encounters[0].minimumDistance must be between 0 and 10 metres, got -0.01"),
+        (#"{"class": "hardStop", "peers": ["A", "B"], "t": 1, "closingSpeed": 0.5, "minimumDistance": 11}"#,
+         "scenario file s.json: encounters[0].minimumDistance must be between 0 and 10 metres, got 11.0"),
         (#"{"class": "hardStop", "peers": ["A", "B"], "t": 1, "closingSpeed": 0, "minimumDistance": 0.15}"#,
          "scenario file s.json: encounters[0].closingSpeed must be above 0 and at most 5 m/s, got 0.0"),
         (#"{"class": "hardStop", "peers": ["A", "C"], "t": 1, "closingSpeed": 1, "minimumDistance": 6}"#,
@@ -81,23 +81,25 @@ import Testing
                 .contains(#"motion.tablemass is not a field of the motion"#) == true)
     }
 
-    /// The world makes each gesture: the phones come to the stated closest approach, a touch (a fist bump, a
-    /// handshake's clasp) meets at the stated closing speed, a stop peaks at it, a handshake lifts both phones together, and the phones end where their
-    /// waypoints hold them.
+    /// The world makes each gesture: the phones come to the stated closest approach, or stop where their bodies
+    /// meet when the script aims through them (a touch: backs together, the centres a phone's depth apart); a touch
+    /// (a fist bump, a handshake's clasp) meets at the stated closing speed, a stop peaks at it, a handshake lifts
+    /// both phones together, and the phones end where their waypoints hold them.
     @Test(arguments: [EncounterClass.gentleTouch, .hardTap, .softStop, .hardStop, .fistBump, .handshake])
     func theWorldMakesTheGesture(_ kind: EncounterClass) throws {
-        let distance = kind.isTouch ? 0.05 : 0.14
+        let distance = kind.isTouch ? PhoneBody.iPhone15.size.z : 0.14
         let speed = [EncounterClass.gentleTouch: 0.06, .hardTap: 0.6, .softStop: 0.3, .hardStop: 1.8,
                      .fistBump: 1.0, .handshake: 0.4][kind]!
         let meets = kind != .softStop && kind != .hardStop
-        let file = try parse(Self.file(#"{"class": "\#(kind.rawValue)", "peers": ["A", "B"], "t": 1, "closingSpeed": \#(speed), "minimumDistance": \#(distance)}"#))
+        let aim = kind.isTouch ? 0 : distance
+        let file = try parse(Self.file(#"{"class": "\#(kind.rawValue)", "peers": ["A", "B"], "t": 1, "closingSpeed": \#(speed), "minimumDistance": \#(aim)}"#))
         let world = try World(scenario: .scripted(file), peers: 3, seed: 1)
         var closest = Double.infinity, previousGap = 0.6, fastest = 0.0, atContact: Double?
         var lifted = 0.0
         let dt = 0.0005
         for k in 1...16_000 {
             _ = world.advance(to: Double(k) * dt)
-            let a = world.poses[0].position, b = world.poses[1].position
+            let a = world.bodies[0].position, b = world.bodies[1].position
             let gap = (b - a).length
             let closing = (previousGap - gap) / dt
             fastest = max(fastest, closing)
@@ -116,8 +118,10 @@ import Testing
             #expect(abs(fastest - speed) < 0.01 * speed, "peaked at \(fastest) m/s")
         }
         #expect(kind == .handshake ? abs(lifted - 0.03) < 1e-3 : lifted < 1e-9, "\(lifted)")
-        #expect((world.poses[0].position - Vector3(0, 0, 1.2)).length < 1e-9)
-        #expect((world.poses[1].position - Vector3(0.6, 0, 1.2)).length < 1e-9)
+        #expect((world.bodies[0].position - Vector3(0, 0, 1.2)).length < 1e-9)
+        #expect((world.bodies[1].position - Vector3(0.6, 0, 1.2)).length < 1e-9)
+        // The truth: a contact of the bodies exactly where the script's touches meet, none elsewhere.
+        #expect(world.tracker.contacts.count == (kind.isTouch ? 1 : 0))
     }
 
     /// examples/bump-classes.json (made by tools/make-bump-classes) is what it says: as many encounters that are not

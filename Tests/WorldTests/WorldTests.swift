@@ -5,8 +5,8 @@ import TestSupport
 @testable import World
 
 @Suite struct WorldTests {
-    /// 100 mingling peers for 120 s: the truth sees exactly the planned touches (as contacts at their planned gap)
-    /// and the planned near misses (at theirs), and nothing else: strangers keep their distance.
+    /// 100 mingling peers for 120 s: the truth sees exactly the planned touches (as contacts of the bodies, backs
+    /// together) and the planned near misses (at their gap), and nothing else: strangers keep their distance.
     @Test func mingleMakesExactlyThePlannedTouchesAndNearMisses() throws {
         let world = try World(scenario: .mingle, peers: 100, seed: 3)
         _ = world.advance(to: 120)
@@ -27,13 +27,14 @@ import TestSupport
         #expect(Set(contacts.map { [$0.a, $0.b] }).count == contacts.count)
         #expect(contacts.count >= touches.count && contacts.count <= touches.count + world.encounters.compactMap { $0 }.count)
         // Strangers are nudged toward 0.6 m apart a few centimetres at a time, never shoved through a neighbour:
-        // a stranger's phone comes within 8 cm rarely if ever.
+        // a stranger's phone touches another rarely if ever.
         #expect(brushes <= touches.count / 100)
         #expect(nearMisses.count >= misses.count)
         for touch in touches {
             let contact = try #require(contacts.first { ($0.a, $0.b) == (min(touch.a, touch.b), max(touch.a, touch.b)) })
-            #expect(abs(contact.minimumDistance - touch.gap) < 0.001)
-            #expect(touch.gap >= 0.02 && touch.gap <= 0.06)
+            // Upright, backs toward each other: the centres are a phone's depth apart when the backs touch.
+            #expect(abs(contact.minimumDistance - world.phone.size.z) < 1e-6)
+            #expect(touch.gap == 0)
             // Held about half a second at the gap, plus the last and first centimetres of the gesture.
             #expect(contact.end! - contact.start >= touch.hold && contact.end! - contact.start <= touch.hold + 0.6)
         }
@@ -41,9 +42,9 @@ import TestSupport
         // approaches that a detector must also stay quiet on.
         for miss in misses {
             #expect(nearMisses.contains {
-                ($0.a, $0.b) == (min(miss.a, miss.b), max(miss.a, miss.b)) && abs($0.minimumDistance - miss.gap) < 0.001
+                ($0.a, $0.b) == (min(miss.a, miss.b), max(miss.a, miss.b)) && abs($0.gap - miss.gap) < 1e-6
             })
-            #expect(miss.gap >= 0.10 && miss.gap <= 0.20)
+            #expect(miss.gap >= world.mingle.nearMissGap.lowerBound && miss.gap <= world.mingle.nearMissGap.upperBound)
         }
         let share = Double(misses.count) / Double(finished.count)
         #expect(abs(share - 0.25) < 0.1)
@@ -86,37 +87,81 @@ import TestSupport
         let file = try ScenarioFile.parse(Data(json.utf8), file: "two.json")
         let world = try World(scenario: .scripted(file), peers: 0, seed: 1)
         #expect(world.peerCount == 2 && world.interests == [[], ["jazz"]])
+        // The waypoints place the phones' bodies; the poses are their antennas, inside the bodies.
         _ = world.advance(to: 1)
-        #expect((world.poses[0].position - Vector3(0.5, 0, 1.2)).length < 1e-9)
-        let toB = (world.poses[1].position - world.poses[0].position).normalized
-        #expect((world.poses[0].orientation.boresight - toB).length < 1e-9)
+        #expect((world.bodies[0].position - Vector3(0.5, 0, 1.2)).length < 1e-9)
+        let toB = (world.bodies[1].position - world.bodies[0].position).normalized
+        #expect((world.bodies[0].orientation.boresight - toB).length < 1e-9)
         _ = world.advance(to: 5)
-        #expect((world.poses[0].position - Vector3(1, 0, 1.2)).length < 1e-9)
-        #expect((world.poses[1].orientation.boresight - Vector3(-1, 0, 0)).length < 1e-9)
+        #expect((world.bodies[0].position - Vector3(1, 0, 1.2)).length < 1e-9)
+        #expect((world.bodies[1].orientation.boresight - Vector3(-1, 0, 0)).length < 1e-9)
+        for (body, antenna) in zip(world.bodies, world.poses) {
+            let box = world.phone.box(centre: body.position, orientation: body.orientation)
+            #expect(box.contains(antenna.position) && antenna.orientation == body.orientation)
+            #expect(abs((antenna.position - body.position).length - world.phone.antenna.length) < 1e-12)
+        }
     }
 }
 
 @Suite struct ContactTrackerTests {
+    /// Two phones upright, backs toward each other, `gap` apart between their backs.
+    static func backToBack(gap: Double, phone: PhoneBody = .iPhone15) -> [OrientedBox] {
+        let a = Vector3(5, 5, 1), b = Vector3(5 + phone.size.z + gap, 5, 1)
+        return [phone.box(centre: a, orientation: .facing(b, from: a)),
+                phone.box(centre: b, orientation: .facing(a, from: b))]
+    }
+
     @Test func contactThenNearMiss() {
         var tracker = ContactTracker()
         var changes: [ContactChange] = []
-        // Two phones close in to 5 cm, part, come back to 15 cm, part.
-        let gaps = [1.0, 0.4, 0.2, 0.05, 0.06, 0.3, 0.7, 0.3, 0.15, 0.3, 0.9]
+        // Two phones' backs close in until they touch (and press 0.5 mm into each other's cases), part, come back
+        // to 15 cm, part.
+        let gaps = [1.0, 0.4, 0.2, 0, -0.0005, 0.3, 0.7, 0.3, 0.15, 0.3, 0.9]
         for (k, gap) in gaps.enumerated() {
-            changes += tracker.observe([Vector3(5, 5, 1), Vector3(5 + gap, 5, 1)], at: Double(k))
+            changes += tracker.observe(Self.backToBack(gap: gap), at: Double(k))
         }
+        let depth = PhoneBody.iPhone15.size.z
         #expect(tracker.contacts.count == 1)
         #expect(tracker.contacts[0].start == 3 && tracker.contacts[0].end == 5)
-        #expect(abs(tracker.contacts[0].minimumDistance - 0.05) < 1e-12)
+        #expect(abs(tracker.contacts[0].minimumDistance - (depth - 0.0005)) < 1e-12)
         #expect(tracker.nearMisses.count == 1)
-        #expect(tracker.nearMisses[0].time == 8 && abs(tracker.nearMisses[0].minimumDistance - 0.15) < 1e-12)
+        #expect(tracker.nearMisses[0].time == 8 && abs(tracker.nearMisses[0].gap - 0.15) < 1e-9)
+        #expect(abs(tracker.nearMisses[0].minimumDistance - (0.15 + depth)) < 1e-12)
         #expect(changes.count == 3)
+    }
+
+    /// Top to top, 2 cm apart, the centres are 17 cm apart: no contact, a near miss of 2 cm; side by side the same
+    /// centres' distance is far apart. What touches is the bodies, not a distance between centres.
+    @Test func theBodiesTouchNotTheCentres() {
+        let phone = PhoneBody.iPhone15
+        func pair(_ centres: Double, topToTop: Bool) -> [OrientedBox] {
+            let up = Orientation(heading: .pi / 2, pitch: -.pi / 2)
+            let a = Vector3(0, 0, 1), b = Vector3(0, centres, 1)
+            let down = Orientation(right: -up.right, top: -up.top, screen: up.screen)
+            return [phone.box(centre: a, orientation: up), phone.box(centre: b, orientation: topToTop ? down : up)]
+        }
+        // Lying flat, screens up: the first's top toward +y; the second turned round, tops facing.
+        var tracker = ContactTracker()
+        for (k, centres) in [0.4, phone.size.y + 0.02, 0.4, 1.0].enumerated() {
+            _ = tracker.observe(pair(centres, topToTop: true), at: Double(k))
+        }
+        #expect(tracker.contacts.isEmpty && tracker.nearMisses.count == 1)
+        #expect(abs((tracker.nearMisses.first?.gap ?? 0) - 0.02) < 1e-9)
+        var touching = ContactTracker()
+        for (k, centres) in [0.4, phone.size.y, 0.4, 1.0].enumerated() {
+            _ = touching.observe(pair(centres, topToTop: true), at: Double(k))
+        }
+        #expect(touching.contacts.count == 1 && touching.nearMisses.isEmpty)
     }
 
     @Test func distantPairsAreNeverChecked() {
         var tracker = ContactTracker()
-        let positions = (0..<400).map { Vector3(Double($0 % 20) * 2, Double($0 / 20) * 2, 1) }
-        #expect(tracker.observe(positions, at: 0).isEmpty)
+        let phone = PhoneBody.iPhone15
+        let bodies = (0..<400).map {
+            phone.box(centre: Vector3(Double($0 % 20) * 2, Double($0 / 20) * 2, 1),
+                      orientation: Orientation(heading: 0))
+        }
+        #expect(tracker.observe(bodies, at: 0).isEmpty)
         #expect(tracker.contacts.isEmpty && tracker.nearMisses.isEmpty)
     }
 }
@@ -196,9 +241,9 @@ import TestSupport
         #expect(schema.problems(line: misspelled) == ["$.peers[0].waypoints[0]: the field headng is not in the schema"])
     }
 
-    /// examples/touch-or-stop.json (made by tools/make-touch-or-stop) is what it says: over a minute, 12 touches at
-    /// 5 to 7 cm, each held about half a second, and 24 stops short, 12 at 9 to 11 cm and 12 at 15 to 20 cm; no
-    /// other contact or near miss.
+    /// examples/touch-or-stop.json (made by tools/make-touch-or-stop) is what it says: over a minute, 12 touches
+    /// (the backs meet), each held about half a second, and 24 stops short, 12 with the backs 1 to 3 cm apart and
+    /// 12 at 8 to 14 cm; no other contact or near miss.
     @Test func touchOrStopHasAsManyStopsShortAsTouches() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
@@ -209,14 +254,14 @@ import TestSupport
         #expect(contacts.count == 12)
         for contact in contacts {
             #expect(contact.b == contact.a + 1 && contact.a % 2 == 0 && contact.a < 8)
-            #expect(contact.minimumDistance >= 0.05 - 1e-9 && contact.minimumDistance <= 0.07 + 1e-9)
+            #expect(abs(contact.minimumDistance - world.phone.size.z) < 1e-4)
             let held = try #require(contact.duration)
             #expect(held >= 0.5 && held <= 0.8, "\(held)")
         }
         let misses = world.tracker.nearMisses
         #expect(misses.count == 24)
-        #expect(misses.filter { $0.minimumDistance >= 0.09 - 1e-9 && $0.minimumDistance <= 0.11 + 1e-9 }.count == 12)
-        #expect(misses.filter { $0.minimumDistance >= 0.15 - 1e-9 && $0.minimumDistance <= 0.20 + 1e-9 }.count == 12)
+        #expect(misses.filter { $0.gap >= 0.01 - 1e-4 && $0.gap <= 0.03 + 1e-4 }.count == 12)
+        #expect(misses.filter { $0.gap >= 0.08 - 1e-4 && $0.gap <= 0.14 + 1e-4 }.count == 12)
     }
 
     @Test func missingFileIsNamed() {

@@ -1,0 +1,123 @@
+import Geometry
+
+/// A phone as the world holds it: a box the size of a real model in its case, and where its UWB antenna sits in
+/// it. The world's poses are where the antennas are (what the radio ranges between); the bodies are what touches.
+package struct PhoneBody: Sendable, Equatable {
+    /// The model, for the docs and the trace's reader.
+    package let model: String
+    /// Width (along the device's x, its right edge), height (y, its top) and depth (z, out of the screen) of the
+    /// phone in its case, metres.
+    package let size: Vector3
+    /// The UWB antenna's place in the device frame from the body's centre, metres.
+    package let antenna: Vector3
+
+    /// Two bodies whose surfaces are this close touch, metres: the geometry's numerical tolerance (a micrometre),
+    /// not a distance anyone chose. The hands that bring phones together stop where the bodies meet, and the
+    /// figures of the boxes found there are within it.
+    package static let touching = 1e-6
+
+    /// A slim case adds this much to each side, metres: an assumption (a TPU case of 1 to 2 mm wall).
+    package static let caseWall = 0.0015
+
+    /// iPhone 15: 71.6 x 147.6 x 7.80 mm (Apple, iPhone 15 technical specifications, 2023), in a slim case. Its
+    /// UWB antenna is put in the middle of the phone's width, 15 mm below its top and 1 mm inside its back: an
+    /// assumption, as Apple publishes no drawing of it. Where it sits decides what a touch reads: put beside the
+    /// rear cameras (15 mm in from the right edge seen from the screen), two phones back to back hold their
+    /// antennas 4.2 cm apart side by side, each 83 degrees off the other's boresight, and their estimate reads
+    /// about 10 cm long (``RadioConfiguration/orientationBias``); in the middle, 0.6 cm apart, straight behind
+    /// (docs/simulation.md).
+    package static let iPhone15 = PhoneBody(model: "iPhone 15", bare: Vector3(0.0716, 0.1476, 0.0078),
+                                            antennaBelowTop: 0.015, insideBack: 0.001)
+
+    package init(model: String, size: Vector3, antenna: Vector3) {
+        precondition(size.x > 0 && size.y > 0 && size.z > 0, "a phone has volume")
+        self.model = model
+        self.size = size
+        self.antenna = antenna
+    }
+
+    /// A bare phone of `bare` size in a slim case, its antenna in the middle of its width, `below` its top and
+    /// `inside` its back.
+    init(model: String, bare: Vector3, antennaBelowTop below: Double, insideBack inside: Double) {
+        let wall = Self.caseWall
+        let size = bare + Vector3(2 * wall, 2 * wall, 2 * wall)
+        self.init(model: model, size: size,
+                  antenna: Vector3(0, size.y / 2 - wall - below, -(size.z / 2 - wall - inside)))
+    }
+
+    /// The body of a phone whose centre is at `centre`, turned `orientation`.
+    package func box(centre: Vector3, orientation: Orientation) -> OrientedBox {
+        OrientedBox(centre: centre, orientation: orientation, halfExtents: size / 2)
+    }
+
+    /// Where the antenna of a phone whose centre is at `centre`, turned `orientation`, is.
+    package func antennaPosition(centre: Vector3, orientation: Orientation) -> Vector3 {
+        centre + orientation.toWorld(antenna)
+    }
+
+    /// The centre of a phone whose antenna is at `antennaAt`, turned `orientation`.
+    package func centre(antennaAt position: Vector3, orientation: Orientation) -> Vector3 {
+        position - orientation.toWorld(antenna)
+    }
+
+    /// How far apart along `direction` (unit) two phones' centres are when their bodies just touch, the second
+    /// offset from the first by `offset` besides (a difference of height across a horizontal approach), each turned
+    /// as given: the gap along which hands bring them together closes to this. 0 where they pass without touching.
+    package func touchingDistance(_ a: Orientation, _ b: Orientation, along direction: Vector3,
+                                  offset: Vector3 = .zero) -> Double {
+        Self.touchingDistance({ box(centre: $0, orientation: a) }, { box(centre: $0, orientation: b) },
+                              along: direction, offset: offset)
+    }
+
+    /// The same for any two bodies carried with the phones, each made from its phone's centre: the hands of a
+    /// gesture (``Grip``).
+    package static func touchingDistance(_ first: (Vector3) -> OrientedBox, _ second: (Vector3) -> OrientedBox,
+                                         along direction: Vector3, offset: Vector3 = .zero) -> Double {
+        let a = first(.zero)
+        func gap(_ distance: Double) -> Double { BoxContact(a, second(direction * distance + offset)).separation }
+        // Apart beyond the two boxes' reaches from the phones' centres. Coming closer, the first distance where
+        // they overlap is found in steps shorter than any box's side (bodies carried in front of the phones pass
+        // through each other nearer in, so the gap does not only shrink), then halved down to where it is 0.
+        let b = second(.zero)
+        var far = 1e-6
+        for box in [a, b] { far += box.radius(along: direction) + abs(box.centre.dot(direction)) }
+        let step = min(a.halfExtents.min(), b.halfExtents.min())
+        var high = far
+        while high > 0, gap(max(high - step, 0)) > 0 { high -= step }
+        guard high > 0 else { return 0 }
+        var low = max(high - step, 0)
+        for _ in 0..<60 {
+            let middle = (low + high) / 2
+            if gap(middle) > 0 { high = middle } else { low = middle }
+        }
+        return high
+    }
+}
+
+/// A hand closed around a phone for a gesture a script makes (a fist bump, a handshake's clasp): a box in front of
+/// the phone's back, toward whom it meets, over the phone's lower half. What meets in those gestures is the hands;
+/// the phones stay apart by the hands' reach.
+package struct Grip: Sendable, Equatable {
+    /// Across the knuckles (the device's x), up the hand (its y), and how far the hand reaches in front of the
+    /// phone's back (out of the back, its -z), metres.
+    package let size: Vector3
+
+    /// A fist around a phone: 9 cm across the knuckles (an adult's hand breadth is 8 to 9 cm: Greiner, Hand
+    /// Anthropometry of U.S. Army Personnel, 1991), 10 cm tall, the knuckles 4 cm in front of the phone's back: an
+    /// assumption. Two fists meet with the phones' centres 9.1 cm apart.
+    package static let fist = Grip(size: Vector3(0.09, 0.10, 0.04))
+    /// An open hand reaching to clasp another's: as wide and tall as the fist, the palm 6 cm in front of the
+    /// phone's back (an assumption): two clasp with the phones' centres 13.1 cm apart.
+    package static let openHand = Grip(size: Vector3(0.09, 0.10, 0.06))
+
+    package init(size: Vector3) {
+        precondition(size.x > 0 && size.y > 0 && size.z > 0, "a hand has volume")
+        self.size = size
+    }
+
+    /// The hand around `phone`, whose centre is at `centre`, turned `orientation`.
+    package func box(around phone: PhoneBody, centre: Vector3, orientation: Orientation) -> OrientedBox {
+        let local = Vector3(0, -phone.size.y / 4, -(phone.size.z + size.z) / 2)
+        return OrientedBox(centre: centre + orientation.toWorld(local), orientation: orientation, halfExtents: size / 2)
+    }
+}
