@@ -76,13 +76,14 @@ package struct Accelerometers {
 
     /// Senses one world step of `dt` seconds ending at `time`, the phones now at `positions`.
     ///
-    /// - Parameter close: the pairs of phones whose centres are closer than half a metre, in pair order.
+    /// - Parameter close: the pairs of phones whose centres are closer than half a metre, as the scorer names them
+    ///   (a tap at every true contact is made from the truth: under a ``TruthScramble`` it lands on other phones).
     mutating func sense(_ positions: [Vector3], close: [CloseBodies], at time: Double, dt: Double) {
         let s = settings
         // Phones whose bodies met since the step before tap, in pair order.
         var now: [Int64] = []
         for pair in close where pair.separation <= PhoneBody.touching {
-            now.append(Int64(pair.first) << 32 | Int64(pair.second))
+            now.append(Int64(pair.a) << 32 | Int64(pair.b))
         }
         for key in now where !Self.contains(meeting, key) {
             touch(Int(key >> 32), Int(key & 0xFFFF_FFFF), at: time)

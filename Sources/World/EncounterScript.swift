@@ -63,6 +63,13 @@ package struct EncounterScript: Sendable, Equatable {
     /// A handshake's shaking: frequency (Hz), amplitude (m) and length (s).
     static let shake = (frequency: 2.5, amplitude: 0.03, length: 1.2)
 
+    /// The same encounter under another label: what a ``TruthScramble`` hands the scorer once the gesture is
+    /// planned.
+    func relabelled(as other: EncounterClass) -> EncounterScript {
+        EncounterScript(kind: other, a: a, b: b, t: t, closingSpeed: closingSpeed, minimumDistance: minimumDistance,
+                        hold: hold)
+    }
+
     package init(kind: EncounterClass, a: Int, b: Int, t: Double, closingSpeed: Double, minimumDistance: Double,
                 hold: Double = 0.5) {
         self.kind = kind
@@ -101,17 +108,18 @@ package struct EncounterScript: Sendable, Equatable {
                            stopGap: stopGap, stopAt: contactAt,
                            holdUntil: contactAt + hold + (kind == .handshake ? Self.shake.length : 0),
                            shake: kind == .handshake ? (start: contactAt, length: Self.shake.length) : nil,
-                           grip: kind.grip)
+                           grip: kind.grip, knock: false)
         case .softStop, .hardStop:
             let distance = max(gap - stopGap, 0)
             let duration = max(MinimumJerkMove.peakSpeedFactor * distance / closingSpeed, 0.05)
             let end = t + duration
             return Gesture(toward: toward, closing: MinimumJerkMove(from: .zero, to: toward * distance, start: t,
                                                                      duration: duration),
-                           stopGap: stopGap, stopAt: end, holdUntil: end + hold, shake: nil, grip: nil)
+                           stopGap: stopGap, stopAt: end, holdUntil: end + hold, shake: nil, grip: nil,
+                           knock: false)
         case .tableKnock, .walkPast:
             return Gesture(toward: toward, closing: nil, stopGap: gap, stopAt: t, holdUntil: t + hold, shake: nil,
-                           grip: nil)
+                           grip: nil, knock: kind == .tableKnock)
         }
     }
 
@@ -127,11 +135,13 @@ package struct EncounterScript: Sendable, Equatable {
         package let shake: (start: Double, length: Double)?
         /// The hands around the phones from the start of the gesture to its end, where they are what meets.
         package let grip: Grip?
+        /// Whether the scene is a table under the two phones and a knuckle coming down on it (``KnockScene``).
+        package let knock: Bool
 
         package static func == (a: Gesture, b: Gesture) -> Bool {
             a.toward == b.toward && a.closing == b.closing && a.stopGap == b.stopGap && a.stopAt == b.stopAt
                 && a.holdUntil == b.holdUntil && a.shake?.start == b.shake?.start && a.shake?.length == b.shake?.length
-                && a.grip == b.grip
+                && a.grip == b.grip && a.knock == b.knock
         }
 
         /// When the hands are back where their holders' waypoints put them.

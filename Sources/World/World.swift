@@ -113,6 +113,7 @@ package final class World {
         let count: Int
         if case .scripted(let file) = scenario { count = file.peers.count } else { count = peers }
         scorerLabels = try scramble.map { try $0.labels(count) }
+        if scramble != nil { tracker = TruthScramble.tracker }
         groundSpeeds = [Float](repeating: 0, count: count)
         if case .scripted(let file) = scenario {
             peerCount = file.peers.count
@@ -120,6 +121,13 @@ package final class World {
             hallSide = 0
             bodies = []
             planEncounters(file)
+            // The labels made the scripts; from here on only the scorer reads them, and a scramble tells it others.
+            if let classes = try scramble?.classes() {
+                scriptedEncounters = scriptedEncounters.map { encounter in
+                    (encounter.script.relabelled(as: classes[encounter.script.kind] ?? encounter.script.kind),
+                     encounter.gesture, encounter.startGap)
+                }
+            }
             bodies = (0..<peerCount).map { scriptedPose($0, at: 0, file: file) }
             poses = antennas()
             accelerometers.place(bodies.map(\.position))
@@ -205,8 +213,9 @@ package final class World {
                 }.sorted { ($0.a, $0.b) < ($1.a, $1.b) }
             } ?? close
             changes += tracker.observe(close: scored, at: time) { BoxContact.distance(box($0), box($1)) }
-            // Sampled chips replace the labelled peaks: those are made only when nothing samples.
-            if !isSensing { accelerometers.sense(positions, close: close, at: time, dt: dt) }
+            // Sampled chips replace the labelled peaks: those are made only when nothing samples, and from the
+            // scorer's own contacts (the truth, to compare with).
+            if !isSensing { accelerometers.sense(positions, close: scored, at: time, dt: dt) }
             poseMotion?.step(from: stepStart, to: positions, at: time, dt: dt)
             feelMeetings(close, dt: dt)
             feelGestures(dt: dt)
@@ -511,7 +520,7 @@ package final class World {
                 let (at, speed) = Self.meeting(within: time - dt, time) { hands(at: $0).separation }
                 scriptedMotion?.meet(script.a, script.b, at: at, closingSpeed: speed, normal: hands(at: time).normal,
                                      hands: true)
-            } else if script.kind == .tableKnock, let table = KnockScene(script, bodies: bodies, phone: phone) {
+            } else if gesture.knock, let table = KnockScene(script, bodies: bodies, phone: phone) {
                 guard table.knuckleGap(at: time - dt) > PhoneBody.touching,
                       table.knuckleGap(at: time) <= PhoneBody.touching else { continue }
                 let (at, speed) = Self.meeting(within: time - dt, time) { table.knuckleGap(at: $0) }

@@ -9,15 +9,19 @@ import World
 /// observations and actions (discovery and session events, each exchange's measurement and the updates made of it,
 /// Bluetooth readings, the phones' own speeds and accelerometer peaks, the exchanges asked for, bumps, haptics,
 /// profiles); the same run with everything only the scorer reads relabelled (contacts, near misses, who walks to
-/// whom) must give the same record, line for line.
+/// whom, each scripted encounter's class, the scorer's own distances) must give the same record, line for line.
 @Suite struct DeviceBoundaryTests {
     private struct Recorded {
         let lines: [String]
         let summary: SimulationSummary
     }
 
+    /// - Parameters:
+    ///   - sensors: what the phones' accelerometers are made of, for a run without a scenario file.
+    ///   - plant: a line put first in the record, read from the world as it starts: a planted leak.
     private func record(
-        _ policy: SimulationSettings.RangingPolicy, scramble: TruthScramble?, sampled: ScenarioFile? = nil
+        _ policy: SimulationSettings.RangingPolicy, scramble: TruthScramble?, sampled: ScenarioFile? = nil,
+        sensors: Sensors = .samples, plant: ((World) -> String)? = nil
     ) async throws -> Recorded {
         var s = SimulationSettings()
         s.transport = .memory
@@ -27,12 +31,13 @@ import World
         s.seed = 4
         s.rangingPolicy = policy
         s.truthScramble = scramble
+        s.sensors = sensors
         if let sampled {
             s.scenario = .scripted(sampled)
             s.sensors = .samples
         }
         let simulation = try Simulation(settings: s)
-        let lines = Mutex<[String]>([])
+        let lines = Mutex<[String]>(plant.map { [$0(simulation.truth)] } ?? [])
         simulation.deviceRecord = { line in lines.withLock { $0.append(line) } }
         let summary = try await simulation.run()
         return Recorded(lines: lines.withLock { $0 }, summary: summary)
@@ -67,7 +72,9 @@ import World
     }
 
     /// With the accelerometers sampled from physics (a scenario file of every class of encounter), the devices find
-    /// their jolts in their own samples: the record is the same again when the scorer's contacts are relabelled.
+    /// their jolts in their own samples: the record is the same again when the scorer's contacts, the encounters'
+    /// classes and the scorer's distances are all told otherwise. Every push comes from bodies meeting; a class only
+    /// planned its gesture.
     @Test func devicesAreBlindToTheTruthWithSampledSensors() async throws {
         let file = try ScenarioFile.load(path: PackageManifest.root.appendingPathComponent("examples/bump-classes.json").path)
         let plain = try await record(.proximity, scramble: nil, sampled: file)
@@ -78,6 +85,31 @@ import World
         #expect(plain.lines.filter { $0.hasPrefix("impacts ") && $0.contains("magnitude") }.count > 10)
         #expect(plain.summary.bumps.trueContacts > 10 && (plain.summary.bumps.recall ?? 0) > 0.3)
         #expect((scrambled.summary.bumps.recall ?? 1) < (plain.summary.bumps.recall ?? 0) / 2)
+        // The classes reached the scorer told otherwise: the touches' bumps are scored under other classes.
+        let byClass = try #require(plain.summary.bumps.byClass), told = try #require(scrambled.summary.bumps.byClass)
+        #expect(Set(byClass.keys) == Set(told.keys) && told != byClass)
+        #expect(byClass["hardTap"]?.fired != told["hardTap"]?.fired)
+    }
+
+    /// The test can fail on what a sensor reads. Accelerometer peaks made from the truth's contacts (`--sensors
+    /// peaks`, kept to compare with) land on other phones when the contacts are relabelled; and a line a sensor
+    /// would make from the encounters' classes or from the scorer's near-miss distance differs when those are told
+    /// otherwise.
+    @Test func aSensorThatReadsTheTruthIsFound() async throws {
+        let peaks = try await record(.proximity, scramble: nil, sensors: .peaks)
+        let scrambledPeaks = try await record(.proximity, scramble: TruthScramble(seed: 7), sensors: .peaks)
+        #expect(firstDifference(peaks.lines, scrambledPeaks.lines) != nil)
+        let file = try ScenarioFile.load(path: PackageManifest.root.appendingPathComponent("examples/bump-classes.json").path)
+        let labels: (World) -> String = {
+            "planted " + $0.scriptedEncounters.map(\.script.kind.rawValue).joined(separator: ",")
+        }
+        let plainLabels = try await record(.proximity, scramble: nil, sampled: file, plant: labels)
+        let toldLabels = try await record(.proximity, scramble: TruthScramble(seed: 7), sampled: file, plant: labels)
+        #expect(firstDifference(plainLabels.lines, toldLabels.lines)?.hasPrefix("line 0:") == true)
+        let threshold: (World) -> String = { "planted \($0.tracker.nearMissDistance)" }
+        let plainThreshold = try await record(.proximity, scramble: nil, plant: threshold)
+        let toldThreshold = try await record(.proximity, scramble: TruthScramble(seed: 7), plant: threshold)
+        #expect(firstDifference(plainThreshold.lines, toldThreshold.lines)?.hasPrefix("line 0:") == true)
     }
 
     /// The test can fail: the `oracle` policy is told who walks to whom, and its plans follow the labels.
