@@ -19,7 +19,7 @@ package struct NearcatchSim: AsyncParsableCommand {
     )
 
     /// The program's version, as `--version` prints it.
-    package static let version = "0.6.0"
+    package static let version = "0.7.0-dev"
 
     package init() {}
 }
