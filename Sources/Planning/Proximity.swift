@@ -155,17 +155,23 @@ package struct Proximity: RangingPlanner {
     /// Failures in a row beyond which the interval grows no more (2^5: 32 times).
     private static let backoffLimit: UInt8 = 5
 
-    /// Whether both devices of pair `p` felt a tap at the same instant (within `tapCoincidence`) in the last
-    /// `tapWindow` seconds, and the pair may be near enough to have touched: brought forward from its estimate by
-    /// how fast it may have closed since, and no nearer than its Bluetooth distance allows (and it did not just
-    /// bump). The devices tell each other of their taps, as a bump app does.
+    /// Whether one device of pair `p` felt a tap in the last `tapWindow` seconds and has heard from the other, over
+    /// the data channel, of a tap at the same instant (within `tapCoincidence`), and the pair may be near enough to
+    /// have touched: brought forward from its estimate by how fast it may have closed since, and no nearer than its
+    /// Bluetooth distance allows (and it did not just bump). The devices tell each other of their taps, as a bump
+    /// app does; a tap whose message is late or lost is not known.
     @inline(__always)
     private func isTappedPair(_ p: Int, _ context: PlanningContext) -> Bool {
-        guard !context.taps.isEmpty else { return false }
+        guard !context.taps.isEmpty, !context.peerTaps.isEmpty else { return false }
         let pair = context.pairs[p]
         let t = Float(context.time)
-        let a = context.taps[Int(pair.low)], b = context.taps[Int(pair.high)]
-        guard t - a <= Float(settings.tapWindow), abs(a - b) <= Float(settings.tapCoincidence) else { return false }
+        let window = Float(settings.tapWindow), coincidence = Float(settings.tapCoincidence)
+        func heardTogether(_ own: Int32, _ other: Int32) -> Bool {
+            let mine = context.taps[Int(own)]
+            guard t - mine <= window, Int(own) < context.peerTaps.count else { return false }
+            return context.peerTaps[Int(own)].contains { $0.peer == other && abs($0.time - mine) <= coincidence }
+        }
+        guard heardTogether(pair.low, pair.high) || heardTogether(pair.high, pair.low) else { return false }
         var near = -Float.infinity
         if !context.estimates.isEmpty {
             let e = context.estimates[p]

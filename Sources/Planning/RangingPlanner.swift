@@ -1,6 +1,17 @@
 import DeviceInterface
 import Geometry
 
+/// A tap a peer told a device of: who, and when it felt it.
+package struct PeerTap: Sendable, Equatable {
+    package let peer: Int32
+    package let time: Float
+
+    package init(peer: Int32, time: Float) {
+        self.peer = peer
+        self.time = time
+    }
+}
+
 /// What the devices know when their ranging service plans a round: the round's span, who holds running sessions
 /// with whom, the pairs, the latest estimate of each pair, each pair's Bluetooth distance, each device's own speed,
 /// and the peer each device's app chose to walk to. All of it is the devices' own observations; the true poses and
@@ -26,14 +37,18 @@ package struct PlanningContext {
     /// Each device's own speed over the ground, m/s, as its motion sensors tell it (empty: none known).
     package let speeds: [Float]
     /// When each device's accelerometer last felt a tap (a peak at or over the bump detector's threshold), seconds;
-    /// -∞ never (empty: none known).
+    /// -∞ never (empty: none known) ...
     package let taps: [Float]
+    /// ... and, by device, the taps its peers told it of over the data channel that have arrived by the round's
+    /// start (their time on the pair's clock): a device knows of another's tap only when a message brought it.
+    package let peerTaps: [[PeerTap]]
     /// The world's truth, for the `oracle` policy alone: every device's true pose at the round's start.
     package let truth: [Pose]?
 
     package init(time: Double, interval: Double, sessions: RunningSessions.Snapshot, pairs: PairTable,
                 estimates: [PairEstimate] = [], bluetooth: [Float] = [], bluetoothFloor: Float = 1,
-                targets: [Int32] = [], speeds: [Float] = [], taps: [Float] = [], truth: [Pose]? = nil) {
+                targets: [Int32] = [], speeds: [Float] = [], taps: [Float] = [], peerTaps: [[PeerTap]] = [],
+                truth: [Pose]? = nil) {
         self.time = time
         self.interval = interval
         self.sessions = sessions
@@ -45,6 +60,7 @@ package struct PlanningContext {
         self.targets = targets
         self.speeds = speeds
         self.taps = taps
+        self.peerTaps = peerTaps
         self.truth = truth
     }
 

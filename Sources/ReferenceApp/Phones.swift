@@ -94,6 +94,15 @@ package struct Phones {
         }
     }
 
+    /// What each phone's app has heard of its peers' knocks over the data channel by `time` (what arrived before
+    /// the round), for its ranging service; empty when the apps send none.
+    package func peerTaps(upTo time: Double) -> [[PeerTap]] {
+        guard sendsJolts else { return [] }
+        return apps.map { app in
+            app.heard.filter { $0.impact.known <= time }.map { PeerTap(peer: $0.from, time: Float($0.impact.time)) }
+        }
+    }
+
     /// Each app sends the knocks it has come to know to every peer it holds a session with and believes may be
     /// within reach of a touch, by what its own phone knows (never the oracle's truth): its estimate brought forward
     /// by two walkers' speeds, but no nearer than the pair's Bluetooth signal allows; and takes what has arrived

@@ -140,15 +140,17 @@ extension Simulation {
         // Each phone's latest tap up to the round's start (the world has felt a round further).
         let felt = feltImpacts(upTo: time + interval, handingOutTo: time)
         let taps = phones.taps(felt, upTo: time)
+        let peerTaps = phones.peerTaps(upTo: time)
         planner.plan(PlanningContext(time: time, interval: interval, sessions: sessions, pairs: engine.table,
                                      estimates: engine.estimates, bluetooth: phones.bluetooth.distances,
                                      bluetoothFloor: phones.bluetooth.floor, targets: targets,
-                                     speeds: speeds, taps: taps, truth: oracle ? poses : nil),
+                                     speeds: speeds, taps: taps, peerTaps: peerTaps, truth: oracle ? poses : nil),
                      into: &plan)
         record {
             // Under `ideal` the plan has no channels: each exchange's is 0.
             let channels = plan.channels + repeatElement(0, count: plan.exchanges.count - plan.channels.count)
-            return "plan \(time) speeds \(speeds) taps \(taps) "
+            let heard = peerTaps.enumerated().flatMap { d, list in list.map { "\(d)<\($0.peer)@\($0.time)" } }
+            return "plan \(time) speeds \(speeds) taps \(taps) heard \(heard) "
                 + zip(plan.exchanges, channels).map { "\($0.pair):\($0.offset):\($1)" }.joined(separator: ",")
         }
         air?.resolve(&plan, pairs: engine.pairs, positions: poses.map(\.position), interval: interval,

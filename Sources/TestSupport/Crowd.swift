@@ -42,17 +42,18 @@ package struct Crowd {
 
     /// What the devices know at round `k`.
     package func context(round k: Int, interval: Double = 0.1, speeds: [Float] = [],
-                         taps: [Float] = []) -> PlanningContext {
+                         taps: [Float] = [], peerTaps: [[PeerTap]] = []) -> PlanningContext {
         let bluetooth = !hearsBluetooth ? [] : engine.pairs.map { Float((poses[Int($0.low)].position - poses[Int($0.high)].position).length) }
         return PlanningContext(time: Double(k) * interval, interval: interval, sessions: running.snapshot(),
                                pairs: engine.table, estimates: engine.estimates, bluetooth: bluetooth,
-                               bluetoothFloor: bluetoothFloor, speeds: speeds, taps: taps)
+                               bluetoothFloor: bluetoothFloor, speeds: speeds, taps: taps, peerTaps: peerTaps)
     }
 
     /// Plans round `k` and ranges it.
     package mutating func round(_ k: Int, _ planner: inout some RangingPlanner, _ plan: inout RangingPlan,
-                               interval: Double = 0.1, speeds: [Float] = [], taps: [Float] = []) {
-        let context = context(round: k, interval: interval, speeds: speeds, taps: taps)
+                               interval: Double = 0.1, speeds: [Float] = [], taps: [Float] = [],
+                               peerTaps: [[PeerTap]] = []) {
+        let context = context(round: k, interval: interval, speeds: speeds, taps: taps, peerTaps: peerTaps)
         planner.plan(context, into: &plan)
         air?.resolve(&plan, pairs: engine.pairs, positions: poses.map(\.position), interval: interval,
                      circular: planner.roundIsCircular)

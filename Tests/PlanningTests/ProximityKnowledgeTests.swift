@@ -26,36 +26,47 @@ import TestSupport
         return medium
     }
 
-    /// Rounds 0 to 39 (4 s), no one walking, with the given taps; of rounds 20 to 29, those in which pair
-    /// (10, 11) ranged.
-    private static func roundsRanged(taps: (Int) -> [Float]) throws -> Int {
+    /// Rounds 0 to 39 (4 s), no one walking, with the given taps (each device's own, and what it heard of its
+    /// peers'); of rounds 20 to 29, those in which pair (10, 11) ranged.
+    private static func roundsRanged(taps: (Int) -> ([Float], [[PeerTap]])) throws -> Int {
         var crowd = try crowd()
         var planner = Proximity(medium: medium(), scheme: .doubleSided, peers: 12, hearingMargin: Fixtures.hearingMargin)
         var plan = RangingPlan()
         let pair = Int32(try #require(crowd.engine.pairIndex(10, 11)))
         var ranged = 0
         for k in 0..<40 {
-            crowd.round(k, &planner, &plan, speeds: [Float](repeating: 0, count: 12), taps: taps(k))
+            let (own, heard) = taps(k)
+            crowd.round(k, &planner, &plan, speeds: [Float](repeating: 0, count: 12), taps: own, peerTaps: heard)
             #expect(plan.exchanges.count <= 1)
             if (20..<30).contains(k), plan.exchanges.contains(where: { $0.pair == pair }) { ranged += 1 }
         }
         return ranged
     }
 
-    /// Both phones knocked at 2.0 s (within 30 ms): the pair ranges every round of the next second. One phone alone
-    /// knocked, or both at instants 50 ms apart, and the pair waits behind the closer couples.
-    @Test func aJointKnockRangesThePairEveryRound() throws {
-        func taps(_ a: Float?, _ b: Float?) -> (Int) -> [Float] {
+    /// Both phones knocked at 2.0 s (within 30 ms), and each heard of the other's knock from round `heardAt` on:
+    /// from then the pair ranges every round of the second after the knock. One phone alone knocked, both at
+    /// instants 50 ms apart, or the messages lost, and the pair waits behind the closer couples: a device knows of
+    /// its peer's knock only when a message brought it.
+    @Test func aJointKnockRangesThePairEveryRoundOnceHeard() throws {
+        func taps(_ a: Float?, _ b: Float?, heardAt: Int? = 20) -> (Int) -> ([Float], [[PeerTap]]) {
             { k in
                 var t = [Float](repeating: -.infinity, count: 12)
+                var heard = [[PeerTap]](repeating: [], count: 12)
                 if k >= 20 {
                     if let a { t[10] = a }
                     if let b { t[11] = b }
                 }
-                return t
+                if let heardAt, k >= heardAt {
+                    if let b { heard[10] = [PeerTap(peer: 11, time: b)] }
+                    if let a { heard[11] = [PeerTap(peer: 10, time: a)] }
+                }
+                return (t, heard)
             }
         }
         #expect(try Self.roundsRanged(taps: taps(2.0, 2.01)) == 10)
+        // The messages took two rounds: the pair ranges from the round they arrived.
+        #expect(try Self.roundsRanged(taps: taps(2.0, 2.01, heardAt: 22)) == 8)
+        #expect(try Self.roundsRanged(taps: taps(2.0, 2.01, heardAt: nil)) <= 2)
         #expect(try Self.roundsRanged(taps: taps(2.0, nil)) <= 2)
         #expect(try Self.roundsRanged(taps: taps(2.0, 2.05)) <= 2)
     }
