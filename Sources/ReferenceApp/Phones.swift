@@ -13,6 +13,8 @@ package struct Phones {
     /// The app's bump detector, which each pair's slot runs, and its haptic curve.
     package let bump: BumpConfiguration
     private var jolts: [PhoneJolts]
+    /// Each phone's own sense of its holder's walk, from its samples.
+    private var pedometers: [Pedometer]
     private var apps: [ReferenceApp]
     /// Each pair's distance by its Bluetooth readings, which the ranging service plans by.
     package private(set) var bluetooth: BluetoothDistances
@@ -40,7 +42,12 @@ package struct Phones {
             all.indices.map { ReferenceApp(device: $0, interests: all[$0], haptics: haptics) }
         } ?? []
         jolts = sampling.map { $0.map { PhoneJolts(clock: $0.clock, syncOffset: $0.syncOffset) } } ?? []
+        pedometers = Array(repeating: Pedometer(), count: jolts.count)
     }
+
+    /// Each phone's speed over the ground as its own accelerometer tells it (``Pedometer``), for its ranging
+    /// service; empty when the phones do not sample theirs.
+    package var speeds: [Float] { pedometers.map(\.speed) }
 
     /// Whether NearCatch runs on the phones.
     package var runsApp: Bool { !apps.isEmpty }
@@ -66,6 +73,7 @@ package struct Phones {
             if count > 0 { sampleTap(device, aheadSamples[device][..<count]) }
             aheadSamples[device].removeFirst(count)
         }
+        for sample in samples { pedometers[device].take(sample) }
         let bump = self.bump
         let app = apps.isEmpty ? nil : device
         jolts[device].take(samples, upTo: time) { impact in
@@ -95,11 +103,14 @@ package struct Phones {
     }
 
     /// What each phone's app has heard of its peers' knocks over the data channel by `time` (what arrived before
-    /// the round), for its ranging service; empty when the apps send none.
-    package func peerTaps(upTo time: Double) -> [[PeerTap]] {
+    /// the round), for its ranging service: for the phones whose own latest tap (`taps`) came within `window`
+    /// seconds, the only ones whose service looks; empty when the apps send none.
+    package func peerTaps(upTo time: Double, taps: [Float], within window: Double) -> [[PeerTap]] {
         guard sendsJolts else { return [] }
-        return apps.map { app in
-            app.heard.filter { $0.impact.known <= time }.map { PeerTap(peer: $0.from, time: Float($0.impact.time)) }
+        return apps.indices.map { d in
+            guard d < taps.count, Double(taps[d]) >= time - window else { return [] }
+            return apps[d].heard.filter { $0.impact.known <= time }
+                .map { PeerTap(peer: $0.from, time: Float($0.impact.time)) }
         }
     }
 

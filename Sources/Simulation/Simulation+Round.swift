@@ -68,9 +68,9 @@ extension Simulation {
         let poses = roundStart
         // The round at the run's end ranges nothing: its exchanges would come after the end.
         let ranges = time < settings.duration - 1e-9
-        // What the devices observe of the round's start, read before the world runs on: each phone's own speed over
-        // the last round; and, for the oracle alone, who walks to whom.
-        let speeds = ranges ? world.groundSpeeds : []
+        // What the devices observe of the round's start, read before the world runs on: each phone's own speed as its
+        // accelerometer tells it; and, for the oracle alone, who walks to whom.
+        let speeds = ranges ? phones.speeds : []
         let targets = ranges ? oracleTargets() : []
         // What the devices take in of the round's start touches nothing of the world's: in a large room it runs on
         // one core while the world runs on through the round on the other.
@@ -140,7 +140,7 @@ extension Simulation {
         // Each phone's latest tap up to the round's start (the world has felt a round further).
         let felt = feltImpacts(upTo: time + interval, handingOutTo: time)
         let taps = phones.taps(felt, upTo: time)
-        let peerTaps = phones.peerTaps(upTo: time)
+        let peerTaps = phones.peerTaps(upTo: time, taps: taps, within: settings.proximity.tapWindow)
         planner.plan(PlanningContext(time: time, interval: interval, sessions: sessions, pairs: engine.table,
                                      estimates: engine.estimates, bluetooth: phones.bluetooth.distances,
                                      bluetoothFloor: phones.bluetooth.floor, targets: targets,

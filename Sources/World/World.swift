@@ -54,9 +54,6 @@ package final class World {
     package let phone: PhoneBody
     /// The contacts and near misses, for the scorer: no device reads them.
     package private(set) var tracker = ContactTracker()
-    /// Each phone's speed over the ground during the latest advance, m/s: what its own motion sensors tell its
-    /// holder's walk (a device's observation of itself).
-    package private(set) var groundSpeeds: [Float] = []
     /// With ``TruthScramble``, the label each device carries in what only the scorer reads (contacts, near misses,
     /// partners): a permutation of the devices. `nil`: the true labels.
     private let scorerLabels: [Int]?
@@ -114,7 +111,6 @@ package final class World {
         if case .scripted(let file) = scenario { count = file.peers.count } else { count = peers }
         scorerLabels = try scramble.map { try $0.labels(count) }
         if scramble != nil { tracker = TruthScramble.tracker }
-        groundSpeeds = [Float](repeating: 0, count: count)
         if case .scripted(let file) = scenario {
             peerCount = file.peers.count
             interests = file.peers.map(\.interests)
@@ -192,8 +188,6 @@ package final class World {
     /// Advances the world to `target` seconds and returns what the truth saw happen on the way.
     package func advance(to target: Double) -> [ContactChange] {
         var changes: [ContactChange] = []
-        let from = time
-        let before = bodies
         while time < target - 1e-12 {
             let dt = min(0.05, target - time)
             let stepStart = isSensing ? bodies.map(\.position) : []
@@ -220,13 +214,6 @@ package final class World {
             feelMeetings(close, dt: dt)
             feelGestures(dt: dt)
             sampleChips()
-        }
-        if time > from + 1e-12 {
-            for d in bodies.indices {
-                var moved = bodies[d].position - before[d].position
-                moved.z = 0
-                groundSpeeds[d] = Float(moved.length / (time - from))
-            }
         }
         return changes
     }
