@@ -15,33 +15,25 @@ public struct OrientedBox: Sendable, Equatable {
         self.halfExtents = halfExtents
     }
 
-    /// The box's three axes, world frame.
-    public var axes: [Vector3] { [orientation.right, orientation.top, orientation.screen] }
-
-    /// The eight corners, world frame.
-    public var corners: [Vector3] {
-        var out: [Vector3] = []
-        out.reserveCapacity(8)
-        for sx in [-1.0, 1.0] {
-            for sy in [-1.0, 1.0] {
-                for sz in [-1.0, 1.0] {
-                    out.append(centre + orientation.toWorld(
-                        Vector3(sx * halfExtents.x, sy * halfExtents.y, sz * halfExtents.z)))
-                }
-            }
-        }
-        return out
+    /// The box's axis `i` (0: its width's, 1: its height's, 2: its depth's), world frame.
+    @inline(__always)
+    public func axis(_ i: Int) -> Vector3 {
+        i == 0 ? orientation.right : i == 1 ? orientation.top : orientation.screen
     }
 
-    /// The twelve edges as pairs of corners.
-    public var edges: [(Vector3, Vector3)] {
-        let c = corners
-        // Corner k has bit 2 for x, bit 1 for y, bit 0 for z; an edge joins corners one bit apart.
-        var out: [(Vector3, Vector3)] = []
-        for k in 0..<8 {
-            for bit in [1, 2, 4] where k & bit == 0 { out.append((c[k], c[k | bit])) }
+    /// The eight corners, world frame: corner k has bit 2 for x, bit 1 for y, bit 0 for z (set: the positive side).
+    /// Held inline: the truth asks for them at every step of every close pair.
+    public var corners: InlineArray<8, Vector3> {
+        let x = orientation.right * halfExtents.x, y = orientation.top * halfExtents.y
+        let z = orientation.screen * halfExtents.z
+        return InlineArray { k in
+            centre + (k & 4 != 0 ? x : -x) + (k & 2 != 0 ? y : -y) + (k & 1 != 0 ? z : -z)
         }
-        return out
+    }
+
+    /// The twelve edges, as pairs of ``corners``' indices one bit apart.
+    public static let edges: [(Int, Int)] = (0..<8).flatMap { k in
+        [1, 2, 4].compactMap { bit in k & bit == 0 ? (k, k | bit) : nil }
     }
 
     /// Half the box's extent along a world direction `axis` (unit): the radius of its shadow on that axis.
@@ -94,10 +86,12 @@ public struct BoxContact: Sendable, Equatable {
             if gap > best.separation { best = (gap, axis) }
             if -gap < least.overlap { least = (-gap, axis) }
         }
-        let axesA = a.axes, axesB = b.axes
-        for axis in axesA { consider(axis) }
-        for axis in axesB { consider(axis) }
-        for u in axesA { for v in axesB { consider(u.cross(v)) } }
+        for i in 0..<3 { consider(a.axis(i)) }
+        for i in 0..<3 { consider(b.axis(i)) }
+        for i in 0..<3 {
+            let u = a.axis(i)
+            for j in 0..<3 { consider(u.cross(b.axis(j))) }
+        }
         separation = best.separation
         normal = best.separation > 0 ? best.normal : least.normal
     }
@@ -105,13 +99,17 @@ public struct BoxContact: Sendable, Equatable {
     /// Where two touching or overlapping boxes meet: the middle of the corners of each inside the other (within
     /// `margin`), or the nearest points of their nearest edges where no corner is inside (two edges crossing).
     public static func middle(_ a: OrientedBox, _ b: OrientedBox, margin: Double = 1e-4) -> Vector3 {
-        let inside = a.corners.filter { b.contains($0, margin: margin) }
-            + b.corners.filter { a.contains($0, margin: margin) }
-        if !inside.isEmpty { return inside.reduce(Vector3.zero, +) / Double(inside.count) }
+        let ca = a.corners, cb = b.corners
+        var sum = Vector3.zero, count = 0
+        for k in 0..<8 {
+            if b.contains(ca[k], margin: margin) { sum += ca[k]; count += 1 }
+            if a.contains(cb[k], margin: margin) { sum += cb[k]; count += 1 }
+        }
+        if count > 0 { return sum / Double(count) }
         var nearest = (distance: Double.infinity, point: (a.centre + b.centre) / 2)
-        for e in a.edges {
-            for f in b.edges {
-                let (p, q) = Segments.closestPoints(e, f)
+        for (i, j) in OrientedBox.edges {
+            for (k, l) in OrientedBox.edges {
+                let (p, q) = Segments.closestPoints((ca[i], ca[j]), (cb[k], cb[l]))
                 let d = (p - q).length
                 if d < nearest.distance { nearest = (d, (p + q) / 2) }
             }
@@ -124,16 +122,19 @@ public struct BoxContact: Sendable, Equatable {
     /// against each of the other's, finds them.
     public static func distance(_ a: OrientedBox, _ b: OrientedBox) -> Double {
         guard BoxContact(a, b).separation > 0 else { return 0 }
+        let ca = a.corners, cb = b.corners
         var least = Double.infinity
-        for corner in a.corners { least = min(least, (b.closestPoint(to: corner) - corner).length) }
-        for corner in b.corners { least = min(least, (a.closestPoint(to: corner) - corner).length) }
-        for e in a.edges {
-            for f in b.edges {
-                let (p, q) = Segments.closestPoints(e, f)
-                least = min(least, (p - q).length)
+        for k in 0..<8 {
+            least = min(least, (b.closestPoint(to: ca[k]) - ca[k]).lengthSquared,
+                        (a.closestPoint(to: cb[k]) - cb[k]).lengthSquared)
+        }
+        for (i, j) in OrientedBox.edges {
+            for (k, l) in OrientedBox.edges {
+                let (p, q) = Segments.closestPoints((ca[i], ca[j]), (cb[k], cb[l]))
+                least = min(least, (p - q).lengthSquared)
             }
         }
-        return least
+        return least.squareRoot()
     }
 }
 

@@ -81,7 +81,8 @@ import Testing
         let outside = Vector3(0.2, 0.1, -0.3)
         let nearest = b.closestPoint(to: outside)
         #expect(b.contains(nearest, margin: 1e-12) && !b.contains(outside))
-        for corner in b.corners { #expect((corner - outside).length >= (nearest - outside).length - 1e-12) }
+        let corners = b.corners
+        for k in 0..<8 { #expect((corners[k] - outside).length >= (nearest - outside).length - 1e-12) }
         #expect((b.closestPoint(to: Vector3(0.001, 0.002, 0)) - Vector3(0.001, 0.002, 0)).length < 1e-15)
     }
 
