@@ -217,13 +217,13 @@ public final class SimulatedRoom {
         cluster.run(until: min(time, configuration.horizon))
     }
 
-    /// The true distance between two devices now, metres: what a test compares the estimates with.
+    /// The true distance between two devices' UWB antennas now, metres: what a test compares the estimates with.
     public func trueDistance(_ a: SimulatedDevice, _ b: SimulatedDevice) -> Double {
         let poses = simulation.truth.poses
         return (poses[a.index].position - poses[b.index].position).length
     }
 
-    /// A true touch: two phones at or under 8 cm, from `start` to `end` (`nil` while they still touch).
+    /// A true touch: two phones' bodies touching, from `start` to `end` (`nil` while they still touch).
     public struct Touch: Sendable, Equatable {
         /// The two phones.
         public let a: PeerID

@@ -170,8 +170,8 @@ package struct SimulationSummary: Sendable, Codable, Equatable {
         package var earlyDetections: Int
         /// Bumps on touches that began in the run's last second: too late to score, left out of the precision.
         package var unscoredBumps: Int
-        /// Bumps matched to no true contact, and how far the phones truly were when they fired: up to 8 cm, 8-12 cm,
-        /// 12-20 cm, beyond 20 cm.
+        /// Bumps matched to no true contact, and how far the phones' antennas truly were when they fired: up to 8 cm,
+        /// 8-12 cm, 12-20 cm, beyond 20 cm.
         package var falseBumps: Int
         package var falseByTrueDistance: [DistanceCount]
         /// True near misses (closest approach 8 to 25 cm without touching), by closest approach (8-12, 12-20,
