@@ -93,8 +93,9 @@ import World
         #expect(summaries[0] == summaries[1])
     }
 
-    /// examples/three-bumps.json: three pairs each touch once (3 to 5 cm) and come within 10, 11 and 12 cm once.
-    /// At the default noise (9 cm per exchange, pair biases of 4 cm) 10 cm cannot be told from 5 cm, so this runs
+    /// examples/three-bumps.json: three pairs each touch once (the backs meet) and stop short once (the backs 10.9,
+    /// 11.9 and 12.9 cm apart). At the default noise (9 cm per exchange, pair biases of 4 cm) antennas 12 cm apart
+    /// cannot be told from 0.5 cm, so this runs
     /// the radio at 1 cm: what is tested is the pipeline and the detector, and they must give exactly 3 bumps, the
     /// right ones, over several seeds.
     @Test(arguments: [1, 2, 3, 4, 5] as [UInt64])
