@@ -55,11 +55,6 @@ package struct PhoneBody: Sendable, Equatable {
         centre + orientation.toWorld(antenna)
     }
 
-    /// The centre of a phone whose antenna is at `antennaAt`, turned `orientation`.
-    package func centre(antennaAt position: Vector3, orientation: Orientation) -> Vector3 {
-        position - orientation.toWorld(antenna)
-    }
-
     /// How far apart along `direction` (unit) two phones' centres are when their bodies just touch, the second
     /// offset from the first by `offset` besides (a difference of height across a horizontal approach), each turned
     /// as given: the gap along which hands bring them together closes to this. 0 where they pass without touching.
