@@ -59,4 +59,19 @@ public struct Orientation: Sendable, Equatable {
     public func toWorld(_ device: Vector3) -> Vector3 {
         right * device.x + top * device.y + screen * device.z
     }
+
+    /// The rate a phone turned at from `before` to this orientation over `interval` seconds, radians a second about
+    /// the device's own axes (as a gyroscope reads it): the rotation between the two, taken as turned evenly.
+    public func rotationRate(since before: Orientation, over interval: Double) -> Vector3 {
+        guard interval > 0 else { return .zero }
+        // The skew part of the rotation from `before` to this, in `before`'s device frame: its axis times the sine
+        // of its angle.
+        let skew = Vector3(before.screen.dot(top) - before.top.dot(screen),
+                           before.right.dot(screen) - before.screen.dot(right),
+                           before.top.dot(right) - before.right.dot(top)) / 2
+        let sine = skew.length
+        guard sine > 1e-15 else { return .zero }
+        let angle = asin(min(sine, 1))
+        return skew * (angle / sine / interval)
+    }
 }

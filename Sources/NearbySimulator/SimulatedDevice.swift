@@ -93,6 +93,22 @@ public final class SimulatedDevice {
         accelerometerHandler = nil
     }
 
+    /// The handler of its gyroscope's samples (``startGyroUpdates(_:)``).
+    var gyroHandler: ((GyroSample) -> Void)?
+
+    /// Starts handing the device's gyroscope samples to `handler`, as Core Motion's gyro updates do: the rate the
+    /// phone turns at about its own axes, rad/s, taken at its accelerometer's instants and handed out as they are. A
+    /// second call replaces the handler.
+    public func startGyroUpdates(_ handler: @escaping (GyroSample) -> Void) {
+        guard !isStopped else { return }
+        gyroHandler = handler
+    }
+
+    /// Stops the gyroscope's samples; the handler hears no more.
+    public func stopGyroUpdates() {
+        gyroHandler = nil
+    }
+
     /// Runs `action` as this device's app (``perform(_:)``) after `seconds` of the room's clock, and again every
     /// `repeating` seconds if given (a timer on the app's run loop, as `Timer` or `asyncAfter` set one on a phone).
     /// It never fires once the device's life has ended or the returned timer is cancelled.

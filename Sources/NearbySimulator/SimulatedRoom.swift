@@ -77,9 +77,13 @@ public struct RoomConfiguration: Sendable {
     /// ``SimulatedRoom/referenceBumps``, and a pair it bumped is left alone for 2 s. Off by default: your app alone
     /// decides, and nothing of the reference app holds the air.
     public var referenceApp = false
-    /// The rate each phone's accelerometer samples its physical motion at (Hz, 1 to 800): an app gets its device's
-    /// samples (``SimulatedDevice/startAccelerometerUpdates(_:)``), and the reference app, if it runs, finds its
-    /// jolts in them (docs/sensors.md). `nil`, the default: the command line's 100 Hz.
+    /// The platform whose motion sensors the phones have (docs/sensors.md): what rate and range it delivers, how
+    /// its stamps and gaps come. The default, `.ios`, is the command line's.
+    public var sensorProfile = SensorPlatform.ios
+    /// The rate each phone's accelerometer and gyroscope sample its physical motion at (Hz, 1 to 800), over the
+    /// profile's own: an app gets its device's samples (``SimulatedDevice/startAccelerometerUpdates(_:)``,
+    /// ``SimulatedDevice/startGyroUpdates(_:)``), and the reference app, if it runs, finds its jolts in them
+    /// (docs/sensors.md). `nil`, the default: the profile's.
     public var accelerometerRate: Double?
 
     /// The defaults: 20 devices mingling, seed 1, `proximity` on one channel, no loss.
@@ -126,6 +130,7 @@ public final class SimulatedRoom {
         s.discoveryStartsWithApp = configuration.discoveryStartsWithApp
         s.runsReferenceApp = configuration.referenceApp
         s.sensors = .samples
+        s.sensorProfile = configuration.sensorProfile.profile
         if let rate = configuration.accelerometerRate { s.imu.rate = rate }
         s.peers = configuration.peers
         s.seed = configuration.seed
@@ -153,7 +158,7 @@ public final class SimulatedRoom {
         }
         let router = self.router
         simulation.observe(wanting: [.updates]) { event in router.room?.handle(event) }
-        simulation.sampleTap = { device, samples in router.room?.sampled(samples, by: device) }
+        simulation.sampleTap = { device, samples, turns in router.room?.sampled(samples, turns, by: device) }
         do {
             cluster = try simulation.begin(conditions: configuration.network)
         } catch {
@@ -182,12 +187,18 @@ public final class SimulatedRoom {
     /// ``SimulatedDevice/uptime``).
     public var now: Double { cluster.now }
 
-    /// Hands a device's new accelerometer samples to its app, if it asked for them.
-    private func sampled(_ samples: ArraySlice<AccelerometerSample>, by device: Int) {
+    /// Hands a device's new accelerometer and gyroscope samples to its app, if it asked for them.
+    private func sampled(_ samples: ArraySlice<AccelerometerSample>, _ turns: ArraySlice<GyroSample>, by device: Int) {
         let device = devices[device]
-        guard let handler = device.accelerometerHandler else { return }
-        device.perform {
-            for sample in samples { handler(sample) }
+        if let handler = device.accelerometerHandler, !samples.isEmpty {
+            device.perform {
+                for sample in samples { handler(sample) }
+            }
+        }
+        if let handler = device.gyroHandler, !turns.isEmpty {
+            device.perform {
+                for turn in turns { handler(turn) }
+            }
         }
     }
 

@@ -2,6 +2,7 @@ import Bump
 import DeviceInterface
 import Sessions
 import SimulatedNetwork
+import World
 
 /// A device's identity in the room: stable across restarts, as a phone's is.
 public typealias PeerID = Sessions.PeerID
@@ -21,6 +22,21 @@ public typealias SessionErrorCode = Sessions.SessionErrorCode
 public typealias NetworkConditions = SimulatedNetwork.NetworkConditions
 /// One accelerometer reading: the specific force in m/s² in the phone's frame, stamped on the phone's own clock.
 public typealias AccelerometerSample = DeviceInterface.AccelerometerSample
+/// One gyroscope reading: the rate the phone turns at about its own axes, rad/s, stamped on the phone's own clock at
+/// its accelerometer's instants.
+public typealias GyroSample = DeviceInterface.GyroSample
+
+/// The platforms whose motion sensors a room's phones can have (``RoomConfiguration/sensorProfile``; docs/sensors.md).
+public enum SensorPlatform: String, Sendable, CaseIterable {
+    /// Core Motion: 100 Hz, ±8 g.
+    case ios
+    /// Android 12 and later without the high-rate permission: 200 Hz, ±8 g, the CDD's stamp jitter and lag, gaps.
+    case android
+    /// Android with the high-rate permission: 400 Hz, otherwise as `android`.
+    case androidHighRate = "android-high-rate"
+
+    var profile: SensorProfile { SensorProfile(rawValue: rawValue)! }
+}
 
 /// A ranging session's discovery token: opaque bytes an app sends to its peer (over the room's data channel, as it
 /// would over its peer-to-peer connection) and the peer hands to its own session's ``NearbySession/run(with:)``.

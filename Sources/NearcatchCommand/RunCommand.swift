@@ -209,6 +209,7 @@ package struct RunCommand: AsyncParsableCommand, Sendable {
 extension SimulationSettings.RangingPolicy: ExpressibleByArgument {}
 extension BumpConfiguration.Method: ExpressibleByArgument {}
 extension Sensors: ExpressibleByArgument {}
+extension SensorProfile: ExpressibleByArgument {}
 
 /// `--trace-devices`: a count, or `all`.
 struct TraceDevices: ExpressibleByArgument, Sendable {

@@ -54,8 +54,16 @@ struct RunOptions: ParsableArguments, Sendable {
     @Option(help: "What the phones' accelerometers are made of: samples (the default: each phone's chip sampling its physical motion, the device finding its own jolts) or peaks (a tap at every true contact, made from the truth: to compare with, never a default). docs/sensors.md.")
     var sensors: Sensors = SimulationSettings().sensors
 
-    @Option(name: RunSettings.imuRate.option, parsing: .unconditional, help: RunSettings.imuRate.argumentHelp)
-    var imuRate: Double = SimulationSettings().imu.rate
+    @Option(name: .customLong("sensor-profile"), help: ArgumentHelp(RunOptions.profileHelp))
+    var sensorProfile: SensorProfile = SimulationSettings().sensorProfile
+
+    @Option(name: RunSettings.imuRate.option, parsing: .unconditional,
+            help: RunSettings.imuRate.argumentHelpWithDefault)
+    var imuRate: Double?
+
+    @Option(name: RunSettings.sensorLag.option, parsing: .unconditional,
+            help: RunSettings.sensorLag.argumentHelpWithDefault)
+    var sensorLag: Double?
 
     @Option(name: RunSettings.clockOffset.option, parsing: .unconditional, help: RunSettings.clockOffset.argumentHelp)
     var clockOffset: Double = SimulationSettings().clockOffset
@@ -89,6 +97,13 @@ struct RunOptions: ParsableArguments, Sendable {
     var svg: String?
 
     init() {}
+
+    /// `--sensor-profile`'s help, from the profiles' own list.
+    static var profileHelp: String {
+        "With --sensors samples, the platform whose motion sensors the phones have (docs/sensors.md): "
+            + SensorProfile.allCases.map { "\($0.rawValue) (\($0.explanation))" }.joined(separator: ", ")
+            + ". Default: ios."
+    }
 
     /// `--ranging-policy`'s help, from the policies' own list (beside their planners).
     static var policyHelp: String {
@@ -138,7 +153,9 @@ struct RunOptions: ParsableArguments, Sendable {
         s.bump.rearmDistance = max(s.bump.rearmDistance, bumpDistance * 2)
         s.bump.method = detector
         s.sensors = sensors
-        s.imu.rate = imuRate
+        s.sensorProfile = sensorProfile
+        if let imuRate { s.imu.rate = imuRate }
+        if let sensorLag { s.imu.stampLag = sensorLag }
         s.clockOffset = clockOffset
     }
 }

@@ -22,10 +22,11 @@ package struct Phones {
     package let inbox = ImpactInbox()
     /// Jolts sent, one a message.
     package private(set) var joltsSent = 0
-    /// Told each phone's samples once the run's time has reached them (the apps of the app-testing library read
-    /// them), and those the world took ahead of it.
-    package var sampleTap: ((Int, ArraySlice<AccelerometerSample>) -> Void)?
+    /// Told each phone's samples (its accelerometer's and its gyroscope's, taken at the same instants) once the run's
+    /// time has reached them (the apps of the app-testing library read them), and those the world took ahead of it.
+    package var sampleTap: ((Int, ArraySlice<AccelerometerSample>, ArraySlice<GyroSample>) -> Void)?
     private var aheadSamples: [[AccelerometerSample]] = []
+    private var aheadTurns: [[GyroSample]] = []
 
     /// The phones of a room.
     ///
@@ -63,15 +64,23 @@ package struct Phones {
 
     /// Phone `device`'s new accelerometer samples, up to the time `time`: what the app-testing library's app is told
     /// of them by `now` (its clock's reading then), and the jolts the phone finds in them.
-    package mutating func take(_ samples: [AccelerometerSample], by device: Int, upTo time: Double,
-                              handingOutTo now: Double) {
+    package mutating func take(_ samples: [AccelerometerSample], turns: [GyroSample] = [], by device: Int,
+                              upTo time: Double, handingOutTo now: Double) {
         if let sampleTap {
-            if aheadSamples.isEmpty { aheadSamples = Array(repeating: [], count: jolts.count) }
+            if aheadSamples.isEmpty {
+                aheadSamples = Array(repeating: [], count: jolts.count)
+                aheadTurns = aheadSamples.map { _ in [] }
+            }
             aheadSamples[device] += samples
+            aheadTurns[device] += turns
             let due = jolts[device].clock.reading(at: now)
             let count = aheadSamples[device].firstIndex { $0.timestamp > due } ?? aheadSamples[device].count
-            if count > 0 { sampleTap(device, aheadSamples[device][..<count]) }
+            let turned = aheadTurns[device].firstIndex { $0.timestamp > due } ?? aheadTurns[device].count
+            if count > 0 || turned > 0 {
+                sampleTap(device, aheadSamples[device][..<count], aheadTurns[device][..<turned])
+            }
             aheadSamples[device].removeFirst(count)
+            aheadTurns[device].removeFirst(turned)
         }
         for sample in samples { pedometers[device].take(sample) }
         let bump = self.bump

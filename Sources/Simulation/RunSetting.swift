@@ -216,7 +216,7 @@ package enum RunSettings {
     /// Every declaration, in the order ``SimulationSettings/validate()`` checks them.
     package static let all: [any RunSettingDeclaration] = [
         peers, duration, rate, workers, loss, traceUpdateInterval, tracePoseInterval, traceDevices, maximumSessions,
-        discoveryRange, imuRate, clockOffset, lineOfSightSigma, antennaDelaySigma, levelBias,
+        discoveryRange, imuRate, sensorLag, clockOffset, lineOfSightSigma, antennaDelaySigma, levelBias,
     ]
 
     /// The declarations the summary's `run` block reports.
@@ -285,10 +285,18 @@ package enum RunSettings {
         value: { $0.discoveryRange },
         reported: { $0.transport == .memory && $0.discoveryRange.isFinite ? $0.discoveryRange : nil })
     package static let imuRate = RunSetting<Double>(
-        "--imu-rate", "With --sensors samples: the accelerometers' rate",
-        .between(IMUSettings.rates.lowerBound, IMUSettings.rates.upperBound), unit: ("Hz", "Hz"), default: "100",
+        "--imu-rate", "With --sensors samples: the rate of the accelerometers and gyroscopes, over the profile's",
+        .between(IMUSettings.rates.lowerBound, IMUSettings.rates.upperBound), unit: ("Hz", "Hz"),
+        default: "the profile's: 100 on ios, 200 on android, 400 on android-high-rate",
         reporting: .only("imuRate", "with --sensors samples"),
         value: { $0.sensors == .samples ? $0.imu.rate : nil })
+    package static let sensorLag = RunSetting<Double>(
+        "--sensor-lag",
+        "With --sensors samples: how late a phone's sensor stamps may run behind its own clock, over the profile's; "
+            + "each phone's lag is drawn once between 0 and this", .between(0, 1), unit: ("second", "seconds"),
+        default: "the profile's: 0.01 on ios, 0.1 (the Android CDD's bound) on android",
+        reporting: .only("sensorLag", "with --sensors samples"),
+        value: { $0.sensors == .samples ? $0.imu.stampLag : nil })
     package static let clockOffset = RunSetting<Double>(
         "--clock-offset",
         "With --sensors samples: how far apart two phones' clocks may be when their apps compare jolts sent over the "

@@ -178,7 +178,7 @@ extension Simulation {
     /// phone found in its own new samples (the app-testing library's apps are told the samples due by `now`).
     func feltImpacts(upTo time: Double, handingOutTo now: Double) -> [[Impact]] {
         guard settings.sensors == .samples else { return world.impacts }
-        world.drainSamples { d, fresh in phones.take(fresh, by: d, upTo: time, handingOutTo: now) }
+        world.drainSamples { d, fresh, turns in phones.take(fresh, turns: turns, by: d, upTo: time, handingOutTo: now) }
         return phones.felt
     }
 

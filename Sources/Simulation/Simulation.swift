@@ -81,7 +81,7 @@ package final class Simulation {
 
     /// With sampled accelerometers: told each device's samples once the run's time has reached them (the apps of the
     /// app-testing library read them).
-    package var sampleTap: ((Int, ArraySlice<AccelerometerSample>) -> Void)? {
+    package var sampleTap: ((Int, ArraySlice<AccelerometerSample>, ArraySlice<GyroSample>) -> Void)? {
         get { phones.sampleTap }
         set { phones.sampleTap = newValue }
     }

@@ -35,7 +35,17 @@ package struct SimulationSettings: Sendable {
     /// the device finding its own jolts: the default) or `peaks` (labelled peaks, a tap at every true contact: made
     /// from the truth, kept only to compare with, docs/sensors.md).
     package var sensors = Sensors.samples
-    package var imu = IMUSettings()
+    /// The platform whose motion sensors the phones have (docs/sensors.md), and the sensors themselves: its
+    /// ``SensorProfile/imu``, with any setting changed over it (`--imu-rate`, `--sensor-lag`). Setting the profile
+    /// sets its sensors, and widens the reference app's coincidence window by what the platform allows its stamps to
+    /// lag (an app knows its platform, not its phone's lag).
+    package var sensorProfile = SensorProfile.ios {
+        didSet {
+            imu = sensorProfile.imu
+            bump.coincidence = BumpConfiguration().coincidence + sensorProfile.allowedLag
+        }
+    }
+    package var imu = SensorProfile.ios.imu
     package var motion = MotionSettings()
     /// With sampled accelerometers: how far apart two phones' clocks may be when their apps compare jolts sent over
     /// the data channel, seconds. Each phone's clock is off the true time by a draw within ± half this. 10 ms is what

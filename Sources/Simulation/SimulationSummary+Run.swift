@@ -8,6 +8,7 @@ extension SimulationSummary.Run {
             bumpDistance: Double(String(settings.bump.distance)) ?? Double(settings.bump.distance),
             link: settings.radio.linkModel.rawValue, planner: settings.rangingPolicy.label,
             detector: settings.bump.method.rawValue, sensors: settings.sensors.rawValue,
+            sensorProfile: settings.sensors == .samples ? settings.sensorProfile.rawValue : nil,
             traceEvery: settings.tracePath != nil && settings.traceEvery > 1 ? settings.traceEvery : nil)
         self.settings = [:]
         for setting in RunSettings.reported {

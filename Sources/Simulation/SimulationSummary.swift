@@ -27,6 +27,9 @@ package struct SimulationSummary: Sendable, Codable, Equatable {
             package var detector: String
             /// What the accelerometers are made of: `peaks` or `samples` (docs/sensors.md).
             package var sensors: String
+            /// With sampled sensors: the platform whose sensors the phones had (`ios`, `android`,
+            /// `android-high-rate`).
+            package var sensorProfile: String?
             /// With a trace that follows some of the devices (``SimulationSettings/traceDevices``): it follows
             /// devices 0, k, 2k, ...; this is k. Absent: the trace follows every device (or there is no trace).
             package var traceEvery: Int?

@@ -28,6 +28,27 @@ package struct IMUSettings: Sendable, Equatable {
     /// The filter's 3-dB cut-off as a share of the rate: 40.5 Hz at 100 Hz in the normal filter mode (BMI160).
     package var bandwidthShare = 0.405
 
+    /// How the platform stamps and delivers the samples (``SensorProfile``; a bare chip's: exactly on time, none
+    /// lost). Each stamp's error, one standard deviation, as a share of the sample interval ...
+    package var stampJitter = 0.0
+    /// ... how late a phone's stamps run behind its own clock at most, seconds (each phone's lag is drawn once
+    /// between 0 and this: the sensor's time base synchronised with the phone's to within it) ...
+    package var stampLag = 0.0
+    /// ... and gaps in the stream, this many a second, each losing the samples of an exponentially drawn length
+    /// with this mean, seconds.
+    package var gapRate = 0.0
+    package var gapLength = 0.2
+
+    /// The gyroscope beside the accelerometer, sampled at the same instants: its noise density, rad/s per √Hz
+    /// (BMI270: 0.008 °/s per √Hz) ...
+    package var gyroNoiseDensity = 0.008 * Double.pi / 180
+    /// ... each axis's zero-rate offset, one standard deviation, rad/s (BMI270: ±0.5 °/s typical) ...
+    package var gyroBiasSigma = 0.5 * Double.pi / 180
+    /// ... its full scale, rad/s (±2,000 °/s, the BMI270's largest) ...
+    package var gyroRange = 2000 * Double.pi / 180
+    /// ... and one step of its 16-bit output at that scale, rad/s.
+    package var gyroResolution = 2000 * Double.pi / 180 / 32768
+
     package init() {}
 
     /// The filter's time constant, seconds (a first-order low-pass with the chip's cut-off).
@@ -48,68 +69,127 @@ package struct IMUSettings: Sendable, Equatable {
         if !(range >= 2 * Self.gravity && range <= 64 * Self.gravity) { return "range must be between 2 g and 64 g, got \(range) m/s²" }
         if !(resolution >= 0 && resolution <= 1) { return "resolution must be between 0 and 1 m/s², got \(resolution)" }
         if !(bandwidthShare > 0 && bandwidthShare <= 0.5) { return "bandwidthShare must be above 0 and at most 0.5, got \(bandwidthShare)" }
+        if !(stampJitter >= 0 && stampJitter <= 0.2) { return "stampJitter must be between 0 and 0.2 of the interval, got \(stampJitter)" }
+        if !(stampLag >= 0 && stampLag <= 1) { return "the sensors' stamp lag must be between 0 and 1 s, got \(stampLag)" }
+        if !(gapRate >= 0 && gapRate <= 10) { return "gapRate must be between 0 and 10 a second, got \(gapRate)" }
+        if !(gapLength > 0 && gapLength <= 10) { return "gapLength must be above 0 and at most 10 s, got \(gapLength)" }
+        if !(gyroNoiseDensity >= 0 && gyroNoiseDensity <= 1) { return "gyroNoiseDensity must be between 0 and 1 rad/s per √Hz, got \(gyroNoiseDensity)" }
+        if !(gyroBiasSigma >= 0 && gyroBiasSigma <= 1) { return "gyroBiasSigma must be between 0 and 1 rad/s, got \(gyroBiasSigma)" }
+        if !(gyroRange >= 1 && gyroRange <= 100) { return "gyroRange must be between 1 and 100 rad/s, got \(gyroRange)" }
+        if !(gyroResolution >= 0 && gyroResolution <= 0.1) { return "gyroResolution must be between 0 and 0.1 rad/s, got \(gyroResolution)" }
         return nil
     }
 }
 
-/// One phone's accelerometer: samples its phone's motion at the chip's rate, through its filter, with its noise,
-/// offset, range and steps, on its own clock. The motion is the world's (a hand's smooth moves, the pulses of
-/// contacts); nothing is labelled.
+/// What moves a phone at an instant, as its motion sensors feel it: its smooth acceleration (world frame, m/s²,
+/// without gravity: a hand's moves, which the filter passes, their content lying under 10 Hz), its orientation, and
+/// the rate it turns at (rad/s about its own axes).
+package struct SensedMotion {
+    package var acceleration: Vector3
+    package var orientation: Orientation
+    package var rotationRate: Vector3
+
+    package init(acceleration: Vector3, orientation: Orientation, rotationRate: Vector3 = .zero) {
+        self.acceleration = acceleration
+        self.orientation = orientation
+        self.rotationRate = rotationRate
+    }
+}
+
+/// One phone's motion sensors as a chip and its platform make them: the accelerometer samples its phone's motion
+/// at the chip's rate, through its filter, with its noise, offset, range and steps; the gyroscope beside it the rate
+/// the phone turns at, at the same instants. The platform stamps each sample on the phone's own clock, late by the
+/// phone's lag and off by its jitter, and loses the samples of its gaps. The motion is the world's (a hand's smooth
+/// moves, the pulses of contacts); nothing is labelled.
 package struct Accelerometer {
     package let settings: IMUSettings
-    /// This part's zero-g offset on each axis, m/s², for its life.
+    /// This part's zero-g offset on each axis, m/s², and its gyroscope's zero-rate offset, rad/s, for its life.
     package let bias: Vector3
+    package let gyroBias: Vector3
     package let clock: DeviceClock
+    /// How late this phone's stamps run behind its clock, seconds.
+    package let lag: Double
     /// World time of the next sample: the chip's sampling starts at a phase of its own.
     package private(set) var next: Double
+    /// The next gap in the stream: when it starts and ends.
+    private var gap: (start: Double, end: Double)
+    private var lastStamp = -Double.infinity
     private let random: RandomSource
+    /// The platform's draws (stamps, gaps), apart from the chip's own.
+    private let platform: RandomSource
 
-    /// Device `device`'s accelerometer, drawn from its own stream of the run.
+    /// Device `device`'s sensors, drawn from its own streams of the run.
     package init(device: Int, runSeed: UInt64, clock: DeviceClock,
                  settings: IMUSettings = IMUSettings()) throws(GSLError) {
         self.settings = settings
         self.clock = clock
         random = try RandomSource(runSeed: runSeed, stream: StreamIdentity(kind: .sensors, first: UInt64(device), second: 1))
+        platform = try RandomSource(runSeed: runSeed,
+                                    stream: StreamIdentity(kind: .sensors, first: UInt64(device), second: 2))
         bias = Vector3(random.gaussian(sigma: settings.biasSigma), random.gaussian(sigma: settings.biasSigma),
                        random.gaussian(sigma: settings.biasSigma))
         next = random.uniform() / settings.rate
+        gyroBias = platform.gaussians(sigma: settings.gyroBiasSigma)
+        lag = platform.uniform() * settings.stampLag
+        gap = (.infinity, .infinity)
+        if settings.gapRate > 0 { gap = drawGap(after: 0) }
     }
 
-    /// The samples due up to world time `time`, appended to `out`.
+    private func drawGap(after time: Double) -> (start: Double, end: Double) {
+        let start = time + platform.exponential(mean: 1 / settings.gapRate)
+        return (start, start + platform.exponential(mean: settings.gapLength))
+    }
+
+    /// The samples due up to world time `time`, appended to `out` (and the gyroscope's to `turns`).
     ///
     /// - Parameters:
-    ///   - motion: the phone's smooth acceleration (world frame, m/s², without gravity) and orientation at a world
-    ///     time: a hand's moves, which the filter passes (their content lies under 10 Hz).
+    ///   - motion: the phone's motion at a world time.
     ///   - pulses: the contact pulses the phone felt, which the filter smooths (they last milliseconds).
     package mutating func sample(
-        until time: Double, motion: (Double) -> (acceleration: Vector3, orientation: Orientation),
-        pulses: [ContactPulse], into out: inout [AccelerometerSample]
+        until time: Double, motion: (Double) -> SensedMotion,
+        pulses: [ContactPulse], into out: inout [AccelerometerSample], turns: inout [GyroSample]
     ) {
         let s = settings
         let tau = s.filterTimeConstant
         let noise = s.sampleNoise
+        let gyroNoise = s.gyroNoiseDensity * (Double.pi / 2 * s.bandwidthShare * s.rate).squareRoot()
         // Past 40 time constants after its end a pulse's filtered push is under e⁻⁴⁰ (4e-18) of its peak: nothing a
         // chip's steps can show, and not worth an exponential a sample while the pulse is kept.
         let faded = 40 * tau
         while next <= time {
             let t = next
-            let (acceleration, orientation) = motion(t)
-            var world = acceleration + Vector3(0, 0, IMUSettings.gravity)
+            next += 1 / s.rate
+            while t >= gap.end { gap = drawGap(after: gap.end) }
+            if t >= gap.start { continue }
+            let m = motion(t)
+            var world = m.acceleration + Vector3(0, 0, IMUSettings.gravity)
             for p in pulses where p.start < t && t - p.start - p.duration < faded {
                 world += Self.filtered(p, at: t, timeConstant: tau)
             }
-            let device = orientation.toDevice(world) + bias
+            let device = m.orientation.toDevice(world) + bias
             let drawn = random.gaussians(sigma: noise)
-            func read(_ v: Double, _ n: Double) -> Float {
-                let clipped = min(max(v + n, -s.range), s.range)
+            func read(_ v: Double, _ n: Double, range: Double, step: Double) -> Float {
+                let clipped = min(max(v + n, -range), range)
                 // Ties to even, the processor's own rounding: it differs from rounding ties away from zero only on
                 // a reading of exactly half a step.
-                guard s.resolution > 0 else { return Float(clipped) }
-                return Float((clipped / s.resolution).rounded(.toNearestOrEven) * s.resolution)
+                guard step > 0 else { return Float(clipped) }
+                return Float((clipped / step).rounded(.toNearestOrEven) * step)
             }
-            out.append(AccelerometerSample(timestamp: clock.reading(at: t), x: read(device.x, drawn.x),
-                                           y: read(device.y, drawn.y), z: read(device.z, drawn.z)))
-            next += 1 / s.rate
+            var stamp = clock.reading(at: t) + lag
+            if s.stampJitter > 0 { stamp += platform.gaussian(sigma: s.stampJitter / s.rate) }
+            // A platform's stamps never go back.
+            stamp = max(stamp, lastStamp.nextUp)
+            lastStamp = stamp
+            out.append(AccelerometerSample(
+                timestamp: stamp, x: read(device.x, drawn.x, range: s.range, step: s.resolution),
+                y: read(device.y, drawn.y, range: s.range, step: s.resolution),
+                z: read(device.z, drawn.z, range: s.range, step: s.resolution)))
+            let rate = m.rotationRate + gyroBias
+            let spin = random.gaussians(sigma: gyroNoise)
+            turns.append(GyroSample(
+                timestamp: stamp, x: read(rate.x, spin.x, range: s.gyroRange, step: s.gyroResolution),
+                y: read(rate.y, spin.y, range: s.gyroRange, step: s.gyroResolution),
+                z: read(rate.z, spin.z, range: s.gyroRange, step: s.gyroResolution)))
         }
     }
 

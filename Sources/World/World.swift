@@ -90,6 +90,9 @@ package final class World {
     /// The close pairs' separating figures at the step before, to find where phones meet.
     private var lastClose: [Int64: Double] = [:]
     package private(set) var samples: [[AccelerometerSample]] = []
+    package private(set) var gyroSamples: [[GyroSample]] = []
+    /// The phones' orientations at the start of the world's step, for the rate each turns at over it.
+    private var stepStartOrientations: [Orientation] = []
     private let random: RandomSource
     private var nextPairingAt: Double = 0
 
@@ -191,6 +194,7 @@ package final class World {
         while time < target - 1e-12 {
             let dt = min(0.05, target - time)
             let stepStart = isSensing ? bodies.map(\.position) : []
+            if poseMotion != nil { stepStartOrientations = bodies.map(\.orientation) }
             time += dt
             step(dt)
             poses = antennas()
@@ -213,7 +217,7 @@ package final class World {
             poseMotion?.step(from: stepStart, to: positions, at: time, dt: dt)
             feelMeetings(close, dt: dt)
             feelGestures(dt: dt)
-            sampleChips()
+            sampleChips(dt: dt)
         }
         return changes
     }
@@ -434,7 +438,9 @@ package final class World {
         }
         chips = try (0..<peerCount).map { try Accelerometer(device: $0, runSeed: seed, clock: clocks[$0], settings: imu) }
         samples = Array(repeating: [], count: peerCount)
-        sampleChips()
+        gyroSamples = Array(repeating: [], count: peerCount)
+        stepStartOrientations = bodies.map(\.orientation)
+        sampleChips(dt: 0)
     }
 
     /// Phones whose bodies met in the step of `dt` just made: each feels the other's push where their surfaces
@@ -519,27 +525,39 @@ package final class World {
         }
     }
 
-    /// Hands `body` the samples each chip took since the last call, device by device (the world keeps none).
-    package func drainSamples(_ body: (Int, [AccelerometerSample]) -> Void) {
+    /// Hands `body` the samples each phone's accelerometer and gyroscope took since the last call, device by
+    /// device (the world keeps none).
+    package func drainSamples(_ body: (Int, [AccelerometerSample], [GyroSample]) -> Void) {
         for d in samples.indices {
-            body(d, samples[d])
+            body(d, samples[d], gyroSamples[d])
             samples[d].removeAll(keepingCapacity: true)
+            gyroSamples[d].removeAll(keepingCapacity: true)
         }
     }
 
-    private func sampleChips() {
+    private func sampleChips(dt: Double) {
         if let model = scriptedMotion, case .scripted(let file) = scenario {
+            // A script's turns are known at any instant: the rate over the millisecond around each sample.
+            let h = 5e-4
             for i in chips.indices {
                 chips[i].sample(until: time, motion: { t in
-                    (model.acceleration(i, at: t), self.scriptedPose(i, at: t, file: file).orientation)
-                }, pulses: model.pulses[i], into: &samples[i])
+                    let now = self.scriptedPose(i, at: t, file: file).orientation
+                    let before = self.scriptedPose(i, at: t - h, file: file).orientation
+                    let after = self.scriptedPose(i, at: t + h, file: file).orientation
+                    return SensedMotion(acceleration: model.acceleration(i, at: t), orientation: now,
+                                        rotationRate: after.rotationRate(since: before, over: 2 * h))
+                }, pulses: model.pulses[i], into: &samples[i], turns: &gyroSamples[i])
             }
         } else if let model = poseMotion {
             for i in chips.indices {
                 let orientation = bodies[i].orientation
+                // The world turns its phones a step at a time: evenly over the step.
+                let turning = orientation.rotationRate(since: stepStartOrientations[i], over: dt)
                 var motion = model.motion(of: i)
-                chips[i].sample(until: time, motion: { t in (motion.acceleration(at: t), orientation) },
-                                pulses: model.pulses[i], into: &samples[i])
+                chips[i].sample(until: time, motion: { t in
+                    SensedMotion(acceleration: motion.acceleration(at: t), orientation: orientation,
+                                 rotationRate: turning)
+                }, pulses: model.pulses[i], into: &samples[i], turns: &gyroSamples[i])
             }
         }
     }

@@ -120,7 +120,7 @@ import Testing
     @Test func samplesAreHandedOutWhenTheirTimeHasCome() {
         var phones = Self.phones(sampling: true)
         let told = Told()
-        phones.sampleTap = { device, samples in told.append(device, samples.count) }
+        phones.sampleTap = { device, samples, _ in told.append(device, samples.count) }
         // Phone 2's clock reads 1200 at the run's start: by 0.3 s, 31 of the second's samples are due.
         phones.take(Self.knock(clockStart: 1200), by: 2, upTo: 1, handingOutTo: 0.3)
         phones.take([], by: 2, upTo: 1, handingOutTo: 1)

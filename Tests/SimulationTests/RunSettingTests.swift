@@ -38,7 +38,10 @@ import Testing
     }
 
     @Test func helpSaysTheValuesAndTheDefaultWhenAsked() {
-        #expect(RunSettings.imuRate.help() == "With --sensors samples: the accelerometers' rate (1 to 800 Hz).")
+        #expect(RunSettings.imuRate.help()
+                == "With --sensors samples: the rate of the accelerometers and gyroscopes, over the profile's (1 to 800 Hz).")
+        #expect(RunSettings.sensorLag.help(showingDefault: true).hasSuffix(
+            "(0 to 1 second; default the profile's: 0.01 on ios, 0.1 (the Android CDD's bound) on android)."))
         #expect(RunSettings.discoveryRange.help(showingDefault: true).hasSuffix("(at least 1 metre, or none; default 35.5)."))
     }
 }
