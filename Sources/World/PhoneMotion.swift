@@ -31,6 +31,8 @@ package struct MotionSettings: Sendable, Equatable {
     package var knuckleMass = 0.45
     package var tableMass = 20.0
     package var knockDuration = 0.003
+    /// The holder's own motion: tremor, heel strikes, screen taps.
+    package var own = HandSettings()
 
     package init() {}
 }
@@ -64,6 +66,29 @@ struct ScriptedMotion {
                                                  settings: hands ? settings.hands : settings.cases) else { return }
         pulses[i].append(a)
         pulses[j].append(b)
+    }
+
+    /// Phone `i` felt `pulse` (its holder's own: a heel strike, a screen tap).
+    mutating func add(_ i: Int, _ pulse: ContactPulse) {
+        pulses[i].append(pulse)
+    }
+
+    /// Forgets the pushes that ended over a second before `time`: the chips have sampled them out.
+    mutating func forget(before time: Double) {
+        for i in pulses.indices where pulses[i].first.map({ $0.start + $0.duration < time - 1 }) == true {
+            pulses[i].removeAll { $0.start + $0.duration < time - 1 }
+        }
+    }
+
+    /// Whether phone `i`'s holder walks at `t` (by the script's leg then), and the phase of its steps.
+    func walking(_ i: Int, at t: Double) -> (level: Double, omega: Double, phase: (Double) -> Double) {
+        let w = file.peers[i].waypoints
+        guard let k = w.firstIndex(where: { $0.t > t }), k > 0 else { return (0, 0, { _ in 0 }) }
+        var leg = w[k].position - w[k - 1].position
+        leg.z = 0
+        let omega = 2 * Double.pi * settings.cadence
+        let start = w[k - 1].t
+        return (leg.length / (w[k].t - w[k - 1].t) > settings.walking ? 1 : 0, omega, { omega * ($0 - start) })
     }
 
     /// A knuckle met the table the phones `resting` lie on at `knuckleSpeed`: its momentum, given back by half,
@@ -198,6 +223,18 @@ struct PoseMotion {
         pulses[j].append(b)
         firstPulseEnd[i] = min(firstPulseEnd[i], a.start + a.duration)
         firstPulseEnd[j] = min(firstPulseEnd[j], b.start + b.duration)
+    }
+
+    /// Phone `i` felt `pulse` (its holder's own: a heel strike, a screen tap).
+    mutating func add(_ i: Int, _ pulse: ContactPulse) {
+        pulses[i].append(pulse)
+        firstPulseEnd[i] = min(firstPulseEnd[i], pulse.start + pulse.duration)
+    }
+
+    /// How far phone `i`'s holder's steps are under way after the last step, and their phase.
+    func walking(_ i: Int) -> (level: Double, omega: Double, phase: (Double) -> Double) {
+        let omega = 2 * Double.pi * settings.cadence, offset = 2.4 * Double(i)
+        return (stepping[i], omega, { omega * $0 + offset })
     }
 
     /// Phone `i`'s motion until the next step, taken out once for the chip's samples in between.

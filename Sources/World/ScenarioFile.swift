@@ -20,6 +20,15 @@ package struct ScenarioFile: Sendable, Equatable {
         package let name: String
         package let interests: [String]
         package let waypoints: [Waypoint]
+        /// Where the peer carries its phone: in the hand (the default), in a trouser pocket, or in a bag.
+        package var carry = Carry.hand
+
+        package init(name: String, interests: [String], waypoints: [Waypoint], carry: Carry = .hand) {
+            self.name = name
+            self.interests = interests
+            self.waypoints = waypoints
+            self.carry = carry
+        }
     }
 
     package let name: String
@@ -121,7 +130,7 @@ package struct ScenarioFile: Sendable, Equatable {
     /// otherwise be ignored in silence, and `"headng": 90` run with a heading of 0.
     static let fields: [(what: String, names: [String])] = [
         ("the scenario", ["$schema", "version", "name", "peers", "walls", "encounters", "motion"]),
-        ("a peer", ["name", "interests", "waypoints"]),
+        ("a peer", ["name", "interests", "waypoints", "carry"]),
         ("a waypoint", ["t", "x", "y", "z", "heading", "pitch", "roll", "facing"]),
         ("a wall", ["x1", "y1", "x2", "y2", "loss"]),
         ("an encounter", ["class", "peers", "t", "closingSpeed", "minimumDistance", "hold"]),
@@ -163,6 +172,7 @@ private struct RawScenario {
         var name: String?
         var interests: [String]?
         var waypoints: [RawWaypoint]?
+        var carry: String?
     }
 
     struct RawWall {
@@ -316,6 +326,7 @@ private struct RawScenario {
         try r.object(at, what: fields[1].what, fields: fields[1].names) { (r, key, path) throws(ScenarioError) in
             switch key {
             case "name": peer.name = try r.string(path)
+            case "carry": peer.carry = try r.string(path)
             case "interests":
                 peer.interests = try r.strings(
                     path, limit: ScenarioFile.maximumInterestBytes,
@@ -449,7 +460,14 @@ private struct RawScenario {
                 }
                 waypoints.append(.init(t: w.t, position: Vector3(w.x, w.y, w.z.isNaN ? 1.2 : w.z), turn: turn))
             }
-            result.append(.init(name: peers![i].name!, interests: interests, waypoints: waypoints))
+            var carry = Carry.hand
+            if let named = peers![i].carry {
+                guard let known = Carry(rawValue: named) else {
+                    throw fail("peers[\(i)].carry", "must be hand, pocket or bag, not \"\(named)\"")
+                }
+                carry = known
+            }
+            result.append(.init(name: peers![i].name!, interests: interests, waypoints: waypoints, carry: carry))
         }
         var checkedWalls: [Wall] = []
         for (k, w) in (walls ?? []).enumerated() {

@@ -85,6 +85,8 @@ package final class World {
     private var isSensing: Bool { scriptedMotion != nil || poseMotion != nil }
 
     private var chips: [Accelerometer] = []
+    /// Each holder's own motion (tremor, heel strikes, screen taps), while the chips sample.
+    private var own: OwnMotions?
     /// When each mingling pair's hands last stopped closing, and how fast they closed until then.
     private var closedAt: [Int64: (time: Double, speed: Double)] = [:]
     /// The close pairs' separating figures at the step before, to find where phones meet.
@@ -217,6 +219,7 @@ package final class World {
             poseMotion?.step(from: stepStart, to: positions, at: time, dt: dt)
             feelMeetings(close, dt: dt)
             feelGestures(dt: dt)
+            feelOwnMotions(dt: dt)
             sampleChips(dt: dt)
         }
         return changes
@@ -426,7 +429,7 @@ package final class World {
     /// - Throws: when a setting is out of range.
     package func startSensing(clocks: [DeviceClock], seed: UInt64, imu: IMUSettings = IMUSettings(),
                              motion: MotionSettings = MotionSettings()) throws {
-        if let problem = imu.problem() ?? motion.cases.problem() ?? motion.hands.problem() {
+        if let problem = imu.problem() ?? motion.cases.problem() ?? motion.hands.problem() ?? motion.own.problem() {
             throw ScenarioError(file: scenario.name, field: nil, problem: "cannot be sensed: \(problem)")
         }
         precondition(clocks.count == peerCount, "one clock a phone")
@@ -437,6 +440,9 @@ package final class World {
             poseMotion = PoseMotion(positions: bodies.map(\.position), settings: motion, sampleInterval: 1 / imu.rate)
         }
         chips = try (0..<peerCount).map { try Accelerometer(device: $0, runSeed: seed, clock: clocks[$0], settings: imu) }
+        let carry: [Carry] = if case .scripted(let file) = scenario { file.peers.map(\.carry) }
+            else { Array(repeating: .hand, count: peerCount) }
+        own = try OwnMotions(carry: carry, settings: motion.own, phoneMass: motion.cases.phoneMass, runSeed: seed)
         samples = Array(repeating: [], count: peerCount)
         gyroSamples = Array(repeating: [], count: peerCount)
         stepStartOrientations = bodies.map(\.orientation)
@@ -525,6 +531,27 @@ package final class World {
         }
     }
 
+    /// What each holder's own body gives its phone in the step of `dt` just made: the heel strikes of a walk, a
+    /// finger's tap on the screen.
+    private func feelOwnMotions(dt: Double) {
+        guard let own, dt > 0, ProcessInfo.processInfo.environment["NO_OWN"] == nil else { return }
+        let start = time - dt
+        for i in 0..<peerCount {
+            let standing: (level: Double, omega: Double, phase: (Double) -> Double) = (0, 0, { _ in 0 })
+            let walking = scriptedMotion?.walking(i, at: time) ?? poseMotion?.walking(i) ?? standing
+            for pulse in own.heelStrikes(i, from: start, to: time, level: walking.level, omega: walking.omega,
+                                         phase: walking.phase) {
+                scriptedMotion?.add(i, pulse)
+                poseMotion?.add(i, pulse)
+            }
+            if let tap = own.screenTap(i, endingAt: time, dt: dt, screen: bodies[i].orientation.screen) {
+                scriptedMotion?.add(i, tap)
+                poseMotion?.add(i, tap)
+            }
+        }
+        scriptedMotion?.forget(before: time)
+    }
+
     /// Hands `body` the samples each phone's accelerometer and gyroscope took since the last call, device by
     /// device (the world keeps none).
     package func drainSamples(_ body: (Int, [AccelerometerSample], [GyroSample]) -> Void) {
@@ -536,6 +563,7 @@ package final class World {
     }
 
     private func sampleChips(dt: Double) {
+        guard let own else { return }
         if let model = scriptedMotion, case .scripted(let file) = scenario {
             // A script's turns are known at any instant: the rate over the millisecond around each sample.
             let h = 5e-4
@@ -544,7 +572,8 @@ package final class World {
                     let now = self.scriptedPose(i, at: t, file: file).orientation
                     let before = self.scriptedPose(i, at: t - h, file: file).orientation
                     let after = self.scriptedPose(i, at: t + h, file: file).orientation
-                    return SensedMotion(acceleration: model.acceleration(i, at: t), orientation: now,
+                    return SensedMotion(acceleration: model.acceleration(i, at: t) + own.tremor(i, at: t),
+                                        orientation: now,
                                         rotationRate: after.rotationRate(since: before, over: 2 * h))
                 }, pulses: model.pulses[i], into: &samples[i], turns: &gyroSamples[i])
             }
@@ -555,7 +584,7 @@ package final class World {
                 let turning = orientation.rotationRate(since: stepStartOrientations[i], over: dt)
                 var motion = model.motion(of: i)
                 chips[i].sample(until: time, motion: { t in
-                    SensedMotion(acceleration: motion.acceleration(at: t), orientation: orientation,
+                    SensedMotion(acceleration: motion.acceleration(at: t) + own.tremor(i, at: t), orientation: orientation,
                                  rotationRate: turning)
                 }, pulses: model.pulses[i], into: &samples[i], turns: &gyroSamples[i])
             }

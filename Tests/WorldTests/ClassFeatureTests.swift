@@ -25,7 +25,10 @@ import Testing
             .map(\.clock)
         var imu = IMUSettings()
         imu.rate = rate
-        try world.startSensing(clocks: clocks, seed: seed, imu: imu)
+        // What the class itself gives: the holders' own motion (tremor, heel strikes, screen taps) left out.
+        var motion = MotionSettings()
+        motion.own = .still
+        try world.startSensing(clocks: clocks, seed: seed, imu: imu, motion: motion)
         _ = world.advance(to: 60)
         var out: [EncounterClass: [Feature]] = [:]
         for (script, gesture, _) in world.scriptedEncounters {

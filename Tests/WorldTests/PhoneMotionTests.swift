@@ -9,6 +9,13 @@ import Testing
 /// The accelerometers of a scripted scenario feel the phones' motion: a tap's push, a stop's braking, a knock
 /// through the table, a walk's steps; and a phone at rest feels nothing but its chip's noise.
 @Suite struct PhoneMotionTests {
+    /// The world's physics with the holders' own motion left out: each test looks at one thing the world makes.
+    static let quiet: MotionSettings = {
+        var m = MotionSettings()
+        m.own = .still
+        return m
+    }()
+
     /// Two phones 60 cm apart and one at rest far off; one encounter of the two at 1 s (a table knock: both lie on a
     /// table, 25 cm apart; a walk past: the first walks past the second at 0.5 m).
     private func sensed(_ kind: EncounterClass, speed: Double, distance: Double, until end: Double = 5)
@@ -35,7 +42,7 @@ import Testing
         let file = try ScenarioFile.parse(Data(text.utf8), file: "s.json")
         let world = try World(scenario: .scripted(file), peers: 3, seed: 1)
         let clocks = (0..<3).map { DeviceClock(uptimeAtStart: 1000 * Double($0 + 1), rate: 1e-5 * Double($0)) }
-        try world.startSensing(clocks: clocks, seed: 5)
+        try world.startSensing(clocks: clocks, seed: 5, motion: Self.quiet)
         _ = world.advance(to: end)
         return (world.samples, clocks, world)
     }
@@ -103,7 +110,7 @@ import Testing
         let file = try ScenarioFile.parse(Data(text.utf8), file: "s.json")
         let world = try World(scenario: .scripted(file), peers: 2, seed: 1)
         let clocks = [DeviceClock(uptimeAtStart: 10, rate: 0), DeviceClock(uptimeAtStart: 20, rate: 0)]
-        try world.startSensing(clocks: clocks, seed: 5)
+        try world.startSensing(clocks: clocks, seed: 5, motion: Self.quiet)
         _ = world.advance(to: 3)
         // They close at 0.59 m/s; their backs meet when their centres are 10.8 mm apart, at 1.9986 s.
         let met = 1 + (0.6 - world.phone.size.z) / 0.59
