@@ -30,7 +30,8 @@ package struct SweepCommand: AsyncParsableCommand {
     /// Reads and plans `specPath` into `folder`, refusing a run whose options the simulator would refuse.
     static func plan(_ specPath: String, into folder: String) throws -> (SweepFolder, [PlannedRun], SweepSpec) {
         let spec = try SweepSpec(contentsOf: specPath)
-        for run in SweepPlan.runs(of: spec, version: NearcatchSim.version) where run.seed == spec.seeds[0] {
+        let eachSeed = SweepPlan.namesTheSeed(spec)
+        for run in SweepPlan.runs(of: spec, version: NearcatchSim.version) where eachSeed || run.seed == spec.seeds[0] {
             do {
                 _ = try RunCommand.parse(Array(run.arguments.dropFirst()))
             } catch {

@@ -4,8 +4,11 @@ import World
 
 /// Bumps matched against the true contacts of the same pair.
 ///
-/// A bump matches a true contact (held at least ``ContactTracker/minimumTouchDuration``) of its pair when it fires
-/// between 0.5 s before the contact starts and 1 s after it ends; each contact takes at most one bump, the first.
+/// A bump matches a true contact of its pair when it fires between 0.5 s before the contact starts and 1 s after it
+/// ends; each contact takes at most one bump, the first. A contact held at least
+/// ``ContactTracker/minimumTouchDuration`` is one a detector must find (recall counts it); a briefer one, a brush
+/// (a tap that bounced off, strangers' phones grazing), need not be found, but a bump on it is no false bump: the
+/// phones did touch.
 /// Contacts that start in the run's last second are not counted: no detector could confirm them in time; a bump on
 /// one is neither right nor false, and is set aside (``unscored``) rather than counted against the precision.
 ///
@@ -25,6 +28,8 @@ struct BumpScore {
     /// Bumps on contacts that began in the run's last second.
     var unscored = 0
     var brushes = 0
+    /// Brushes a bump fired on: right, though not required.
+    var brushesBumped = 0
     /// Bump time minus contact start for every detected contact, seconds, in contact order.
     var latencies: [Double] = []
     var falseByTrueDistance = [Int](repeating: 0, count: falseBandLimits.count + 1)
@@ -35,14 +40,18 @@ struct BumpScore {
         var late = Set<Int>()
         for contact in tracker.contacts {
             let duration = (contact.end ?? end) - contact.start
-            guard duration >= ContactTracker.minimumTouchDuration else {
-                brushes += 1
-                continue
-            }
             let until = (contact.end ?? end) + 1
             let match = bumps.indices.first { k in
                 !used.contains(k) && !late.contains(k) && Self.samePair(bumps[k], contact)
                     && bumps[k].time >= contact.start - 0.5 && bumps[k].time <= until
+            }
+            guard duration >= ContactTracker.minimumTouchDuration else {
+                brushes += 1
+                if let match {
+                    used.insert(match)
+                    brushesBumped += 1
+                }
+                continue
             }
             guard contact.start <= end - 1 else {
                 if let match { late.insert(match) }

@@ -26,6 +26,12 @@ package struct PlannedRun: Sendable, Equatable, Codable {
 
 /// Every run of a spec, grid point after grid point (the last grid option varying fastest), seeds within a point.
 package enum SweepPlan {
+    /// Whether some run's options name its seed (``SweepSpec/seedMark``): then every seed's run is its own to check.
+    package static func namesTheSeed(_ spec: SweepSpec) -> Bool {
+        spec.options.values.contains { $0.contains(SweepSpec.seedMark) }
+            || spec.grid.contains { $0.values.contains { $0.contains(SweepSpec.seedMark) } }
+    }
+
     package static func runs(of spec: SweepSpec, version: String) -> [PlannedRun] {
         var points: [[(String, String)]] = [[]]
         for axis in spec.grid {
@@ -36,7 +42,10 @@ package enum SweepPlan {
                 var options = spec.options
                 for (option, value) in point { options[option] = value }
                 var arguments = ["run", "--seed", String(seed), "--format", "json"]
-                for key in options.keys.sorted() { arguments += ["--\(key)", options[key]!] }
+                // `{seed}` in a value is the run's seed: a generated scenario file a seed, say.
+                for key in options.keys.sorted() {
+                    arguments += ["--\(key)", options[key]!.replacingOccurrences(of: SweepSpec.seedMark, with: String(seed))]
+                }
                 arguments += spec.flags.sorted().map { "--\($0)" }
                 return PlannedRun(id: id(version: version, arguments: arguments),
                                   point: Dictionary(uniqueKeysWithValues: point), seed: seed,

@@ -40,6 +40,8 @@ package struct SweepSpec: Sendable, Equatable {
     }
 
     /// Options the sweep itself sets, or that would write files of their own from every run.
+    /// In an option's value, the run's seed.
+    package static let seedMark = "{seed}"
     package static let reservedOptions: Set<String> = ["seed", "format", "trace", "force", "report", "svg", "help", "version"]
     static let defaultTimeLimit = 600.0
     static let defaultRetries = 1

@@ -110,6 +110,19 @@ import Testing
         var longer = spec
         longer.options["duration"] = "60"
         #expect(Set(SweepPlan.runs(of: longer, version: "0.5.0").map(\.id)).isDisjoint(with: runs.map(\.id)))
+        #expect(!SweepPlan.namesTheSeed(spec))
+    }
+
+    /// `{seed}` in an option's value is each run's seed: a generated file a seed.
+    @Test func aValueCanNameTheRunsSeed() throws {
+        var spec = try SweepSpec(toml: Self.airtime)
+        spec.options["scenario"] = "held-out/{seed}.json"
+        let runs = SweepPlan.runs(of: spec, version: "0.5.0")
+        #expect(SweepPlan.namesTheSeed(spec))
+        for run in runs {
+            let at = try #require(run.arguments.firstIndex(of: "--scenario"))
+            #expect(run.arguments[at + 1] == "held-out/\(run.seed).json")
+        }
     }
 }
 
@@ -125,13 +138,60 @@ import Testing
         #expect(spec.plot?.lines == "ranging-policy")
     }
 
-    @Test(arguments: ["airtime", "airtime-300", "airtime-range", "detectors-touch-or-stop", "detectors-mingle"])
+    @Test(arguments: ["airtime", "airtime-300", "airtime-range", "detectors-touch-or-stop", "detectors-mingle",
+                      "detectors-training", "detectors-held-out"])
     func aCommittedSweepPlans(name: String) throws {
         let dir = try SweepFixture.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let planned = try SweepFixture.sim(["sweep", "plan", "sweeps/\(name).toml", "--out", dir + "/s"], in: SweepFixture.tree)
+        // The encounters' specs run files their generator makes first (each seed its own), here in the scratch
+        // folder the plan is made from.
+        var folder = SweepFixture.tree
+        if let set = ["training": "1-10", "held-out": "1001-1010"].first(where: { name.hasSuffix($0.key) }) {
+            #expect(try Self.generate([set.key, set.value, dir + "/sweeps/encounters"]).status == 0)
+            folder = dir
+        }
+        let planned = try SweepFixture.sim(["sweep", "plan", SweepFixture.tree + "/sweeps/\(name).toml", "--out", dir + "/s"],
+                                           in: folder)
         #expect(planned.status == 0, "\(planned.err)")
         let spec = try SweepSpec(contentsOf: SweepFixture.tree + "/sweeps/\(name).toml")
         #expect(try SweepFolder(dir + "/s").plan().count == spec.grid.reduce(spec.seeds.count) { $0 * $1.values.count })
+    }
+
+    /// Runs tools/make-encounters with `arguments`: its status and standard output.
+    static func generate(_ arguments: [String]) throws -> (status: Int32, out: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", SweepFixture.tree + "/tools/make-encounters"] + arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// The two generators: the same set and seed make the same file; each set keeps to its own seeds; the held-out
+    /// set's ranges are not the training set's (slower and faster touches, nearer stops, larger groups).
+    @Test func theEncounterGeneratorsKeepTheirSetsApart() throws {
+        let once = try Self.generate(["training", "7"]), again = try Self.generate(["training", "7"])
+        #expect(once.status == 0 && once.out == again.out && once.out.count > 1000)
+        #expect(try Self.generate(["training", "1001"]).status != 0)
+        #expect(try Self.generate(["held-out", "7"]).status != 0)
+        func encounters(_ text: String) throws -> [[String: Any]] {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+            return try #require(object["encounters"] as? [[String: Any]])
+        }
+        var slowest = (training: 1.0, heldOut: 1.0)
+        for seed in 1...5 {
+            let t = try encounters(try Self.generate(["training", String(seed)]).out)
+            let h = try encounters(try Self.generate(["held-out", String(1000 + seed)]).out)
+            func slowTouch(_ e: [[String: Any]]) -> Double {
+                e.filter { ($0["class"] as? String) == "gentleTouch" }.compactMap { $0["closingSpeed"] as? Double }.min() ?? 1
+            }
+            slowest = (min(slowest.training, slowTouch(t)), min(slowest.heldOut, slowTouch(h)))
+        }
+        // Training touches close at 3 cm/s at the slowest; held-out ones down to 1 cm/s.
+        #expect(slowest.training >= 0.03 && slowest.heldOut < 0.03, "\(slowest)")
     }
 }
