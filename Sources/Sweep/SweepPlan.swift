@@ -44,7 +44,8 @@ package enum SweepPlan {
                 var arguments = ["run", "--seed", String(seed), "--format", "json"]
                 // `{seed}` in a value is the run's seed: a generated scenario file a seed, say.
                 for key in options.keys.sorted() {
-                    arguments += ["--\(key)", options[key]!.replacingOccurrences(of: SweepSpec.seedMark, with: String(seed))]
+                    let value = options[key]!.replacingOccurrences(of: SweepSpec.seedMark, with: String(seed))
+                    arguments += ["--\(key)", value]
                 }
                 arguments += spec.flags.sorted().map { "--\($0)" }
                 return PlannedRun(id: id(version: version, arguments: arguments),

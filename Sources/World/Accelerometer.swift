@@ -69,14 +69,15 @@ package struct IMUSettings: Sendable, Equatable {
         if !(range >= 2 * Self.gravity && range <= 64 * Self.gravity) { return "range must be between 2 g and 64 g, got \(range) m/s²" }
         if !(resolution >= 0 && resolution <= 1) { return "resolution must be between 0 and 1 m/s², got \(resolution)" }
         if !(bandwidthShare > 0 && bandwidthShare <= 0.5) { return "bandwidthShare must be above 0 and at most 0.5, got \(bandwidthShare)" }
-        if !(stampJitter >= 0 && stampJitter <= 0.2) { return "stampJitter must be between 0 and 0.2 of the interval, got \(stampJitter)" }
-        if !(stampLag >= 0 && stampLag <= 1) { return "the sensors' stamp lag must be between 0 and 1 s, got \(stampLag)" }
-        if !(gapRate >= 0 && gapRate <= 10) { return "gapRate must be between 0 and 10 a second, got \(gapRate)" }
-        if !(gapLength > 0 && gapLength <= 10) { return "gapLength must be above 0 and at most 10 s, got \(gapLength)" }
-        if !(gyroNoiseDensity >= 0 && gyroNoiseDensity <= 1) { return "gyroNoiseDensity must be between 0 and 1 rad/s per √Hz, got \(gyroNoiseDensity)" }
-        if !(gyroBiasSigma >= 0 && gyroBiasSigma <= 1) { return "gyroBiasSigma must be between 0 and 1 rad/s, got \(gyroBiasSigma)" }
-        if !(gyroRange >= 1 && gyroRange <= 100) { return "gyroRange must be between 1 and 100 rad/s, got \(gyroRange)" }
-        if !(gyroResolution >= 0 && gyroResolution <= 0.1) { return "gyroResolution must be between 0 and 0.1 rad/s, got \(gyroResolution)" }
+        let platform: [(String, Double, ClosedRange<Double>, String)] = [
+            ("stampJitter", stampJitter, 0...0.2, "of the interval"), ("the sensors' stamp lag", stampLag, 0...1, "s"),
+            ("gapRate", gapRate, 0...10, "a second"), ("gapLength", gapLength, 0.001...10, "s"),
+            ("gyroNoiseDensity", gyroNoiseDensity, 0...1, "rad/s per √Hz"), ("gyroBiasSigma", gyroBiasSigma, 0...1, "rad/s"),
+            ("gyroRange", gyroRange, 1...100, "rad/s"), ("gyroResolution", gyroResolution, 0...0.1, "rad/s"),
+        ]
+        for (name, value, range, unit) in platform where !(value.isFinite && range.contains(value)) {
+            return "\(name) must be between \(range.lowerBound) and \(range.upperBound) \(unit), got \(value)"
+        }
         return nil
     }
 }

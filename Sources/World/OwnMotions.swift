@@ -79,7 +79,8 @@ package struct HandSettings: Sendable, Equatable {
             ("heelStrikeInBag", heelStrikeInBag, 0...100), ("heelStrikeSpread", heelStrikeSpread, 0...3),
             ("heelStrikeDuration", heelStrikeDuration, 0.001...0.5), ("screenTapRate", screenTapRate, 0...10),
             ("fingertipMass", fingertipMass, 0.001...0.2), ("fingertipSpeed", fingertipSpeed, 0...5),
-            ("fingertipSpeedSpread", fingertipSpeedSpread, 0...3), ("screenTapDuration", screenTapDuration, 0.001...0.2),
+            ("fingertipSpeedSpread", fingertipSpeedSpread, 0...3),
+            ("screenTapDuration", screenTapDuration, 0.001...0.2),
             ("screenTapRestitution", screenTapRestitution, 0...1),
         ]
         for (name, value, range) in checks where !(value.isFinite && range.contains(value)) {
@@ -107,7 +108,8 @@ struct OwnMotions {
         var random: [RandomSource] = []
         var tremor: [(first: Vector3, second: Vector3, omega: (Double, Double), phase: (Double, Double))] = []
         for d in carry.indices {
-            let r = try RandomSource(runSeed: runSeed, stream: StreamIdentity(kind: .sensors, first: UInt64(d), second: 3))
+            let r = try RandomSource(runSeed: runSeed,
+                                     stream: StreamIdentity(kind: .sensors, first: UInt64(d), second: 3))
             let axis = r.gaussians(sigma: 1).normalized
             var across = axis.cross(Vector3(0, 0, 1))
             if across.length < 1e-6 { across = Vector3(1, 0, 0) }

@@ -185,8 +185,10 @@ struct PoseMotion {
         firstPulseEnd = oldestChange
     }
 
-    /// The world moved every phone from `before` to `positions` in the step of `dt` ending at `time`.
-    mutating func step(from before: [Vector3], to positions: [Vector3], at time: Double, dt: Double) {
+    /// The world moved every phone from `before` to `positions` in the step of `dt` ending at `time`; those
+    /// `standing` (where given) moved in their holder's hand, who did not walk.
+    mutating func step(from before: [Vector3], to positions: [Vector3], at time: Double, dt: Double,
+                       standing: [Bool] = []) {
         guard dt > 0 else { return }
         steppedAt = time - dt
         stepLength = dt
@@ -205,7 +207,8 @@ struct PoseMotion {
                 changes[i].append((time, dv, cos(phase), sin(phase)))
                 oldestChange[i] = min(oldestChange[i], time)
             }
-            let walks = (v.x * v.x + v.y * v.y).squareRoot() > settings.walking
+            let stands = standing.indices.contains(i) && standing[i]
+            let walks = !stands && (v.x * v.x + v.y * v.y).squareRoot() > settings.walking
             steppingBefore[i] = stepping[i]
             let change = dt / max(settings.paceChange, dt)
             stepping[i] = walks ? min(stepping[i] + change, 1) : max(stepping[i] - change, 0)

@@ -45,7 +45,8 @@ package enum SensorProfile: String, Sendable, CaseIterable {
     package var explanation: String {
         switch self {
         case .ios: "Core Motion: 100 Hz, ±8 g"
-        case .android: "Android 12+ without the high-rate permission: 200 Hz, ±8 g, 3% stamp jitter, up to 100 ms lag, gaps"
+        case .android:
+            "Android 12+ without the high-rate permission: 200 Hz, ±8 g, 3% stamp jitter, up to 100 ms lag, gaps"
         case .androidHighRate: "Android with HIGH_SAMPLING_RATE_SENSORS: 400 Hz, otherwise as android"
         }
     }

@@ -190,6 +190,17 @@ package final class World {
         return encounter.a == i ? encounter.b : encounter.a
     }
 
+    /// Which people stand making a gesture with their hands (a mingling pair's closing, hold and parting): their
+    /// phones move, they do not walk.
+    private func gesturing() -> [Bool] {
+        guard case .mingle = scenario else { return [] }
+        return motion.map { m in
+            guard let e = m.encounter, let encounter = encounters[e] else { return false }
+            if case .approaching = encounter.phase { return false }
+            return true
+        }
+    }
+
     /// Advances the world to `target` seconds and returns what the truth saw happen on the way.
     package func advance(to target: Double) -> [ContactChange] {
         var changes: [ContactChange] = []
@@ -216,7 +227,9 @@ package final class World {
             // Sampled chips replace the labelled peaks: those are made only when nothing samples, and from the
             // scorer's own contacts (the truth, to compare with).
             if !isSensing { accelerometers.sense(positions, close: scored, at: time, dt: dt) }
-            poseMotion?.step(from: stepStart, to: positions, at: time, dt: dt)
+            if poseMotion != nil {
+                poseMotion!.step(from: stepStart, to: positions, at: time, dt: dt, standing: gesturing())
+            }
             feelMeetings(close, dt: dt)
             feelGestures(dt: dt)
             feelOwnMotions(dt: dt)
@@ -584,8 +597,8 @@ package final class World {
                 let turning = orientation.rotationRate(since: stepStartOrientations[i], over: dt)
                 var motion = model.motion(of: i)
                 chips[i].sample(until: time, motion: { t in
-                    SensedMotion(acceleration: motion.acceleration(at: t) + own.tremor(i, at: t), orientation: orientation,
-                                 rotationRate: turning)
+                    SensedMotion(acceleration: motion.acceleration(at: t) + own.tremor(i, at: t),
+                                 orientation: orientation, rotationRate: turning)
                 }, pulses: model.pulses[i], into: &samples[i], turns: &gyroSamples[i])
             }
         }

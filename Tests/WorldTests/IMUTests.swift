@@ -109,6 +109,12 @@ import World
         #expect(s.problem() == nil)
         s.rate = 1000
         #expect(s.problem() == "the accelerometer rate must be between 1 and 800 Hz, got 1000.0")
+        s.rate = 100
+        s.stampLag = 2
+        #expect(s.problem() == "the sensors' stamp lag must be between 0.0 and 1.0 s, got 2.0")
+        s.stampLag = 0
+        s.gyroRange = .nan
+        #expect(s.problem() == "gyroRange must be between 1.0 and 100.0 rad/s, got nan")
     }
 
     /// The gyroscope reads the rate the phone turns at about its own axes, at the accelerometer's instants: a phone
