@@ -10,7 +10,7 @@ extension SimulationSummary {
             + "\(run.transport) transport, \(run.clock) clock, \(run[RunSettings.workers] ?? 0) workers, seed \(run.seed), "
             + "\(g(run[RunSettings.duration])) s at \(g(run[RunSettings.rate])) Hz, "
             + "\(run.planner) ranging, \(run.detector) detector, \(run.link) link, "
-            + (run[RunSettings.imuRate].map { "accelerometers sampled at \(g($0)) Hz, " } ?? "")
+            + (run[RunSettings.imuRate].map { "\(run.sensorProfile ?? "") sensors sampled at \(g($0)) Hz, " } ?? "")
             + (run.groupKey == "development" ? "development key (loopback only)" : "key \(run.groupKey)")
     }
 
