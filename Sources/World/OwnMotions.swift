@@ -133,6 +133,13 @@ struct OwnMotions {
         return h.first * sin(h.omega.0 * t + h.phase.0) + h.second * sin(h.omega.1 * t + h.phase.1)
     }
 
+    /// Phone `i`'s tremor for samples `interval` apart: each sample right after the one before turns the two
+    /// sinusoids' phases by a fixed angle instead of computing two sines (within 1e-12 of them over a world step).
+    func tremorSampler(_ i: Int, interval: Double) -> TremorSampler {
+        let h = tremor[i]
+        return TremorSampler(first: h.first, second: h.second, omega: h.omega, phase: h.phase, interval: interval)
+    }
+
     /// The heel strikes of phone `i`'s holder in the world's step from `start` to `end`, while walking at
     /// `level` (0 standing to 1 walking), its steps at `phase(t)` (a heel strikes where the body's rise and fall
     /// peaks upward: the phase crossing π/2).
@@ -167,5 +174,41 @@ struct OwnMotions {
         let dv = (1 + s.screenTapRestitution) * s.fingertipMass * speed / (s.fingertipMass + phoneMass)
         return ContactPulse(start: end - random[i].uniform() * dt, duration: s.screenTapDuration,
                             peak: .pi * dv / (2 * s.screenTapDuration), direction: -screen)
+    }
+}
+
+/// One hand's tremor sampled at a chip's even intervals (``OwnMotions/tremorSampler(_:interval:)``).
+struct TremorSampler {
+    let first: Vector3
+    let second: Vector3
+    let omega: (Double, Double)
+    let phase: (Double, Double)
+    let interval: Double
+    private let turn: (first: (cos: Double, sin: Double), second: (cos: Double, sin: Double))
+    private var last: (t: Double, first: (cos: Double, sin: Double), second: (cos: Double, sin: Double))?
+
+    init(first: Vector3, second: Vector3, omega: (Double, Double), phase: (Double, Double), interval: Double) {
+        self.first = first
+        self.second = second
+        self.omega = omega
+        self.phase = phase
+        self.interval = interval
+        turn = ((cos(omega.0 * interval), sin(omega.0 * interval)), (cos(omega.1 * interval), sin(omega.1 * interval)))
+    }
+
+    mutating func at(_ t: Double) -> Vector3 {
+        guard first.x != 0 || first.y != 0 || first.z != 0 else { return .zero }
+        func rotate(_ p: (cos: Double, sin: Double), _ r: (cos: Double, sin: Double)) -> (cos: Double, sin: Double) {
+            (p.cos * r.cos - p.sin * r.sin, p.sin * r.cos + p.cos * r.sin)
+        }
+        let now: (t: Double, first: (cos: Double, sin: Double), second: (cos: Double, sin: Double))
+        if let l = last, abs(t - l.t - interval) < 1e-9 {
+            now = (t, rotate(l.first, turn.first), rotate(l.second, turn.second))
+        } else {
+            let a = omega.0 * t + phase.0, b = omega.1 * t + phase.1
+            now = (t, (cos(a), sin(a)), (cos(b), sin(b)))
+        }
+        last = now
+        return first * now.first.sin + second * now.second.sin
     }
 }

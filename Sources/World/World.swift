@@ -581,11 +581,12 @@ package final class World {
             // A script's turns are known at any instant: the rate over the millisecond around each sample.
             let h = 5e-4
             for i in chips.indices {
+                var tremor = own.tremorSampler(i, interval: 1 / chips[i].settings.rate)
                 chips[i].sample(until: time, motion: { t in
                     let now = self.scriptedPose(i, at: t, file: file).orientation
                     let before = self.scriptedPose(i, at: t - h, file: file).orientation
                     let after = self.scriptedPose(i, at: t + h, file: file).orientation
-                    return SensedMotion(acceleration: model.acceleration(i, at: t) + own.tremor(i, at: t),
+                    return SensedMotion(acceleration: model.acceleration(i, at: t) + tremor.at(t),
                                         orientation: now,
                                         rotationRate: after.rotationRate(since: before, over: 2 * h))
                 }, pulses: model.pulses[i], into: &samples[i], turns: &gyroSamples[i])
@@ -596,8 +597,9 @@ package final class World {
                 // The world turns its phones a step at a time: evenly over the step.
                 let turning = orientation.rotationRate(since: stepStartOrientations[i], over: dt)
                 var motion = model.motion(of: i)
+                var tremor = own.tremorSampler(i, interval: 1 / chips[i].settings.rate)
                 chips[i].sample(until: time, motion: { t in
-                    SensedMotion(acceleration: motion.acceleration(at: t) + own.tremor(i, at: t),
+                    SensedMotion(acceleration: motion.acceleration(at: t) + tremor.at(t),
                                  orientation: orientation, rotationRate: turning)
                 }, pulses: model.pulses[i], into: &samples[i], turns: &gyroSamples[i])
             }

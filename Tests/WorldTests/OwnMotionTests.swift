@@ -103,6 +103,20 @@ import Testing
         #expect(jolts(pocket, from: 0.5, to: 100).isEmpty)
     }
 
+    /// Sampled at a chip's even intervals, the tremor turns its phases instead of computing sines: the same values
+    /// within 1e-9 m/s², also across a jump in time.
+    @Test func theTremorsSamplerMatchesItsSines() throws {
+        let own = try OwnMotions(carry: [.hand, .hand], settings: HandSettings(), phoneMass: 0.2, runSeed: 4)
+        var sampler = own.tremorSampler(1, interval: 0.01)
+        var worst = 0.0
+        for k in 0..<3000 {
+            let t = 0.003 + Double(k) * 0.01 + (k >= 1500 ? 7.5 : 0)
+            worst = max(worst, (sampler.at(t) - own.tremor(1, at: t)).length)
+        }
+        #expect(worst < 1e-9, "\(worst)")
+        #expect(own.tremor(1, at: 0.3).length > 0)
+    }
+
     @Test func settingsOutOfRangeAreNamed() {
         var s = HandSettings()
         #expect(s.problem() == nil && HandSettings.still.problem() == nil)
