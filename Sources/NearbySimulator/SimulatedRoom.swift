@@ -132,6 +132,8 @@ public final class SimulatedRoom {
         s.sensors = .samples
         s.sensorProfile = configuration.sensorProfile.profile
         if let rate = configuration.accelerometerRate { s.imu.rate = rate }
+        // An app may start its gyroscope's updates at any time.
+        s.imu.gyroscope = true
         s.peers = configuration.peers
         s.seed = configuration.seed
         s.duration = configuration.horizon

@@ -48,6 +48,9 @@ package struct IMUSettings: Sendable, Equatable {
     package var gyroRange = 2000 * Double.pi / 180
     /// ... and one step of its 16-bit output at that scale, rad/s.
     package var gyroResolution = 2000 * Double.pi / 180 / 32768
+    /// Whether the gyroscope runs: a phone powers it only while an app asks for its samples (the command line's
+    /// reference app reads none; an app of the app-testing library may).
+    package var gyroscope = false
 
     package init() {}
 
@@ -118,6 +121,8 @@ package struct Accelerometer {
     private let random: RandomSource
     /// The platform's draws (stamps, gaps), apart from the chip's own.
     private let platform: RandomSource
+    /// The gyroscope's noise, apart from both: the accelerometer's samples are the same whether it runs or not.
+    private let spinning: RandomSource?
 
     /// Device `device`'s sensors, drawn from its own streams of the run.
     package init(device: Int, runSeed: UInt64, clock: DeviceClock,
@@ -131,6 +136,9 @@ package struct Accelerometer {
                        random.gaussian(sigma: settings.biasSigma))
         next = random.uniform() / settings.rate
         gyroBias = platform.gaussians(sigma: settings.gyroBiasSigma)
+        spinning = settings.gyroscope
+            ? try RandomSource(runSeed: runSeed, stream: StreamIdentity(kind: .sensors, first: UInt64(device), second: 4))
+            : nil
         lag = platform.uniform() * settings.stampLag
         gap = (.infinity, .infinity)
         if settings.gapRate > 0 { gap = drawGap(after: 0) }
@@ -185,8 +193,9 @@ package struct Accelerometer {
                 timestamp: stamp, x: read(device.x, drawn.x, range: s.range, step: s.resolution),
                 y: read(device.y, drawn.y, range: s.range, step: s.resolution),
                 z: read(device.z, drawn.z, range: s.range, step: s.resolution)))
+            guard let spinning else { continue }
             let rate = m.rotationRate + gyroBias
-            let spin = random.gaussians(sigma: gyroNoise)
+            let spin = spinning.gaussians(sigma: gyroNoise)
             turns.append(GyroSample(
                 timestamp: stamp, x: read(rate.x, spin.x, range: s.gyroRange, step: s.gyroResolution),
                 y: read(rate.y, spin.y, range: s.gyroRange, step: s.gyroResolution),

@@ -129,12 +129,21 @@ import World
         let quarter = Orientation(heading: .pi / 2).rotationRate(since: Orientation(heading: 0), over: 1)
         #expect(abs(quarter.y - .pi / 2) < 1e-9)
 
-        var imu = try Accelerometer(device: 2, runSeed: 9, clock: clock)
+        var on = IMUSettings()
+        on.gyroscope = true
+        var imu = try Accelerometer(device: 2, runSeed: 9, clock: clock, settings: on)
         var samples: [AccelerometerSample] = []
         var turns: [GyroSample] = []
-        imu.sample(until: 10, motion: { _ in SensedMotion(acceleration: .zero, orientation: flat,
-                                                          rotationRate: Vector3(0, 0, 1)) },
-                   pulses: [], into: &samples, turns: &turns)
+        let turning: (Double) -> SensedMotion = { _ in
+            SensedMotion(acceleration: .zero, orientation: flat, rotationRate: Vector3(0, 0, 1))
+        }
+        imu.sample(until: 10, motion: turning, pulses: [], into: &samples, turns: &turns)
+        // A phone runs its gyroscope only when asked; its accelerometer's samples are the same either way.
+        var off = try Accelerometer(device: 2, runSeed: 9, clock: clock)
+        var alone: [AccelerometerSample] = []
+        var none: [GyroSample] = []
+        off.sample(until: 10, motion: turning, pulses: [], into: &alone, turns: &none)
+        #expect(none.isEmpty && alone == samples)
         #expect(turns.count == samples.count && abs(turns.count - 1000) <= 1)
         #expect(zip(turns, samples).allSatisfy { $0.timestamp == $1.timestamp })
         let n = Double(turns.count)
