@@ -203,7 +203,8 @@ private struct RawScenario {
     struct RawMotion {
         static let fields = ["phoneMass", "caseModulus", "contactRadius", "restitution", "handMass", "handModulus",
                              "handRestitution", "knuckleMass", "tableMass", "knockDuration", "stepExcursion", "cadence",
-                             "paceChange"]
+                             "paceChange", "tremor", "heelStrikeInHand", "heelStrikeInPocket", "heelStrikeInBag",
+                             "screenTapRate"]
         var phoneMass: Double?
         var caseModulus: Double?
         var contactRadius: Double?
@@ -217,6 +218,8 @@ private struct RawScenario {
         var stepExcursion: Double?
         var cadence: Double?
         var paceChange: Double?
+        /// The holders' own motion (``HandSettings``), m/s² for the tremor's and the heel strikes' medians.
+        var own: [String: Double] = [:]
 
         /// Sets the field named `key` (one of ``fields``).
         mutating func set(_ key: String, _ value: Double) {
@@ -233,7 +236,8 @@ private struct RawScenario {
             case "knockDuration": knockDuration = value
             case "stepExcursion": stepExcursion = value
             case "cadence": cadence = value
-            default: paceChange = value
+            case "paceChange": paceChange = value
+            default: own[key] = value
             }
         }
 
@@ -252,6 +256,14 @@ private struct RawScenario {
             m.stepExcursion = stepExcursion ?? m.stepExcursion
             m.cadence = cadence ?? m.cadence
             m.paceChange = paceChange ?? m.paceChange
+            m.own.tremorMedian = own["tremor"] ?? m.own.tremorMedian
+            m.own.heelStrikeInHand = own["heelStrikeInHand"] ?? m.own.heelStrikeInHand
+            m.own.heelStrikeInPocket = own["heelStrikeInPocket"] ?? m.own.heelStrikeInPocket
+            m.own.heelStrikeInBag = own["heelStrikeInBag"] ?? m.own.heelStrikeInBag
+            m.own.screenTapRate = own["screenTapRate"] ?? m.own.screenTapRate
+            if let problem = m.own.problem() {
+                throw fail("motion", problem.replacingOccurrences(of: "tremorMedian", with: "tremor"))
+            }
             if let problem = m.cases.problem() { throw fail("motion", problem) }
             if let problem = m.hands.problem() {
                 throw fail("motion", problem.replacingOccurrences(of: "phoneMass", with: "handMass")
