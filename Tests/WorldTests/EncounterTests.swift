@@ -79,6 +79,15 @@ import Testing
                 == "scenario file s.json: motion handRestitution must be between 0 and 1, got 2.0")
         #expect(problem(base.replacingOccurrences(of: #""encounters""#, with: #""motion": {"tablemass": 4}, "encounters""#))?
                 .contains(#"motion.tablemass is not a field of the motion"#) == true)
+        // The holders' own motion, by the same object.
+        let hands = try #require(try parse(base.replacingOccurrences(
+            of: #""encounters""#, with: #""motion": {"tremor": 0.3, "screenTapRate": 1, "heelStrikeInPocket": 30}, "encounters""#)).motion)
+        #expect(hands.own.tremorMedian == 0.3 && hands.own.screenTapRate == 1 && hands.own.heelStrikeInPocket == 30)
+        #expect(hands.own.heelStrikeInHand == HandSettings().heelStrikeInHand)
+        #expect(problem(base.replacingOccurrences(of: #""encounters""#, with: #""motion": {"screenTapRate": 20}, "encounters""#))
+                == "scenario file s.json: motion screenTapRate must be between 0.0 and 10.0, got 20.0")
+        #expect(problem(base.replacingOccurrences(of: #""encounters""#, with: #""motion": {"tremor": -1}, "encounters""#))
+                == "scenario file s.json: motion tremor must be between 0.0 and 5.0, got -1.0")
     }
 
     /// The world makes each gesture: the phones come to the stated closest approach, or stop where their bodies
