@@ -95,6 +95,8 @@ package final class World {
     package private(set) var gyroSamples: [[GyroSample]] = []
     /// The phones' orientations at the start of the world's step, for the rate each turns at over it.
     private var stepStartOrientations: [Orientation] = []
+    /// Whether the phones' gyroscopes run: the rate each turns at is worked out only then.
+    private var gyroscope: Bool { chips.first?.settings.gyroscope ?? false }
     private let random: RandomSource
     private var nextPairingAt: Double = 0
 
@@ -207,7 +209,7 @@ package final class World {
         while time < target - 1e-12 {
             let dt = min(0.05, target - time)
             let stepStart = isSensing ? bodies.map(\.position) : []
-            if poseMotion != nil { stepStartOrientations = bodies.map(\.orientation) }
+            if poseMotion != nil && gyroscope { stepStartOrientations = bodies.map(\.orientation) }
             time += dt
             step(dt)
             poses = antennas()
@@ -580,22 +582,26 @@ package final class World {
         if let model = scriptedMotion, case .scripted(let file) = scenario {
             // A script's turns are known at any instant: the rate over the millisecond around each sample.
             let h = 5e-4
+            let turns = gyroscope
             for i in chips.indices {
                 var tremor = own.tremorSampler(i, interval: 1 / chips[i].settings.rate)
                 chips[i].sample(until: time, motion: { t in
                     let now = self.scriptedPose(i, at: t, file: file).orientation
-                    let before = self.scriptedPose(i, at: t - h, file: file).orientation
-                    let after = self.scriptedPose(i, at: t + h, file: file).orientation
+                    var rate = Vector3.zero
+                    if turns {
+                        let before = self.scriptedPose(i, at: t - h, file: file).orientation
+                        let after = self.scriptedPose(i, at: t + h, file: file).orientation
+                        rate = after.rotationRate(since: before, over: 2 * h)
+                    }
                     return SensedMotion(acceleration: model.acceleration(i, at: t) + tremor.at(t),
-                                        orientation: now,
-                                        rotationRate: after.rotationRate(since: before, over: 2 * h))
+                                        orientation: now, rotationRate: rate)
                 }, pulses: model.pulses[i], into: &samples[i], turns: &gyroSamples[i])
             }
         } else if let model = poseMotion {
             for i in chips.indices {
                 let orientation = bodies[i].orientation
                 // The world turns its phones a step at a time: evenly over the step.
-                let turning = orientation.rotationRate(since: stepStartOrientations[i], over: dt)
+                let turning = gyroscope ? orientation.rotationRate(since: stepStartOrientations[i], over: dt) : .zero
                 var motion = model.motion(of: i)
                 var tremor = own.tremorSampler(i, interval: 1 / chips[i].settings.rate)
                 chips[i].sample(until: time, motion: { t in
