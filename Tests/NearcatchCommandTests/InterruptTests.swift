@@ -20,17 +20,33 @@ import TestSupport
         process.arguments = arguments
         let pipe = Pipe()
         process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
+        // Kept for a failure's message: what the process said on its way out.
+        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("sig-err-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: errors)
         try process.run()
         return (process, pipe)
     }
 
-    /// Waits until the process catches `signal` (its bit in /proc's SigCgt), for at most 20 s: a signal sent before
-    /// the run's handler is in place would be lost (the run ignores it while the handler is being installed), and on
-    /// a loaded machine a process may take more than the few seconds a fixed sleep gives it.
+    /// What a process wrote on standard error, for a failure's message; its file is removed.
+    private func errors(of process: Process) -> String {
+        guard let handle = process.standardError as? FileHandle,
+              let path = try? FileManager.default.destinationOfSymbolicLink(
+                  atPath: "/proc/self/fd/\(handle.fileDescriptor)") else { return "" }
+        defer {
+            try? FileManager.default.removeItem(atPath: path)
+            try? handle.close()
+        }
+        return (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+    }
+
+    /// Waits until the process catches `signal` (its bit in /proc's SigCgt), for at most 60 s, and fails the test
+    /// if it never does: a signal sent before the run's handler is in place would be lost (the run ignores it while
+    /// the handler is being installed), and on a loaded machine a process may take more than the few seconds a fixed
+    /// sleep gives it.
     private func waitUntilCatching(_ process: Process, _ signal: Int32) async throws {
         let path = "/proc/\(process.processIdentifier)/status"
-        for _ in 0..<400 {
+        for _ in 0..<1_200 {
             if let status = try? String(contentsOfFile: path, encoding: .utf8),
                let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
                let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16),
@@ -39,12 +55,14 @@ import TestSupport
             }
             try await Task.sleep(for: .milliseconds(50))
         }
+        Issue.record("process \(process.processIdentifier) did not catch signal \(signal) within 60 s")
     }
 
-    private func finish(_ started: (Process, Pipe)) -> (status: Int32, output: Data) {
+    private func finish(_ started: (Process, Pipe)) -> (status: Int32, output: Data, errors: String) {
         let data = started.1.fileHandleForReading.readDataToEndOfFile()
         started.0.waitUntilExit()
-        return (started.0.terminationStatus, data)
+        let how = started.0.terminationReason == .exit ? "exit" : "signal"
+        return (started.0.terminationStatus, data, "\(how) \(started.0.terminationStatus): \(errors(of: started.0))")
     }
 
     @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
@@ -63,9 +81,9 @@ import TestSupport
         try await Task.sleep(for: .seconds(3))
         kill(run.0.processIdentifier, signal)
         let signalled = Date().timeIntervalSince(started)
-        let (exit, output) = finish(run)
+        let (exit, output, errors) = finish(run)
         #expect(run.0.terminationReason == .exit)
-        #expect(exit == status)
+        #expect(exit == status, "\(errors)")
         let summary = try JSONDecoder().decode(SimulationSummary.self, from: output)
         let reached = try #require(summary.run.interruptedAt)
         // Paced in real time: it stopped when signalled (3 s after its handler was in place; on a loaded machine
@@ -92,9 +110,9 @@ import TestSupport
         kill(run.0.processIdentifier, SIGINT)
         try await Task.sleep(for: .milliseconds(gap))
         kill(run.0.processIdentifier, SIGINT)
-        let (exit, output) = finish(run)
+        let (exit, output, errors) = finish(run)
         #expect(run.0.terminationReason == .exit)
-        #expect(exit == 130)
+        #expect(exit == 130, "\(errors)")
         let summary = try JSONDecoder().decode(SimulationSummary.self, from: output)
         #expect(summary.run.interruptedAt != nil)
         #expect(summary.discovery.sessions == 380)
@@ -120,7 +138,8 @@ import TestSupport
         try await waitUntilCatching(staying.0, SIGINT)
         staying.0.interrupt()
         let stayed = finish(staying)
-        #expect(left.status == 130 && stayed.status == 130)
+        #expect(leaving.0.terminationReason == .exit && left.status == 130, "leaving: \(left.errors)")
+        #expect(staying.0.terminationReason == .exit && stayed.status == 130, "staying: \(stayed.errors)")
         let leftReport = try JSONDecoder().decode(ClusterReport.self, from: left.output)
         #expect(leftReport.converged)
         #expect(leftReport.interruptedAt != nil)
