@@ -24,6 +24,22 @@ extension SimulationSummary {
         }.joined(separator: ", ")
     }
 
+    /// Contacts detected by band of closing speed, "3/10 up to 3 cm/s, ..., 4/4 beyond 1 m/s".
+    static func speeds(_ bands: [SpeedCount]) -> String {
+        func speed(_ metresPerSecond: Double) -> String {
+            metresPerSecond >= 1 ? String(format: "%g m/s", metresPerSecond)
+                : String(format: "%g cm/s", metresPerSecond * 100)
+        }
+        return bands.map { band in
+            let found = "\(band.detected)/\(band.contacts)"
+            guard let to = band.toMetresPerSecond else { return "\(found) beyond \(speed(band.fromMetresPerSecond))" }
+            guard band.fromMetresPerSecond > 0 else { return "\(found) up to \(speed(to))" }
+            // One unit for both ends where they share it: "3-10 cm/s", "30 cm/s-1 m/s".
+            let from = to < 1 ? String(format: "%g", band.fromMetresPerSecond * 100) : speed(band.fromMetresPerSecond)
+            return "\(found) at \(from)-\(speed(to))"
+        }.joined(separator: ", ")
+    }
+
     /// The summary as lines for a terminal (all but the header line when that was printed at the start).
     var text: String { text(header: true) }
 
@@ -93,6 +109,9 @@ extension SimulationSummary {
             + "\(count(bumps.unscoredBumps, "bump")) on touches that began in the last second (not scored); "
             + "\(count(bumps.profilesDelivered, "profile")) delivered"
             + (bumps.jolts.map { "; jolts sent \($0.sent), heard \($0.heard), refused \($0.refused)" } ?? ""))
+        if bumps.bySpeed.contains(where: { $0.contacts > 0 }) {
+            lines.append("by speed    touches detected by closing speed: " + Self.speeds(bumps.bySpeed))
+        }
         if let byClass = bumps.byClass {
             // The scripted encounters' classes, each as fired of encountered, touches first.
             func scores(touch: Bool) -> String {

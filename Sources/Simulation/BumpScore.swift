@@ -21,6 +21,9 @@ struct BumpScore {
     static let falseBandLimits: [Double] = [0.08, 0.12, 0.20]
     /// The bands of a near miss's closest approach, the gap between the bodies, metres: 0-2, 2-5, 5-12, 12-25 cm.
     static let nearMissBandLimits: [Double] = [0.02, 0.05, 0.12]
+    /// The bands of a contact's closing speed, m/s: under 3 cm/s (a speed change a 100-Hz chip reads at or under a
+    /// held phone's own motion, docs/simulation.md), 3-10 cm/s, 10-30 cm/s, 30 cm/s-1 m/s, beyond.
+    static let closingSpeedLimits: [Double] = [0.03, 0.1, 0.3, 1.0]
 
     var contacts = 0
     var detected = 0
@@ -34,6 +37,9 @@ struct BumpScore {
     var latencies: [Double] = []
     var falseByTrueDistance = [Int](repeating: 0, count: falseBandLimits.count + 1)
     var nearMissesByDistance = [Int](repeating: 0, count: nearMissBandLimits.count + 1)
+    /// The contacts to detect whose closing speed the world followed, and those detected, by band of that speed.
+    var contactsBySpeed = [Int](repeating: 0, count: closingSpeedLimits.count + 1)
+    var detectedBySpeed = [Int](repeating: 0, count: closingSpeedLimits.count + 1)
 
     init(bumps: [RangingBump], tracker: ContactTracker, end: Double) {
         var used = Set<Int>()
@@ -58,9 +64,12 @@ struct BumpScore {
                 continue
             }
             contacts += 1
+            let band = contact.closingSpeed.map { Self.band($0, Self.closingSpeedLimits) }
+            if let band { contactsBySpeed[band] += 1 }
             if let k = match {
                 used.insert(k)
                 detected += 1
+                if let band { detectedBySpeed[band] += 1 }
                 latencies.append(bumps[k].time - contact.start)
             }
         }

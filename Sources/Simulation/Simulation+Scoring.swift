@@ -65,6 +65,12 @@ extension Simulation {
                 nearMissesByDistance: Self.bands(score.nearMissesByDistance, from: 0,
                                                  BumpScore.nearMissBandLimits, to: world.tracker.nearMissDistance),
                 brushes: score.brushes,
+                bySpeed: score.contactsBySpeed.indices.map { b in
+                    let limits = BumpScore.closingSpeedLimits
+                    return .init(fromMetresPerSecond: b == 0 ? 0 : limits[b - 1],
+                                 toMetresPerSecond: b < limits.count ? limits[b] : nil,
+                                 contacts: score.contactsBySpeed[b], detected: score.detectedBySpeed[b])
+                },
                 profilesDelivered: tally.profiles,
                 byClass: classScores(bumps, end: end),
                 jolts: phones.sendsJolts

@@ -182,6 +182,10 @@ package struct SimulationSummary: Sendable, Codable, Equatable {
         package var nearMisses: Int
         package var nearMissesByDistance: [DistanceCount]
         package var brushes: Int
+        /// The true contacts whose closing speed the world followed, and those detected, by band of that speed
+        /// (up to 3 cm/s, 3-10 cm/s, 10-30 cm/s, 30 cm/s-1 m/s, beyond): where a detector finds touches and where the
+        /// physics leaves it nothing to find.
+        package var bySpeed: [SpeedCount]
         /// Profiles delivered over the transport after bumps (one each way per bump).
         package var profilesDelivered: Int
         /// With a scenario file's scripted encounters: each class's score, by its name (`gentleTouch`, `hardTap`,
@@ -216,6 +220,22 @@ package struct SimulationSummary: Sendable, Codable, Equatable {
             self.encounters = encounters
             self.fired = fired
             self.touch = touch
+        }
+    }
+
+    /// True contacts in a band of closing speed, m/s (`toMetresPerSecond` absent: no upper bound), and those
+    /// detected.
+    package struct SpeedCount: Sendable, Codable, Equatable {
+        package var fromMetresPerSecond: Double
+        package var toMetresPerSecond: Double?
+        package var contacts: Int
+        package var detected: Int
+
+        package init(fromMetresPerSecond: Double, toMetresPerSecond: Double?, contacts: Int, detected: Int) {
+            self.fromMetresPerSecond = fromMetresPerSecond
+            self.toMetresPerSecond = toMetresPerSecond
+            self.contacts = contacts
+            self.detected = detected
         }
     }
 

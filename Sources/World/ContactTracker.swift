@@ -11,6 +11,10 @@ package struct TrueContact: Sendable, Equatable {
     /// The least distance between the two phones' centres during the contact, metres: 1 cm back to back, 15 cm
     /// top to top.
     package internal(set) var minimumDistance: Double
+    /// How fast the two surfaces closed as they met, m/s, as the world followed the meeting; `nil` where it did not
+    /// (bodies given to ``ContactTracker/observe(_:at:)`` without their motion). The scorer reads it to say which
+    /// touches were found at which speed: a sensor's floor is a speed change, not a class.
+    package internal(set) var closingSpeed: Double?
 
     /// How long the phones touched; `nil` while they still do.
     package var duration: Double? { end.map { $0 - start } }
@@ -106,8 +110,10 @@ package struct ContactTracker: Sendable {
 
     /// The same from the pairs whose centres are closer than the approach distance, found by the caller (in pair
     /// order); `gap` measures the true distance between two phones' surfaces (by world index), asked only while it
-    /// may set a near miss's closest approach.
-    mutating func observe(close: [CloseBodies], at time: Double, gap: (Int, Int) -> Double) -> [ContactChange] {
+    /// may set a near miss's closest approach; `closing` says how fast a pair's surfaces closed as they met, asked
+    /// once a contact.
+    mutating func observe(close: [CloseBodies], at time: Double, gap: (Int, Int) -> Double,
+                          closing: (CloseBodies) -> Double? = { _ in nil }) -> [ContactChange] {
         var changes: [ContactChange] = []
         var seen = Set<Int64>()
         for pair in close {
@@ -121,10 +127,10 @@ package struct ContactTracker: Sendable {
                     if contacts[index].end == nil {
                         contacts[index].minimumDistance = min(contacts[index].minimumDistance, d)
                     } else {
-                        episode.contactIndex = startContact(a, b, d, time, &changes)
+                        episode.contactIndex = startContact(a, b, d, time, closing(pair), &changes)
                     }
                 } else {
-                    episode.contactIndex = startContact(a, b, d, time, &changes)
+                    episode.contactIndex = startContact(a, b, d, time, closing(pair), &changes)
                 }
             } else {
                 if let index = episode.contactIndex, contacts[index].end == nil {
@@ -161,9 +167,9 @@ package struct ContactTracker: Sendable {
         return changes
     }
 
-    private mutating func startContact(_ a: Int, _ b: Int, _ d: Double, _ time: Double,
+    private mutating func startContact(_ a: Int, _ b: Int, _ d: Double, _ time: Double, _ speed: Double?,
                                        _ changes: inout [ContactChange]) -> Int {
-        let contact = TrueContact(a: a, b: b, start: time, end: nil, minimumDistance: d)
+        let contact = TrueContact(a: a, b: b, start: time, end: nil, minimumDistance: d, closingSpeed: speed)
         contacts.append(contact)
         changes.append(.contactStarted(contact))
         return contacts.count - 1

@@ -225,7 +225,14 @@ package final class World {
                                 second: c.second, centreDistance: c.centreDistance, separation: c.separation)
                 }.sorted { ($0.a, $0.b) < ($1.a, $1.b) }
             } ?? close
-            changes += tracker.observe(close: scored, at: time) { BoxContact.distance(box($0), box($1)) }
+            changes += tracker.observe(
+                close: scored, at: time, gap: { BoxContact.distance(self.box($0), self.box($1)) },
+                closing: { pair in
+                    self.lastClose[Int64(pair.first) << 32 | Int64(pair.second)].map { before in
+                        self.meeting(pair.first, pair.second, from: max(before, pair.separation),
+                                     to: pair.separation, dt: dt).1
+                    }
+                })
             // Sampled chips replace the labelled peaks: those are made only when nothing samples, and from the
             // scorer's own contacts (the truth, to compare with).
             if !isSensing { accelerometers.sense(positions, close: scored, at: time, dt: dt) }
@@ -233,6 +240,9 @@ package final class World {
                 poseMotion!.step(from: stepStart, to: positions, at: time, dt: dt, standing: gesturing())
             }
             feelMeetings(close, dt: dt)
+            lastClose = Dictionary(uniqueKeysWithValues: close.map {
+                (Int64($0.first) << 32 | Int64($0.second), $0.separation)
+            })
             feelGestures(dt: dt)
             feelOwnMotions(dt: dt)
             sampleChips(dt: dt)
@@ -469,11 +479,9 @@ package final class World {
     /// a stop that went too far, a stranger's phone), the push comes from the meeting alone.
     private func feelMeetings(_ close: [CloseBodies], dt: Double) {
         guard isSensing else { return }
-        var now: [Int64: Double] = [:]
         for pair in close {
             let (i, j) = (pair.first, pair.second)
             let key = Int64(i) << 32 | Int64(j)
-            now[key] = pair.separation
             guard pair.separation <= PhoneBody.touching, let before = lastClose[key], before > PhoneBody.touching
             else { continue }
             let (at, speed) = meeting(i, j, from: before, to: pair.separation, dt: dt)
@@ -481,7 +489,6 @@ package final class World {
             scriptedMotion?.meet(i, j, at: at, closingSpeed: speed, normal: normal)
             poseMotion?.meet(i, j, at: at, closingSpeed: speed, normal: normal)
         }
-        lastClose = now
     }
 
     /// When in the step just made two phones' bodies met, and how fast their surfaces closed then. A scripted

@@ -22,7 +22,7 @@ import TestSupport
         process.standardOutput = pipe
         // Kept for a failure's message: what the process said on its way out.
         let errors = FileManager.default.temporaryDirectory.appendingPathComponent("sig-err-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: errors)
         try process.run()
         return (process, pipe)

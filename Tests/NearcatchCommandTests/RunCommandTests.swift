@@ -144,6 +144,14 @@ import Testing
                                  "softStop": .init(encounters: 1, fired: 1, touch: false)]
         #expect(try command.render(summary).contains(
             "by class    fired on touches: hardTap 2/3; on the rest: softStop 1/1, walkPast 0/2"))
+        #expect(!text.contains("by speed"))
+        summary.bumps.bySpeed = [
+            .init(fromMetresPerSecond: 0, toMetresPerSecond: 0.03, contacts: 4, detected: 1),
+            .init(fromMetresPerSecond: 0.03, toMetresPerSecond: 1, contacts: 2, detected: 2),
+            .init(fromMetresPerSecond: 1, toMetresPerSecond: nil, contacts: 0, detected: 0),
+        ]
+        #expect(try command.render(summary).contains(
+            "by speed    touches detected by closing speed: 1/4 up to 3 cm/s, 2/2 at 3 cm/s-1 m/s, 0/0 beyond 1 m/s"))
         summary.bumps.nearMisses = 0
         summary.bumps.brushes = 2
         #expect(try command.render(summary).contains("0 near misses, by closest approach"))
@@ -185,7 +193,7 @@ import Testing
             "direction": ["p50Degrees", "p95Degrees", "nilShare"],
             "bumps": ["fired", "trueContacts", "detected", "precision", "recall", "latencyP50", "latencyP95",
                       "earlyDetections", "unscoredBumps", "falseBumps", "falseByTrueDistance", "nearMisses", "nearMissesByDistance",
-                      "brushes", "profilesDelivered", "byClass", "jolts"],
+                      "brushes", "bySpeed", "profilesDelivered", "byClass", "jolts"],
             "performance": ["wallSeconds", "updatesPerSecond", "realTimeFactor", "peakMemoryMB"],
         ]
         for (section, keys) in expected {

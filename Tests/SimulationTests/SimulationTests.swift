@@ -385,6 +385,11 @@ import World
         let firedOnTouches = byClass.values.filter(\.touch).map(\.fired).reduce(0, +)
         #expect(summary.bumps.trueContacts == 36)
         #expect(firedOnTouches == summary.bumps.detected, "\(firedOnTouches) against \(summary.bumps.detected)")
+        // The touches by the speed the world saw them close at: the gentle ones at 3.2-9.8 cm/s, the taps at
+        // 31-79 cm/s, each in its band; the detected the same contacts the recall counts.
+        #expect(summary.bumps.bySpeed.map(\.contacts) == [0, 18, 0, 18, 0])
+        #expect(summary.bumps.bySpeed.map(\.detected).reduce(0, +) == summary.bumps.detected)
+        #expect(summary.bumps.bySpeed.map(\.toMetresPerSecond) == [0.03, 0.1, 0.3, 1, nil])
         // The range detector fires on some stops short: the table shows where.
         #expect(byClass.values.filter { !$0.touch }.map(\.fired).reduce(0, +) > 0)
         let mingle = try await Simulation(settings: settings { $0.peers = 6; $0.duration = 3 }).run()
