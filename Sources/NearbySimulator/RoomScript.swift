@@ -51,7 +51,7 @@ public struct RoomScript: Sendable, Equatable {
 
     /// The classes of a scripted encounter (docs/scenario-format.md, "Encounters").
     public enum EncounterKind: String, Sendable, CaseIterable {
-        case gentleTouch, hardTap, softStop, hardStop, fistBump, handshake, tableKnock, walkPast
+        case gentleTouch, hardTap, softStop, hardStop, fistBump, handshake, tableKnock, walkPast, setDown
     }
 
     /// How two devices' phones meet.

@@ -1,7 +1,7 @@
 import Foundation
 import Geometry
 
-/// The kinds of meeting a bump detector must tell apart: two that are touches and six that are not, each a hand
+/// The kinds of meeting a bump detector must tell apart: two that are touches and seven that are not, each a hand
 /// gesture with published kinematics (docs/sensors.md).
 package enum EncounterClass: String, Sendable, CaseIterable, Codable, Comparable {
     /// Phones brought together slowly until their cases touch.
@@ -20,6 +20,8 @@ package enum EncounterClass: String, Sendable, CaseIterable, Codable, Comparable
     case tableKnock
     /// One holder walks past the other.
     case walkPast
+    /// One holder sets a phone down on the table the other's phone lies on, beside it, and picks it up again.
+    case setDown
 
     /// Whether the script aims the phones' cases at each other: what a bump is meant to be. What happens is the
     /// bodies' business (the truth scores the contact, not the label).
@@ -62,6 +64,9 @@ package struct EncounterScript: Sendable, Equatable {
     static let withdrawal = 0.8
     /// A handshake's shaking: frequency (Hz), amplitude (m) and length (s).
     static let shake = (frequency: 2.5, amplitude: 0.03, length: 1.2)
+    /// A phone set down is lifted from no lower than this above the one lying on the table, metres: the setter's
+    /// phone comes down onto the table, not along it.
+    package static let setDownLeastHeight = 0.02
 
     /// The same encounter under another label: what a ``TruthScramble`` hands the scorer once the gesture is
     /// planned.
@@ -86,29 +91,48 @@ package struct EncounterScript: Sendable, Equatable {
     /// The hands close the gap to `minimumDistance`, or to `touching` (where the phones' bodies meet, or the hands'
     /// for a gesture with a ``EncounterClass/grip``; 0 if they never would) when that is farther: nothing passes
     /// through a phone or a hand.
-    package func gesture(from pa: Vector3, to pb: Vector3, touching: Double = 0) -> Gesture {
+    ///
+    /// A set-down's phone lies `rise` higher than the other's centre (``setDownLanding(from:to:rise:)``).
+    package func gesture(from pa: Vector3, to pb: Vector3, touching: Double = 0, rise: Double = 0) -> Gesture {
         let stopGap = max(minimumDistance, touching)
         var between = pb - pa
         between.z = 0
         let gap = max(between.length, 1e-6)
         let toward = between.length > 1e-9 ? between / gap : Vector3(1, 0, 0)
-        switch kind {
-        case .gentleTouch, .hardTap, .fistBump, .handshake:
-            // The move aims past the contact, which it reaches on its braking half at the scripted speed: where
-            // 16u²(1 − u)², its speed over its peak, falls to that share.
-            let peak = max(Self.approachPeakSpeed, closingSpeed / Self.contactShareOfPeak)
-            let share = closingSpeed / peak
+        /// A move that aims past where it meets something, which it reaches on its braking half at `speed`: where
+        /// 16u²(1 − u)², its speed over its peak, falls to that share. Its length and duration, and when it meets.
+        func aimedPast(_ length: Double, meetingAt speed: Double) -> (distance: Double, duration: Double, at: Double) {
+            let peak = max(Self.approachPeakSpeed, speed / Self.contactShareOfPeak)
+            let share = speed / peak
             let u = (1 + (1 - share.squareRoot()).squareRoot()) / 2
             let covered = u * u * u * (10 - 15 * u + 6 * u * u)
-            let distance = (gap - stopGap) / covered
+            let distance = length / covered
             let duration = max(MinimumJerkMove.peakSpeedFactor * distance / peak, 0.05)
-            let contactAt = t + u * duration
-            return Gesture(toward: toward, closing: MinimumJerkMove(from: .zero, to: toward * distance, start: t,
-                                                                     duration: duration),
-                           stopGap: stopGap, stopAt: contactAt,
-                           holdUntil: contactAt + hold + (kind == .handshake ? Self.shake.length : 0),
-                           shake: kind == .handshake ? (start: contactAt, length: Self.shake.length) : nil,
+            return (distance, duration, t + u * duration)
+        }
+        switch kind {
+        case .gentleTouch, .hardTap, .fistBump, .handshake:
+            let move = aimedPast(gap - stopGap, meetingAt: closingSpeed)
+            return Gesture(toward: toward, closing: MinimumJerkMove(from: .zero, to: toward * move.distance, start: t,
+                                                                     duration: move.duration),
+                           stopGap: stopGap, stopAt: move.at,
+                           holdUntil: move.at + hold + (kind == .handshake ? Self.shake.length : 0),
+                           shake: kind == .handshake ? (start: move.at, length: Self.shake.length) : nil,
                            grip: kind.grip, knock: false)
+        case .setDown:
+            // The setter's phone goes straight from the hand to its place on the table, `minimumDistance` from the
+            // other's on the side of the setter, and meets the table top there at the script's speed (closing
+            // along the top's normal: the move's own speed over its downward share). The table stops it; it lies
+            // there for `hold`, and is picked up the way it came.
+            let path = setDownLanding(from: pa, to: pb, rise: rise) - pa
+            let length = max(path.length, 1e-6)
+            let down = max(-path.z / length, 1e-3)
+            let move = aimedPast(length, meetingAt: closingSpeed / down)
+            let direction = path / length
+            return Gesture(toward: direction, closing: MinimumJerkMove(from: .zero, to: direction * move.distance,
+                                                                        start: t, duration: move.duration),
+                           stopGap: 0, stopAt: move.at, holdUntil: move.at + hold, shake: nil, grip: nil,
+                           knock: false, setDown: true)
         case .softStop, .hardStop:
             let distance = max(gap - stopGap, 0)
             let duration = max(MinimumJerkMove.peakSpeedFactor * distance / closingSpeed, 0.05)
@@ -121,6 +145,16 @@ package struct EncounterScript: Sendable, Equatable {
             return Gesture(toward: toward, closing: nil, stopGap: gap, stopAt: t, holdUntil: t + hold, shake: nil,
                            grip: nil, knock: kind == .tableKnock)
         }
+    }
+
+    /// Where a set-down's phone comes to lie, its setter's phone at `pa` and the other's, on the table, at `pb`:
+    /// `minimumDistance` from the other's centre toward the setter, `rise` higher (its half height over the
+    /// other's: both bottoms on the table).
+    package func setDownLanding(from pa: Vector3, to pb: Vector3, rise: Double = 0) -> Vector3 {
+        var between = pb - pa
+        between.z = 0
+        let toward = between.length > 1e-9 ? between / between.length : Vector3(1, 0, 0)
+        return pb - toward * minimumDistance + Vector3(0, 0, rise)
     }
 
     /// How the two hands move in one encounter: together along `toward` by the closing move (the pair's gap closes
@@ -137,15 +171,37 @@ package struct EncounterScript: Sendable, Equatable {
         package let grip: Grip?
         /// Whether the scene is a table under the two phones and a knuckle coming down on it (``KnockScene``).
         package let knock: Bool
+        /// Whether the first holder's phone alone moves, down onto the table the second's lies on (``TableScene``):
+        /// it covers the whole of the closing, along `toward`, which points down to its place there.
+        package let setDown: Bool
+
+        init(toward: Vector3, closing: MinimumJerkMove?, stopGap: Double, stopAt: Double, holdUntil: Double,
+             shake: (start: Double, length: Double)?, grip: Grip?, knock: Bool, setDown: Bool = false) {
+            self.toward = toward
+            self.closing = closing
+            self.stopGap = stopGap
+            self.stopAt = stopAt
+            self.holdUntil = holdUntil
+            self.shake = shake
+            self.grip = grip
+            self.knock = knock
+            self.setDown = setDown
+        }
 
         package static func == (a: Gesture, b: Gesture) -> Bool {
             a.toward == b.toward && a.closing == b.closing && a.stopGap == b.stopGap && a.stopAt == b.stopAt
                 && a.holdUntil == b.holdUntil && a.shake?.start == b.shake?.start && a.shake?.length == b.shake?.length
-                && a.grip == b.grip && a.knock == b.knock
+                && a.grip == b.grip && a.knock == b.knock && a.setDown == b.setDown
         }
 
         /// When the hands are back where their holders' waypoints put them.
         package var end: Double { holdUntil + (closing == nil ? 0 : EncounterScript.withdrawal) }
+
+        /// How far phone `i` of the encounter's pair `a`, `b` has moved along `toward` at `time`: half the closing
+        /// each, the first toward the second, or all of it for the setter of a set-down.
+        package func share(of i: Int, a: Int) -> Double {
+            setDown ? (i == a ? 1 : 0) : (i == a ? 0.5 : -0.5)
+        }
 
         /// How far the pair's gap has closed at `time`, metres, given the gap `start` when it began.
         package func closed(at time: Double, startGap: Double) -> Double {

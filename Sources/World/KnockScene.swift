@@ -17,18 +17,25 @@ struct KnockScene {
     /// the room.
     init?(_ script: EncounterScript, bodies: [Pose], phone: PhoneBody) {
         guard script.a < bodies.count, script.b < bodies.count else { return nil }
-        let up = Vector3(0, 0, 1)
         let boxes = [script.a, script.b].map {
             phone.box(centre: bodies[$0].position, orientation: bodies[$0].orientation)
         }
-        let surface = boxes.map { $0.centre.z - $0.radius(along: up) }.min() ?? 0
+        top = Self.top(under: boxes)
         let (pa, pb) = (boxes[0].centre, boxes[1].centre)
+        landing = Vector3((pa.x + pb.x) / 2, (pa.y + pb.y) / 2, top.centre.z + top.halfExtents.z)
+        self.script = script
+    }
+
+    /// A table top under two phones' bodies lying on it: level, 3 cm thick, 30 cm beyond them on every side, its
+    /// surface at the lower of their bottoms.
+    static func top(under boxes: [OrientedBox]) -> OrientedBox {
+        let up = Vector3(0, 0, 1)
+        let surface = boxes.map { $0.centre.z - $0.radius(along: up) }.min() ?? 0
+        let (pa, pb) = (boxes[0].centre, boxes[boxes.count - 1].centre)
         let level = Orientation(right: Vector3(1, 0, 0), top: Vector3(0, 1, 0), screen: up)
         let half = Vector3(abs(pa.x - pb.x) / 2 + 0.3, abs(pa.y - pb.y) / 2 + 0.3, 0.015)
-        top = OrientedBox(centre: Vector3((pa.x + pb.x) / 2, (pa.y + pb.y) / 2, surface - half.z), orientation: level,
-                          halfExtents: half)
-        landing = Vector3((pa.x + pb.x) / 2, (pa.y + pb.y) / 2, surface)
-        self.script = script
+        return OrientedBox(centre: Vector3((pa.x + pb.x) / 2, (pa.y + pb.y) / 2, surface - half.z), orientation: level,
+                           halfExtents: half)
     }
 
     /// The knuckle's separating figure from the table top at `t`: its height above it, down to 0 at the script's

@@ -10,6 +10,8 @@ package enum Carry: String, Sendable, CaseIterable {
     case pocket
     /// In a bag carried on the shoulder.
     case bag
+    /// Lying on a table, out of anyone's hand: no tremor, no step, no finger on its screen.
+    case table
 }
 
 /// What a phone feels of its holder besides the holder's deliberate moves and the contacts of an encounter: the
@@ -67,6 +69,7 @@ package struct HandSettings: Sendable, Equatable {
         case .hand: heelStrikeInHand
         case .pocket: heelStrikeInPocket
         case .bag: heelStrikeInBag
+        case .table: 0
         }
     }
 
@@ -145,7 +148,7 @@ struct OwnMotions {
     /// peaks upward: the phase crossing π/2).
     func heelStrikes(_ i: Int, from start: Double, to end: Double, level: Double, omega: Double,
                      phase: (Double) -> Double) -> [ContactPulse] {
-        guard level > 0.5, omega > 0 else { return [] }
+        guard level > 0.5, omega > 0, settings.heelStrike(carry[i]) > 0 else { return [] }
         var pulses: [ContactPulse] = []
         let p0 = phase(start)
         // The first crossing of π/2 (mod 2π) after the start.

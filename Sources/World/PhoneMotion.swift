@@ -100,6 +100,21 @@ struct ScriptedMotion {
         for i in resting { pulses[i].append(up) }
     }
 
+    /// Phone `i` was set down on a table at `closingSpeed`, meeting it at `time`: its case's push from the table
+    /// (the table's mass against the phone's), and the table's top ringing back up under the phones `resting` on
+    /// it, as under a knuckle (``knock(_:at:knuckleSpeed:)``), with the phone's momentum shared with the table.
+    mutating func setDown(_ i: Int, on resting: [Int], at time: Double, closingSpeed: Double) {
+        guard let (phone, _) = ContactMechanics.meet(
+            at: time, closingSpeed: closingSpeed, normal: Vector3(0, 0, -1), settings: settings.cases,
+            massA: settings.cases.phoneMass, massB: settings.tableMass) else { return }
+        pulses[i].append(phone)
+        let mass = settings.cases.phoneMass
+        let dv = (1 + settings.cases.restitution) * mass * closingSpeed / (mass + settings.tableMass)
+        let up = ContactPulse(start: time, duration: settings.knockDuration,
+                              peak: .pi * dv / (2 * settings.knockDuration), direction: Vector3(0, 0, 1))
+        for r in resting { pulses[r].append(up) }
+    }
+
     /// Phone `i`'s acceleration at `t`, world frame, gravity left out, m/s².
     func acceleration(_ i: Int, at t: Double) -> Vector3 {
         pathAcceleration(i, at: t) + gestureAcceleration(i, at: t) + stepAcceleration(i, at: t)
@@ -125,8 +140,8 @@ struct ScriptedMotion {
         for k in encountersOf[i] {
             let (script, gesture, startGap) = encounters[k]
             guard t > script.t, t < gesture.end else { continue }
-            let along = gesture.closingAcceleration(at: t, startGap: startGap) / 2
-            total += gesture.toward * (script.a == i ? along : -along)
+            total += gesture.toward * (gesture.closingAcceleration(at: t, startGap: startGap)
+                * gesture.share(of: i, a: script.a))
             total.z += gesture.liftAcceleration(at: t)
         }
         return total

@@ -475,7 +475,7 @@ private struct RawScenario {
             var carry = Carry.hand
             if let named = peers![i].carry {
                 guard let known = Carry(rawValue: named) else {
-                    throw fail("peers[\(i)].carry", "must be hand, pocket or bag, not \"\(named)\"")
+                    throw fail("peers[\(i)].carry", "must be hand, pocket, bag or table, not \"\(named)\"")
                 }
                 carry = known
             }
@@ -533,7 +533,18 @@ private struct RawScenario {
         for (k, script) in ordered {
             let at = "encounters[\(k)]"
             let (gesture, gap) = World.plan(script, result, phone: .iPhone15)
-            if script.kind != .walkPast, script.kind != .tableKnock, gap < script.minimumDistance {
+            if script.kind == .setDown {
+                // The setter's phone comes down beside the other's, from the setter's side and from above.
+                let pa = World.interpolate(result[script.a].waypoints, at: script.t).position
+                let pb = World.interpolate(result[script.b].waypoints, at: script.t).position
+                let across = (Vector3(pa.x, pa.y, 0) - Vector3(pb.x, pb.y, 0)).length
+                if across < script.minimumDistance {
+                    throw fail("\(at).minimumDistance", "is \(script.minimumDistance) m, farther than the \(across) m its two peers' phones are apart across the table")
+                }
+                if pa.z - pb.z < EncounterScript.setDownLeastHeight {
+                    throw fail("\(at).peers", "\(result[script.a].name)'s phone must be at least \(EncounterScript.setDownLeastHeight) m above \(result[script.b].name)'s to be set down beside it, got \(String(format: "%.3f", pa.z - pb.z)) m")
+                }
+            } else if script.kind != .walkPast, script.kind != .tableKnock, gap < script.minimumDistance {
                 throw fail("\(at).minimumDistance", "is \(script.minimumDistance) m, farther than the \(gap) m its two peers stand apart")
             }
             for peer in [script.a, script.b] where busyUntil[peer] > script.t {

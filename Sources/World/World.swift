@@ -549,7 +549,30 @@ package final class World {
                     BoxContact(box($0), table.top).separation <= PhoneBody.touching
                 }
                 scriptedMotion?.knock(resting, at: at, knuckleSpeed: speed)
+            } else if gesture.setDown, time > gesture.stopAt - 1, time - dt <= gesture.stopAt + 1 {
+                // The table the other's phone lies on, reaching under where the setter's comes to lie.
+                let landed = scriptedPose(script.a, at: gesture.stopAt, file: file)
+                let top = KnockScene.top(under: [phone.box(centre: landed.position, orientation: landed.orientation),
+                                                 box(script.b)])
+                func gap(at t: Double) -> Double {
+                    let p = scriptedPose(script.a, at: t, file: file)
+                    return BoxContact(phone.box(centre: p.position, orientation: p.orientation), top).separation
+                }
+                guard gap(at: time - dt) > PhoneBody.touching, gap(at: time) <= PhoneBody.touching else { continue }
+                let (at, speed) = Self.meeting(within: time - dt, time, separation: gap)
+                let resting = bodies.indices.filter {
+                    $0 != script.a && BoxContact(box($0), top).separation <= PhoneBody.touching
+                }
+                scriptedMotion?.setDown(script.a, on: resting, at: at, closingSpeed: speed)
             }
+        }
+    }
+
+    /// Whether phone `i` lies on a table at `t` where a set-down left it, out of its holder's hand.
+    private func isSetDown(_ i: Int, at t: Double) -> Bool {
+        i < encountersOf.count && encountersOf[i].contains { k in
+            let (script, gesture, _) = scriptedEncounters[k]
+            return gesture.setDown && script.a == i && t >= gesture.stopAt && t <= gesture.holdUntil
         }
     }
 
@@ -566,7 +589,8 @@ package final class World {
                 scriptedMotion?.add(i, pulse)
                 poseMotion?.add(i, pulse)
             }
-            if let tap = own.screenTap(i, endingAt: time, dt: dt, screen: bodies[i].orientation.screen) {
+            if let tap = own.screenTap(i, endingAt: time, dt: dt, screen: bodies[i].orientation.screen),
+               !isSetDown(i, at: time) {
                 scriptedMotion?.add(i, tap)
                 poseMotion?.add(i, tap)
             }
@@ -592,6 +616,7 @@ package final class World {
             let turns = gyroscope
             for i in chips.indices {
                 var tremor = own.tremorSampler(i, interval: 1 / chips[i].settings.rate)
+                let lying = encountersOf[i].contains { scriptedEncounters[$0].gesture.setDown }
                 chips[i].sample(until: time, motion: { t in
                     let now = self.scriptedPose(i, at: t, file: file).orientation
                     var rate = Vector3.zero
@@ -600,7 +625,10 @@ package final class World {
                         let after = self.scriptedPose(i, at: t + h, file: file).orientation
                         rate = after.rotationRate(since: before, over: 2 * h)
                     }
-                    return SensedMotion(acceleration: model.acceleration(i, at: t) + tremor.at(t),
+                    // A phone set down on a table is out of its holder's hand: no tremor while it lies there.
+                    let shaking = tremor.at(t)
+                    return SensedMotion(acceleration: model.acceleration(i, at: t)
+                                            + (lying && self.isSetDown(i, at: t) ? .zero : shaking),
                                         orientation: now, rotationRate: rate)
                 }, pulses: model.pulses[i], into: &samples[i], turns: &gyroSamples[i])
             }
@@ -650,6 +678,15 @@ package final class World {
         let toward = between.length > 1e-9 ? between / between.length : Vector3(1, 0, 0)
         let oa = orientation(turnA, at: pa, other: script.b, otherAt: pb)
         let ob = orientation(turnB, at: pb, other: script.a, otherAt: pa)
+        if script.kind == .setDown {
+            // The setter's phone alone moves, the whole way from the hand down to its place on the table, its
+            // bottom level with the other's.
+            let up = Vector3(0, 0, 1)
+            let rise = phone.box(centre: pa, orientation: oa).radius(along: up)
+                - phone.box(centre: pb, orientation: ob).radius(along: up)
+            return (script.gesture(from: pa, to: pb, rise: rise),
+                    (script.setDownLanding(from: pa, to: pb, rise: rise) - pa).length)
+        }
         let offset = Vector3(0, 0, pb.z - pa.z)
         // A gesture of the hands stops where the hands meet, or where the phones do if that comes first.
         var touching = phone.touchingDistance(oa, ob, along: toward, offset: offset)
@@ -667,8 +704,7 @@ package final class World {
         for k in encountersOf[i] {
             let (script, gesture, startGap) = scriptedEncounters[k]
             guard t > script.t, t < gesture.end else { continue }
-            let half = gesture.closed(at: t, startGap: startGap) / 2
-            offset += gesture.toward * (script.a == i ? half : -half)
+            offset += gesture.toward * (gesture.closed(at: t, startGap: startGap) * gesture.share(of: i, a: script.a))
             offset.z += gesture.lift(at: t)
         }
         return offset

@@ -18,11 +18,18 @@ import Testing
 
     /// Two phones 60 cm apart and one at rest far off; one encounter of the two at 1 s (a table knock: both lie on a
     /// table, 25 cm apart; a walk past: the first walks past the second at 0.5 m).
-    private func sensed(_ kind: EncounterClass, speed: Double, distance: Double, until end: Double = 5)
+    private func sensed(_ kind: EncounterClass, speed: Double, distance: Double, until end: Double = 5,
+                        motion: MotionSettings = quiet)
         throws -> (samples: [[AccelerometerSample]], clocks: [DeviceClock], world: World)
     {
-        let a: String, b: String, hold: String
+        var a: String, b: String, hold: String
         switch kind {
+        case .setDown:
+            // A holds her phone flat 20 cm over the table B's lies on, 25 cm from it, and sets it down 20 cm from
+            // B's, where it lies a second.
+            a = #"[{"t": 0, "x": -0.25, "y": 0, "z": 0.95, "pitch": -90}]"#
+            b = #"[{"t": 0, "x": 0, "y": 0, "z": 0.75, "pitch": -90}], "carry": "table""#
+            hold = "1"
         case .tableKnock:
             a = #"[{"t": 0, "x": 0, "y": 0, "z": 0.75, "pitch": -90}]"#
             b = #"[{"t": 0, "x": 0.25, "y": 0, "z": 0.75, "pitch": -90}]"#
@@ -42,7 +49,7 @@ import Testing
         let file = try ScenarioFile.parse(Data(text.utf8), file: "s.json")
         let world = try World(scenario: .scripted(file), peers: 3, seed: 1)
         let clocks = (0..<3).map { DeviceClock(uptimeAtStart: 1000 * Double($0 + 1), rate: 1e-5 * Double($0)) }
-        try world.startSensing(clocks: clocks, seed: 5, motion: Self.quiet)
+        try world.startSensing(clocks: clocks, seed: 5, motion: motion)
         _ = world.advance(to: end)
         return (world.samples, clocks, world)
     }
@@ -147,6 +154,36 @@ import Testing
         #expect(pa.value > 2 && pb.value > 2, "\(pa) \(pb)")
         #expect(abs(pa.time - 1) < 0.015 && abs(pb.time - 1) < 0.015)
         #expect(abs(pa.value - pb.value) < 0.5 * max(pa.value, pb.value))
+    }
+
+    /// A phone set down on a table is pushed up by it as it lands (its speed of 20 cm/s taken out and half given
+    /// back in a few milliseconds), the phone lying beside it barely (the table, 100 times heavier, moves by 3 mm/s);
+    /// it lies where the script put it, its bottom on the table; it trembles in the hand and not while it lies there;
+    /// and the two phones, their centres 20 cm apart (end to end: 5 cm between them), never touch.
+    @Test func aSetDownIsFeltByTheTableNotThePhoneBesideIt() throws {
+        // Sensed until 2.2 s: the phone met the table at 1.66 s and lies there until 2.66 s.
+        let down = try sensed(.setDown, speed: 0.2, distance: 0.2, until: 2.2)
+        let gesture = down.world.scriptedEncounters[0].gesture
+        let pa = peak(motion(down.samples[0], down.clocks[0])), pb = peak(motion(down.samples[1], down.clocks[1]))
+        #expect(pa.value > 5, "\(pa)")
+        #expect(abs(pa.time - gesture.stopAt) < 0.015, "\(pa.time) against \(gesture.stopAt)")
+        #expect(pb.value < pa.value / 5 && pb.value < 1, "\(pb) against \(pa)")
+        // ... but over its chip's noise, when the other landed.
+        #expect(pb.value > 0.15 && abs(pb.time - gesture.stopAt) < 0.015, "\(pb)")
+        #expect(gesture.stopAt < 2.1 && gesture.holdUntil > 2.2)
+        let lying = down.world.bodies[0].position
+        #expect(abs(lying.x + 0.2) < 1e-9 && abs(lying.y) < 1e-9 && abs(lying.z - 0.75) < 1e-9, "\(lying)")
+        #expect(down.world.tracker.contacts.isEmpty)
+        // With the holders' own motion: A's phone trembles in her hand before, not on the table.
+        let own = try sensed(.setDown, speed: 0.2, distance: 0.2, motion: MotionSettings())
+        let m = motion(own.samples[0], own.clocks[0])
+        func spread(_ from: Double, _ to: Double) -> Double {
+            let v = m.filter { $0.time > from && $0.time < to }.map(\.value)
+            let mean = v.reduce(0, +) / Double(v.count)
+            return (v.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(v.count)).squareRoot()
+        }
+        let stop = own.world.scriptedEncounters[0].gesture.stopAt
+        #expect(spread(stop + 0.1, stop + 0.9) < spread(0.1, 0.9) / 2, "\(spread(stop + 0.1, stop + 0.9)) \(spread(0.1, 0.9))")
     }
 
     /// A walker's phone rises and falls with each step: about 3.2 m/s² at 1.8 steps a second.

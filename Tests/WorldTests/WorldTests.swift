@@ -244,6 +244,28 @@ import TestSupport
         #expect(schema.problems(line: misspelled) == ["$.peers[0].waypoints[0]: the field headng is not in the schema"])
     }
 
+    /// The encounter generators' files (tools/make-encounters) are scenario files the schema and the reader take,
+    /// with every class of encounter, set-downs among them, and phones that lie on tables.
+    @Test(arguments: [("training", "1"), ("held-out", "1001")])
+    func generatedEncountersMatchTheSchema(set: String, seed: String) throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", root.appendingPathComponent("tools/make-encounters").path, set, seed]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let schema = try JSONSchema(path: root.appendingPathComponent("docs/schemas/scenario.schema.json").path)
+        #expect(schema.problems(try JSONSerialization.jsonObject(with: data)).isEmpty)
+        let file = try ScenarioFile.parse(data, file: "\(set)-\(seed).json")
+        #expect(Set(file.encounters.map(\.kind)) == Set(EncounterClass.allCases))
+        #expect(file.peers.filter { $0.carry == .table }.count >= 3)
+    }
+
     /// examples/touch-or-stop.json (made by tools/make-touch-or-stop) is what it says: over a minute, 12 touches
     /// (the backs meet), each held about half a second, and 24 stops short, 12 with the backs 1 to 3 cm apart and
     /// 12 at 8 to 14 cm; no other contact or near miss.
