@@ -61,9 +61,21 @@ struct RunOptions: ParsableArguments, Sendable {
             help: RunSettings.imuRate.argumentHelpWithDefault)
     var imuRate: Double?
 
+    @Option(name: RunSettings.imuRange.option, parsing: .unconditional,
+            help: RunSettings.imuRange.argumentHelpWithDefault)
+    var imuRange: Double?
+
     @Option(name: RunSettings.sensorLag.option, parsing: .unconditional,
             help: RunSettings.sensorLag.argumentHelpWithDefault)
     var sensorLag: Double?
+
+    @Option(name: RunSettings.stampJitter.option, parsing: .unconditional,
+            help: RunSettings.stampJitter.argumentHelpWithDefault)
+    var stampJitter: Double?
+
+    @Option(name: RunSettings.sensorGaps.option, parsing: .unconditional,
+            help: RunSettings.sensorGaps.argumentHelpWithDefault)
+    var sensorGaps: Double?
 
     @Option(name: RunSettings.clockOffset.option, parsing: .unconditional, help: RunSettings.clockOffset.argumentHelp)
     var clockOffset: Double = SimulationSettings().clockOffset
@@ -155,7 +167,10 @@ struct RunOptions: ParsableArguments, Sendable {
         s.sensors = sensors
         s.sensorProfile = sensorProfile
         if let imuRate { s.imu.rate = imuRate }
+        if let imuRange { s.imu.range = imuRange * IMUSettings.gravity }
         if let sensorLag { s.imu.stampLag = sensorLag }
+        if let stampJitter { s.imu.stampJitter = stampJitter }
+        if let sensorGaps { s.imu.gapRate = sensorGaps / 60 }
         s.clockOffset = clockOffset
     }
 }

@@ -216,7 +216,8 @@ package enum RunSettings {
     /// Every declaration, in the order ``SimulationSettings/validate()`` checks them.
     package static let all: [any RunSettingDeclaration] = [
         peers, duration, rate, workers, loss, traceUpdateInterval, tracePoseInterval, traceDevices, maximumSessions,
-        discoveryRange, imuRate, sensorLag, clockOffset, lineOfSightSigma, antennaDelaySigma, levelBias,
+        discoveryRange, imuRate, imuRange, sensorLag, stampJitter, sensorGaps, clockOffset, lineOfSightSigma,
+        antennaDelaySigma, levelBias,
     ]
 
     /// The declarations the summary's `run` block reports.
@@ -290,6 +291,25 @@ package enum RunSettings {
         default: "the profile's: 100 on ios, 200 on android, 400 on android-high-rate",
         reporting: .only("imuRate", "with --sensors samples"),
         value: { $0.sensors == .samples ? $0.imu.rate : nil })
+    package static let imuRange = RunSetting<Double>(
+        "--imu-range", "With --sensors samples: the largest acceleration the accelerometers report, over the profile's",
+        .between(2, 64), unit: ("g", "g"), default: "the profile's: 8",
+        reporting: .only("imuRange", "with --sensors samples"),
+        value: { $0.sensors == .samples ? $0.imu.range / IMUSettings.gravity : nil })
+    package static let stampJitter = RunSetting<Double>(
+        "--stamp-jitter",
+        "With --sensors samples: the spread of each sample's stamp around its even interval, as a share of the "
+            + "interval, over the profile's", .between(0, 0.5),
+        default: "the profile's: 0.01 on ios, 0.03 (the Android CDD's bound) on android",
+        reporting: .only("stampJitter", "with --sensors samples"),
+        value: { $0.sensors == .samples ? $0.imu.stampJitter : nil })
+    package static let sensorGaps = RunSetting<Double>(
+        "--sensor-gaps",
+        "With --sensors samples: how often, a minute, a phone's sensors deliver nothing for a fifth of a second, "
+            + "over the profile's", .between(0, 60), unit: ("a minute", "a minute"),
+        default: "the profile's: none on ios, 1 on android",
+        reporting: .only("sensorGaps", "with --sensors samples"),
+        value: { $0.sensors == .samples ? $0.imu.gapRate * 60 : nil })
     package static let sensorLag = RunSetting<Double>(
         "--sensor-lag",
         "With --sensors samples: how late a phone's sensor stamps may run behind its own clock, over the profile's; "

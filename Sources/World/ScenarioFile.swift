@@ -204,7 +204,7 @@ private struct RawScenario {
         static let fields = ["phoneMass", "caseModulus", "contactRadius", "restitution", "handMass", "handModulus",
                              "handRestitution", "knuckleMass", "tableMass", "knockDuration", "stepExcursion", "cadence",
                              "paceChange", "tremor", "heelStrikeInHand", "heelStrikeInPocket", "heelStrikeInBag",
-                             "screenTapRate"]
+                             "heelStrikeDuration", "screenTapRate", "screenTapDuration", "fingertipMass"]
         var phoneMass: Double?
         var caseModulus: Double?
         var contactRadius: Double?
@@ -260,7 +260,10 @@ private struct RawScenario {
             m.own.heelStrikeInHand = own["heelStrikeInHand"] ?? m.own.heelStrikeInHand
             m.own.heelStrikeInPocket = own["heelStrikeInPocket"] ?? m.own.heelStrikeInPocket
             m.own.heelStrikeInBag = own["heelStrikeInBag"] ?? m.own.heelStrikeInBag
+            m.own.heelStrikeDuration = own["heelStrikeDuration"] ?? m.own.heelStrikeDuration
             m.own.screenTapRate = own["screenTapRate"] ?? m.own.screenTapRate
+            m.own.screenTapDuration = own["screenTapDuration"] ?? m.own.screenTapDuration
+            m.own.fingertipMass = own["fingertipMass"] ?? m.own.fingertipMass
             if let problem = m.own.problem() {
                 throw fail("motion", problem.replacingOccurrences(of: "tremorMedian", with: "tremor"))
             }

@@ -20,6 +20,9 @@ import Testing
         (["--sensors", "samples", "--scenario", examples + "/three-bumps.json", "--imu-rate", "1000"],
          "--imu-rate must be between 1 and 800 Hz, got 1000.0"),
         (["--clock-offset", "2"], "--clock-offset must be between 0 and 1 second, got 2.0"),
+        (["--imu-range", "1"], "--imu-range must be between 2 and 64 g, got 1.0"),
+        (["--stamp-jitter", "0.6"], "--stamp-jitter must be between 0 and 0.5, got 0.6"),
+        (["--sensor-gaps", "-1"], "--sensor-gaps must be between 0 and 60 a minute, got -1.0"),
         (["--clock-offset", "-0.01"], "--clock-offset must be between 0 and 1 second, got -0.01"),
         (["--trace", "/nonexistent/dir/t.jsonl"], "--trace: the folder /nonexistent/dir does not exist"),
         // Negative numbers are values, not flags: the message names the flag and its range.
@@ -163,6 +166,22 @@ import Testing
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("t-\(UUID().uuidString).jsonl").path
         #expect(parseError(["--rate", "0", "--trace", path]) != nil)
         #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    /// The sensors' settings over the profile's: what the flags set, and what the summary's run block reports.
+    @Test func sensorFlagsSetTheChipOverTheProfile() async throws {
+        let command = try #require(try NearcatchSim.parseAsRoot(
+            ["--transport", "memory", "--peers", "4", "--duration", "2", "--sensor-profile", "android", "--imu-range", "4",
+             "--stamp-jitter", "0.05", "--sensor-gaps", "6", "--sensor-lag", "0.02", "--format", "json"]) as? RunCommand)
+        let s = try command.simulationSettings()
+        #expect(s.imu.rate == 200 && s.imu.range == 4 * 9.80665 && s.imu.stampJitter == 0.05)
+        #expect(abs(s.imu.gapRate - 0.1) < 1e-12 && s.imu.stampLag == 0.02)
+        let run = try await command.execute().run
+        #expect(run[RunSettings.imuRange] == 4 && run[RunSettings.stampJitter] == 0.05)
+        #expect(abs((run[RunSettings.sensorGaps] ?? 0) - 6) < 1e-9)
+        // Unset, the profile's own: iOS has no gaps.
+        let plain = try #require(try NearcatchSim.parseAsRoot(["--transport", "memory"]) as? RunCommand)
+        #expect(try plain.simulationSettings().imu.gapRate == 0 && plain.simulationSettings().imu.range == 8 * 9.80665)
     }
 
     @Test func defaultsAreTheMainJob() throws {

@@ -146,14 +146,15 @@ import Testing
         // The encounters' specs run files their generator makes first (each seed its own), here in the scratch
         // folder the plan is made from.
         var folder = SweepFixture.tree
-        if let set = ["training": "1-10", "held-out": "1001-1010"].first(where: { name.hasSuffix($0.key) }) {
-            #expect(try Self.generate([set.key, set.value, dir + "/sweeps/encounters"]).status == 0)
+        let spec = try SweepSpec(contentsOf: SweepFixture.tree + "/sweeps/\(name).toml")
+        if let set = ["training", "held-out"].first(where: { name.hasSuffix($0) }),
+           let first = spec.seeds.min(), let last = spec.seeds.max() {
+            #expect(try Self.generate([set, "\(first)-\(last)", dir + "/sweeps/encounters"]).status == 0)
             folder = dir
         }
         let planned = try SweepFixture.sim(["sweep", "plan", SweepFixture.tree + "/sweeps/\(name).toml", "--out", dir + "/s"],
                                            in: folder)
         #expect(planned.status == 0, "\(planned.err)")
-        let spec = try SweepSpec(contentsOf: SweepFixture.tree + "/sweeps/\(name).toml")
         #expect(try SweepFolder(dir + "/s").plan().count == spec.grid.reduce(spec.seeds.count) { $0 * $1.values.count })
     }
 

@@ -88,6 +88,13 @@ import Testing
             of: #""encounters""#, with: #""motion": {"tremor": 0.3, "screenTapRate": 1, "heelStrikeInPocket": 30}, "encounters""#)).motion)
         #expect(hands.own.tremorMedian == 0.3 && hands.own.screenTapRate == 1 && hands.own.heelStrikeInPocket == 30)
         #expect(hands.own.heelStrikeInHand == HandSettings().heelStrikeInHand)
+        let durations = try #require(try parse(base.replacingOccurrences(
+            of: #""encounters""#,
+            with: #""motion": {"heelStrikeDuration": 0.06, "screenTapDuration": 0.005, "fingertipMass": 0.02}, "encounters""#)).motion)
+        #expect(durations.own.heelStrikeDuration == 0.06 && durations.own.screenTapDuration == 0.005
+            && durations.own.fingertipMass == 0.02)
+        #expect(problem(base.replacingOccurrences(of: #""encounters""#, with: #""motion": {"fingertipMass": 1}, "encounters""#))
+                == "scenario file s.json: motion fingertipMass must be between 0.001 and 0.2, got 1.0")
         #expect(problem(base.replacingOccurrences(of: #""encounters""#, with: #""motion": {"screenTapRate": 20}, "encounters""#))
                 == "scenario file s.json: motion screenTapRate must be between 0.0 and 10.0, got 20.0")
         #expect(problem(base.replacingOccurrences(of: #""encounters""#, with: #""motion": {"tremor": -1}, "encounters""#))
