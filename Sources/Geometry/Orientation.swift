@@ -60,6 +60,15 @@ public struct Orientation: Sendable, Equatable {
         right * device.x + top * device.y + screen * device.z
     }
 
+    /// This orientation turned by `rotation`: about its direction (world frame) by its length, radians (Rodrigues).
+    public func turned(by rotation: Vector3) -> Orientation {
+        let angle = rotation.length
+        guard angle > 1e-15 else { return self }
+        let axis = rotation / angle, c = cos(angle), s = sin(angle)
+        func turn(_ v: Vector3) -> Vector3 { v * c + axis.cross(v) * s + axis * (axis.dot(v) * (1 - c)) }
+        return Orientation(right: turn(right), top: turn(top), screen: turn(screen))
+    }
+
     /// The rate a phone turned at from `before` to this orientation over `interval` seconds, radians a second about
     /// the device's own axes (as a gyroscope reads it): the rotation between the two, taken as turned evenly.
     public func rotationRate(since before: Orientation, over interval: Double) -> Vector3 {

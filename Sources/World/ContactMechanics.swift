@@ -58,11 +58,58 @@ package struct ContactPulse: Sendable, Equatable {
     }
 }
 
+/// How a push off a held phone's centre turns it: the push's angular impulse about the centre spins the phone
+/// (`spin`, world frame, rad/s) over the few milliseconds its hand's soft grip lets it turn freely, and the grip then
+/// brings it back, critically damped over `settle` seconds: turning at `spin` (1 − u) e^(−u), turned by
+/// `spin` · (t − start) e^(−u), u = (t − start) / settle, at most `spin` · settle / e.
+package struct TurnPulse: Sendable, Equatable {
+    package let start: Double
+    package let spin: Vector3
+    package let settle: Double
+
+    package init(start: Double, spin: Vector3, settle: Double) {
+        self.start = start
+        self.spin = spin
+        self.settle = settle
+    }
+
+    /// When the turn has died away (under a millionth of its spin).
+    package var end: Double { start + 16 * settle }
+
+    /// The phone's rate of turning at `t`, rad/s, world frame.
+    package func rate(at t: Double) -> Vector3 {
+        let u = (t - start) / settle
+        guard u > 0, u < 16 else { return .zero }
+        return spin * ((1 - u) * exp(-u))
+    }
+
+    /// How far the phone is turned at `t`: about the direction, by the length, radians, world frame.
+    package func angle(at t: Double) -> Vector3 {
+        let u = (t - start) / settle
+        guard u > 0, u < 16 else { return .zero }
+        return spin * ((t - start) * exp(-u))
+    }
+}
+
 /// Two phones meeting, as Hertz's elastic contact between their cases' rounded edges (Johnson, Contact Mechanics,
 /// 1985, §11.4): the contact lasts 2.87 (m² / (R E*² v))^(1/5) for the pair's reduced mass m, the reduced radius R
 /// and modulus E*, and the closing speed v, so a gentle touch lasts longer and pushes far less than a hard tap; the
 /// speed given back follows the restitution; momentum is shared by the masses.
 package enum ContactMechanics {
+    /// The turn `pulse` gives a phone of `mass` whose body is `body`, pushed at `point` (where the bodies meet):
+    /// its angular impulse about the centre over the box's moments of inertia (a uniform slab); `nil` when the push
+    /// goes through the centre.
+    package static func turn(_ pulse: ContactPulse, mass: Double, body: OrientedBox, at point: Vector3,
+                             settle: Double) -> TurnPulse? {
+        let impulse = pulse.direction * (mass * pulse.velocityChange)
+        let local = body.orientation.toDevice((point - body.centre).cross(impulse))
+        let e = body.halfExtents * 2
+        let inertia = Vector3(e.y * e.y + e.z * e.z, e.x * e.x + e.z * e.z, e.x * e.x + e.y * e.y) * (mass / 12)
+        let spin = body.orientation.toWorld(Vector3(local.x / inertia.x, local.y / inertia.y, local.z / inertia.z))
+        guard spin.lengthSquared > 1e-12 else { return nil }
+        return TurnPulse(start: pulse.start + pulse.duration / 2, spin: spin, settle: settle)
+    }
+
     /// The pulses phones `a` and `b` feel when they meet at `time` closing at `closingSpeed` m/s, `normal` the
     /// world direction from `a` toward `b`; `nil` when they are not closing (no contact, no impulse).
     package static func meet(

@@ -33,6 +33,10 @@ package struct MotionSettings: Sendable, Equatable {
     package var knockDuration = 0.003
     /// The holder's own motion: tremor, heel strikes, screen taps.
     package var own = HandSettings()
+    /// How long a hand's grip takes to bring back a phone a push turned, seconds: the time constant of a critically
+    /// damped return (``TurnPulse``). An assumption (a grip settling like a system of about 8 Hz), with rows in the
+    /// sensitivity table.
+    package var gripSettle = 0.02
 
     package init() {}
 }
@@ -44,6 +48,8 @@ struct ScriptedMotion {
     let settings: MotionSettings
     /// Each phone's pushes: contacts, fists, clasps, knocks.
     private(set) var pulses: [[ContactPulse]]
+    /// Each phone's turns by pushes off its centre.
+    private(set) var turns: [[TurnPulse]]
     private let encounters: [(script: EncounterScript, gesture: EncounterScript.Gesture, startGap: Double)]
     private let encountersOf: [[Int]]
 
@@ -56,16 +62,26 @@ struct ScriptedMotion {
         // Every push is found by the world where bodies meet (``meet(_:_:at:closingSpeed:normal:hands:)``,
         // ``knock(_:at:knuckleSpeed:)``), whatever the encounter's class.
         pulses = Array(repeating: [], count: file.peers.count)
+        turns = pulses.map { _ in [] }
     }
 
     /// Two phones' bodies met (their cases' push), or the two hands holding them (`hands`: a fist bump, a clasp;
-    /// each hand and its phone pushed together, through soft tissue).
+    /// each hand and its phone pushed together, through soft tissue). Two cases meeting at `point`, off their
+    /// centres (their `bodies`), turn them too.
     mutating func meet(_ i: Int, _ j: Int, at time: Double, closingSpeed: Double, normal: Vector3,
-                       hands: Bool = false) {
+                       hands: Bool = false, point: Vector3? = nil, bodies: (OrientedBox, OrientedBox)? = nil) {
         guard let (a, b) = ContactMechanics.meet(at: time, closingSpeed: closingSpeed, normal: normal,
                                                  settings: hands ? settings.hands : settings.cases) else { return }
         pulses[i].append(a)
         pulses[j].append(b)
+        guard let point, let bodies else { return }
+        let mass = settings.cases.phoneMass
+        if let turn = ContactMechanics.turn(a, mass: mass, body: bodies.0, at: point, settle: settings.gripSettle) {
+            turns[i].append(turn)
+        }
+        if let turn = ContactMechanics.turn(b, mass: mass, body: bodies.1, at: point, settle: settings.gripSettle) {
+            turns[j].append(turn)
+        }
     }
 
     /// Phone `i` felt `pulse` (its holder's own: a heel strike, a screen tap).
@@ -77,6 +93,9 @@ struct ScriptedMotion {
     mutating func forget(before time: Double) {
         for i in pulses.indices where pulses[i].first.map({ $0.start + $0.duration < time - 1 }) == true {
             pulses[i].removeAll { $0.start + $0.duration < time - 1 }
+        }
+        for i in turns.indices where turns[i].first.map({ $0.end < time - 1 }) == true {
+            turns[i].removeAll { $0.end < time - 1 }
         }
     }
 
@@ -166,6 +185,8 @@ struct ScriptedMotion {
 struct PoseMotion {
     let settings: MotionSettings
     private(set) var pulses: [[ContactPulse]]
+    /// Each phone's turns by pushes off its centre.
+    private(set) var turns: [[TurnPulse]]
     private var velocity: [Vector3]
     /// Each phone's recent changes of velocity: when, by how much, and the phase of the raised cosine's period
     /// at that instant (its cosine and sine), so that a sample needs one cosine and one sine whatever the changes.
@@ -192,6 +213,7 @@ struct PoseMotion {
         paceTurn = (cos(pace), sin(pace))
         stepTurn = (cos(step), sin(step))
         pulses = Array(repeating: [], count: positions.count)
+        turns = pulses.map { _ in [] }
         velocity = Array(repeating: .zero, count: positions.count)
         changes = Array(repeating: [], count: positions.count)
         stepping = Array(repeating: 0, count: positions.count)
@@ -231,16 +253,26 @@ struct PoseMotion {
                 pulses[i].removeAll { $0.start + $0.duration < time - 1 }
                 firstPulseEnd[i] = pulses[i].map { $0.start + $0.duration }.min() ?? .infinity
             }
+            if let first = turns[i].first, first.end < time - 1 { turns[i].removeAll { $0.end < time - 1 } }
         }
     }
 
-    mutating func meet(_ i: Int, _ j: Int, at time: Double, closingSpeed: Double, normal: Vector3) {
+    mutating func meet(_ i: Int, _ j: Int, at time: Double, closingSpeed: Double, normal: Vector3,
+                       point: Vector3? = nil, bodies: (OrientedBox, OrientedBox)? = nil) {
         guard let (a, b) = ContactMechanics.meet(at: time, closingSpeed: closingSpeed, normal: normal,
                                                  settings: settings.cases) else { return }
         pulses[i].append(a)
         pulses[j].append(b)
         firstPulseEnd[i] = min(firstPulseEnd[i], a.start + a.duration)
         firstPulseEnd[j] = min(firstPulseEnd[j], b.start + b.duration)
+        guard let point, let bodies else { return }
+        let mass = settings.cases.phoneMass
+        if let turn = ContactMechanics.turn(a, mass: mass, body: bodies.0, at: point, settle: settings.gripSettle) {
+            turns[i].append(turn)
+        }
+        if let turn = ContactMechanics.turn(b, mass: mass, body: bodies.1, at: point, settle: settings.gripSettle) {
+            turns[j].append(turn)
+        }
     }
 
     /// Phone `i` felt `pulse` (its holder's own: a heel strike, a screen tap).

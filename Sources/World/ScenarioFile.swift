@@ -203,7 +203,7 @@ private struct RawScenario {
     struct RawMotion {
         static let fields = ["phoneMass", "caseModulus", "contactRadius", "restitution", "handMass", "handModulus",
                              "handRestitution", "knuckleMass", "tableMass", "knockDuration", "stepExcursion", "cadence",
-                             "paceChange", "tremor", "heelStrikeInHand", "heelStrikeInPocket", "heelStrikeInBag",
+                             "paceChange", "gripSettle", "tremor", "heelStrikeInHand", "heelStrikeInPocket", "heelStrikeInBag",
                              "heelStrikeDuration", "screenTapRate", "screenTapDuration", "fingertipMass"]
         var phoneMass: Double?
         var caseModulus: Double?
@@ -218,6 +218,7 @@ private struct RawScenario {
         var stepExcursion: Double?
         var cadence: Double?
         var paceChange: Double?
+        var gripSettle: Double?
         /// The holders' own motion (``HandSettings``), m/s² for the tremor's and the heel strikes' medians.
         var own: [String: Double] = [:]
 
@@ -237,6 +238,7 @@ private struct RawScenario {
             case "stepExcursion": stepExcursion = value
             case "cadence": cadence = value
             case "paceChange": paceChange = value
+            case "gripSettle": gripSettle = value
             default: own[key] = value
             }
         }
@@ -256,6 +258,7 @@ private struct RawScenario {
             m.stepExcursion = stepExcursion ?? m.stepExcursion
             m.cadence = cadence ?? m.cadence
             m.paceChange = paceChange ?? m.paceChange
+            m.gripSettle = gripSettle ?? m.gripSettle
             m.own.tremorMedian = own["tremor"] ?? m.own.tremorMedian
             m.own.heelStrikeInHand = own["heelStrikeInHand"] ?? m.own.heelStrikeInHand
             m.own.heelStrikeInPocket = own["heelStrikeInPocket"] ?? m.own.heelStrikeInPocket
@@ -276,7 +279,8 @@ private struct RawScenario {
             for (name, value, range) in [("knuckleMass", m.knuckleMass, 0.01...10.0), ("tableMass", m.tableMass, 0.1...10_000.0),
                                          ("knockDuration", m.knockDuration, 0.0001...0.1),
                                          ("stepExcursion", m.stepExcursion, 0.0...0.5), ("cadence", m.cadence, 0.1...5.0),
-                                         ("paceChange", m.paceChange, 0.05...5.0)] {
+                                         ("paceChange", m.paceChange, 0.05...5.0),
+                                         ("gripSettle", m.gripSettle, 0.001...1.0)] {
                 guard value.isFinite, range.contains(value) else {
                     throw fail("motion.\(name)", "must be between \(range.lowerBound) and \(range.upperBound), got \(value)")
                 }

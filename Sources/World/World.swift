@@ -486,8 +486,13 @@ package final class World {
             else { continue }
             let (at, speed) = meeting(i, j, from: before, to: pair.separation, dt: dt)
             let normal = BoxContact(box(i), box(j)).normal
-            scriptedMotion?.meet(i, j, at: at, closingSpeed: speed, normal: normal)
-            poseMotion?.meet(i, j, at: at, closingSpeed: speed, normal: normal)
+            // Where the two cases meet: off their centres, the push turns them in their holders' hands. Two backs a
+            // few degrees off parallel meet at an edge first and conform within the contact (the cases and the grip
+            // give): the push is at the middle of where they overlap, within `conforming` of each other.
+            let bodies = (box(i), box(j))
+            let point = BoxContact.middle(bodies.0, bodies.1, margin: Self.conforming)
+            scriptedMotion?.meet(i, j, at: at, closingSpeed: speed, normal: normal, point: point, bodies: bodies)
+            poseMotion?.meet(i, j, at: at, closingSpeed: speed, normal: normal, point: point, bodies: bodies)
         }
     }
 
@@ -568,6 +573,11 @@ package final class World {
         }
     }
 
+    /// How far apart two cases' surfaces may be and still share a push where they meet, metres: a case and a
+    /// holder's grip give this much as two backs a few degrees off parallel conform (an assumption: a soft case's
+    /// millimetre and the fingers' give).
+    static let conforming = 0.005
+
     /// Whether phone `i` lies on a table at `t` where a set-down left it, out of its holder's hand.
     private func isSetDown(_ i: Int, at t: Double) -> Bool {
         i < encountersOf.count && encountersOf[i].contains { k in
@@ -617,14 +627,16 @@ package final class World {
             for i in chips.indices {
                 var tremor = own.tremorSampler(i, interval: 1 / chips[i].settings.rate)
                 let lying = encountersOf[i].contains { scriptedEncounters[$0].gesture.setDown }
+                let pushed = model.turns[i]
                 chips[i].sample(until: time, motion: { t in
-                    let now = self.scriptedPose(i, at: t, file: file).orientation
+                    var now = self.scriptedPose(i, at: t, file: file).orientation
                     var rate = Vector3.zero
                     if turns {
                         let before = self.scriptedPose(i, at: t - h, file: file).orientation
                         let after = self.scriptedPose(i, at: t + h, file: file).orientation
                         rate = after.rotationRate(since: before, over: 2 * h)
                     }
+                    if !pushed.isEmpty { Self.turn(&now, &rate, by: pushed, at: t) }
                     // A phone set down on a table is out of its holder's hand: no tremor while it lies there.
                     let shaking = tremor.at(t)
                     return SensedMotion(acceleration: model.acceleration(i, at: t)
@@ -639,12 +651,30 @@ package final class World {
                 let turning = gyroscope ? orientation.rotationRate(since: stepStartOrientations[i], over: dt) : .zero
                 var motion = model.motion(of: i)
                 var tremor = own.tremorSampler(i, interval: 1 / chips[i].settings.rate)
+                let pushed = model.turns[i]
                 chips[i].sample(until: time, motion: { t in
-                    SensedMotion(acceleration: motion.acceleration(at: t) + tremor.at(t),
-                                 orientation: orientation, rotationRate: turning)
+                    var now = orientation, rate = turning
+                    if !pushed.isEmpty { Self.turn(&now, &rate, by: pushed, at: t) }
+                    return SensedMotion(acceleration: motion.acceleration(at: t) + tremor.at(t),
+                                        orientation: now, rotationRate: rate)
                 }, pulses: model.pulses[i], into: &samples[i], turns: &gyroSamples[i])
             }
         }
+    }
+
+    /// A phone turned in its holder's hand by the pushes `turns` at `t`: its orientation turned by their angles, and
+    /// their rates added to its own (the device's axes, as a gyroscope reads them). The radio keeps the hand's pose:
+    /// the turn lasts tens of milliseconds and is a few degrees.
+    private static func turn(_ orientation: inout Orientation, _ rate: inout Vector3, by turns: [TurnPulse],
+                             at t: Double) {
+        var angle = Vector3.zero, spin = Vector3.zero
+        for turn in turns where t > turn.start && t < turn.end {
+            angle += turn.angle(at: t)
+            spin += turn.rate(at: t)
+        }
+        guard angle.lengthSquared > 0 || spin.lengthSquared > 0 else { return }
+        rate += orientation.toDevice(spin)
+        orientation = orientation.turned(by: angle)
     }
 
     /// Plans each scripted encounter's gesture from where its two holders stand when it starts (the file's checks
