@@ -204,7 +204,8 @@ private struct RawScenario {
         static let fields = ["phoneMass", "caseModulus", "contactRadius", "restitution", "handMass", "handModulus",
                              "handRestitution", "knuckleMass", "tableMass", "knockDuration", "stepExcursion", "cadence",
                              "paceChange", "gripSettle", "tremor", "heelStrikeInHand", "heelStrikeInPocket", "heelStrikeInBag",
-                             "heelStrikeDuration", "screenTapRate", "screenTapDuration", "fingertipMass"]
+                             "heelStrikeDuration", "screenTapRate", "screenTapDuration", "fingertipMass",
+                             "screenSwipeRate", "swipeForce"]
         var phoneMass: Double?
         var caseModulus: Double?
         var contactRadius: Double?
@@ -267,6 +268,8 @@ private struct RawScenario {
             m.own.screenTapRate = own["screenTapRate"] ?? m.own.screenTapRate
             m.own.screenTapDuration = own["screenTapDuration"] ?? m.own.screenTapDuration
             m.own.fingertipMass = own["fingertipMass"] ?? m.own.fingertipMass
+            m.own.screenSwipeRate = own["screenSwipeRate"] ?? m.own.screenSwipeRate
+            m.own.swipeForce = own["swipeForce"] ?? m.own.swipeForce
             if let problem = m.own.problem() {
                 throw fail("motion", problem.replacingOccurrences(of: "tremorMedian", with: "tremor"))
             }

@@ -599,6 +599,12 @@ package final class World {
                 scriptedMotion?.add(i, pulse)
                 poseMotion?.add(i, pulse)
             }
+            let turn = bodies[i].orientation
+            if let swipe = own.screenSwipe(i, endingAt: time, dt: dt, screen: turn.screen, across: turn.right),
+               !isSetDown(i, at: time) {
+                scriptedMotion?.add(i, swipe)
+                poseMotion?.add(i, swipe)
+            }
             if let tap = own.screenTap(i, endingAt: time, dt: dt, screen: bodies[i].orientation.screen),
                !isSetDown(i, at: time) {
                 scriptedMotion?.add(i, tap)

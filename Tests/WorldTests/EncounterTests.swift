@@ -93,6 +93,9 @@ import Testing
             with: #""motion": {"heelStrikeDuration": 0.06, "screenTapDuration": 0.005, "fingertipMass": 0.02}, "encounters""#)).motion)
         #expect(durations.own.heelStrikeDuration == 0.06 && durations.own.screenTapDuration == 0.005
             && durations.own.fingertipMass == 0.02)
+        let swipes = try #require(try parse(base.replacingOccurrences(
+            of: #""encounters""#, with: #""motion": {"screenSwipeRate": 0.5, "swipeForce": 2}, "encounters""#)).motion)
+        #expect(swipes.own.screenSwipeRate == 0.5 && swipes.own.swipeForce == 2)
         #expect(problem(base.replacingOccurrences(of: #""encounters""#, with: #""motion": {"fingertipMass": 1}, "encounters""#))
                 == "scenario file s.json: motion fingertipMass must be between 0.001 and 0.2, got 1.0")
         #expect(problem(base.replacingOccurrences(of: #""encounters""#, with: #""motion": {"screenTapRate": 20}, "encounters""#))
