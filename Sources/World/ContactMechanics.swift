@@ -110,6 +110,14 @@ package enum ContactMechanics {
         return TurnPulse(start: pulse.start + pulse.duration / 2, spin: spin, settle: settle)
     }
 
+    /// The turns two phones' cases meeting at `point` give them, by their pushes and bodies.
+    static func turns(_ pushes: (ContactPulse, ContactPulse), bodies: (OrientedBox, OrientedBox), at point: Vector3,
+                      settings: MotionSettings) -> (TurnPulse?, TurnPulse?) {
+        let mass = settings.cases.phoneMass, settle = settings.gripSettle
+        return (turn(pushes.0, mass: mass, body: bodies.0, at: point, settle: settle),
+                turn(pushes.1, mass: mass, body: bodies.1, at: point, settle: settle))
+    }
+
     /// The pulses phones `a` and `b` feel when they meet at `time` closing at `closingSpeed` m/s, `normal` the
     /// world direction from `a` toward `b`; `nil` when they are not closing (no contact, no impulse).
     package static func meet(

@@ -75,13 +75,9 @@ struct ScriptedMotion {
         pulses[i].append(a)
         pulses[j].append(b)
         guard let point, let bodies else { return }
-        let mass = settings.cases.phoneMass
-        if let turn = ContactMechanics.turn(a, mass: mass, body: bodies.0, at: point, settle: settings.gripSettle) {
-            turns[i].append(turn)
-        }
-        if let turn = ContactMechanics.turn(b, mass: mass, body: bodies.1, at: point, settle: settings.gripSettle) {
-            turns[j].append(turn)
-        }
+        let (ta, tb) = ContactMechanics.turns((a, b), bodies: bodies, at: point, settings: settings)
+        if let ta { turns[i].append(ta) }
+        if let tb { turns[j].append(tb) }
     }
 
     /// Phone `i` felt `pulse` (its holder's own: a heel strike, a screen tap).
@@ -266,13 +262,9 @@ struct PoseMotion {
         firstPulseEnd[i] = min(firstPulseEnd[i], a.start + a.duration)
         firstPulseEnd[j] = min(firstPulseEnd[j], b.start + b.duration)
         guard let point, let bodies else { return }
-        let mass = settings.cases.phoneMass
-        if let turn = ContactMechanics.turn(a, mass: mass, body: bodies.0, at: point, settle: settings.gripSettle) {
-            turns[i].append(turn)
-        }
-        if let turn = ContactMechanics.turn(b, mass: mass, body: bodies.1, at: point, settle: settings.gripSettle) {
-            turns[j].append(turn)
-        }
+        let (ta, tb) = ContactMechanics.turns((a, b), bodies: bodies, at: point, settings: settings)
+        if let ta { turns[i].append(ta) }
+        if let tb { turns[j].append(tb) }
     }
 
     /// Phone `i` felt `pulse` (its holder's own: a heel strike, a screen tap).

@@ -203,7 +203,8 @@ private struct RawScenario {
     struct RawMotion {
         static let fields = ["phoneMass", "caseModulus", "contactRadius", "restitution", "handMass", "handModulus",
                              "handRestitution", "knuckleMass", "tableMass", "knockDuration", "stepExcursion", "cadence",
-                             "paceChange", "gripSettle", "tremor", "heelStrikeInHand", "heelStrikeInPocket", "heelStrikeInBag",
+                             "paceChange", "gripSettle", "tremor", "heelStrikeInHand", "heelStrikeInPocket",
+                             "heelStrikeInBag",
                              "heelStrikeDuration", "screenTapRate", "screenTapDuration", "fingertipMass",
                              "screenSwipeRate", "swipeForce"]
         var phoneMass: Double?

@@ -47,7 +47,8 @@ import World
     /// centre it does not. The grip brings it back, critically damped: turned at most spin · settle / e, at
     /// `settle` after the push, and the rate is the angle's derivative.
     @Test func aPushOffTheCentreTurnsThePhone() throws {
-        let body = OrientedBox(centre: .zero, orientation: Orientation(heading: 0), halfExtents: Vector3(0.039, 0.0735, 0.004))
+        let body = OrientedBox(centre: .zero, orientation: Orientation(heading: 0),
+                               halfExtents: Vector3(0.039, 0.0735, 0.004))
         let push = ContactPulse(start: 1, duration: 0.005, peak: .pi * 0.45 / 0.01, direction: body.orientation.screen)
         #expect(abs(0.2 * push.velocityChange - 0.09) < 1e-12)
         let point = body.centre + body.orientation.top * 0.03
@@ -60,7 +61,8 @@ import World
                                       settle: 0.02) == nil)
         let peak = turn.angle(at: turn.start + 0.02)
         #expect(abs(peak.length - 7.48 * 0.02 / M_E) < 0.01 * peak.length)
-        #expect(turn.angle(at: turn.start + 0.01).length < peak.length && turn.angle(at: turn.start + 0.03).length < peak.length)
+        #expect(turn.angle(at: turn.start + 0.01).length < peak.length)
+        #expect(turn.angle(at: turn.start + 0.03).length < peak.length)
         let h = 1e-6, t = turn.start + 0.013
         #expect(((turn.angle(at: t + h) - turn.angle(at: t - h)) / (2 * h) - turn.rate(at: t)).length < 1e-5)
         #expect(turn.rate(at: turn.end + 0.001) == .zero && turn.angle(at: turn.start - 0.001) == .zero)

@@ -120,7 +120,9 @@ import Testing
         // stay under the finder's 1 m/s².
         #expect(swipes.count >= 2 && swipes.count <= 21, "\(swipes.count)")
         #expect(swipes.allSatisfy { $0.width > 0.05 && $0.peak < 6 }, "\(swipes.map { ($0.width, $0.peak) })")
-        #expect(!swipes.contains { BumpConfiguration().isKnock(Impact(time: $0.time, magnitude: $0.peak, width: $0.width, interval: 0.01)) })
+        #expect(!swipes.contains {
+            BumpConfiguration().isKnock(Impact(time: $0.time, magnitude: $0.peak, width: $0.width, interval: 0.01))
+        })
         // Into the screen (the phone faces west: into it is east, its -z) as much as along it.
         #expect(swipes.allSatisfy { $0.direction.z < -0.3 }, "\(swipes.map(\.direction))")
         let pocket = try sensed(carry: .pocket, still: 100, hand: hand)
