@@ -109,7 +109,13 @@ struct ScriptedMotion {
     /// A knuckle met the table the phones `resting` lie on at `knuckleSpeed`: its momentum, given back by half,
     /// shared with the table, whose top rings back up under the phones.
     mutating func knock(_ resting: [Int], at time: Double, knuckleSpeed: Double) {
-        let dv = 1.5 * settings.knuckleMass * knuckleSpeed / (settings.knuckleMass + settings.tableMass)
+        ringUp(resting, at: time,
+               by: 1.5 * settings.knuckleMass * knuckleSpeed / (settings.knuckleMass + settings.tableMass))
+    }
+
+    /// A table top struck at `time` rings back up under the phones `resting` on it, by the table's change of speed
+    /// `dv`, over a knock's duration.
+    private mutating func ringUp(_ resting: [Int], at time: Double, by dv: Double) {
         let up = ContactPulse(start: time, duration: settings.knockDuration,
                               peak: .pi * dv / (2 * settings.knockDuration), direction: Vector3(0, 0, 1))
         for i in resting { pulses[i].append(up) }
@@ -119,15 +125,11 @@ struct ScriptedMotion {
     /// (the table's mass against the phone's), and the table's top ringing back up under the phones `resting` on
     /// it, as under a knuckle (``knock(_:at:knuckleSpeed:)``), with the phone's momentum shared with the table.
     mutating func setDown(_ i: Int, on resting: [Int], at time: Double, closingSpeed: Double) {
-        guard let (phone, _) = ContactMechanics.meet(
+        guard let (phone, table) = ContactMechanics.meet(
             at: time, closingSpeed: closingSpeed, normal: Vector3(0, 0, -1), settings: settings.cases,
             massA: settings.cases.phoneMass, massB: settings.tableMass) else { return }
         pulses[i].append(phone)
-        let mass = settings.cases.phoneMass
-        let dv = (1 + settings.cases.restitution) * mass * closingSpeed / (mass + settings.tableMass)
-        let up = ContactPulse(start: time, duration: settings.knockDuration,
-                              peak: .pi * dv / (2 * settings.knockDuration), direction: Vector3(0, 0, 1))
-        for r in resting { pulses[r].append(up) }
+        ringUp(resting, at: time, by: table.velocityChange)
     }
 
     /// Phone `i`'s acceleration at `t`, world frame, gravity left out, m/s².

@@ -240,9 +240,8 @@ package final class World {
                 poseMotion!.step(from: stepStart, to: positions, at: time, dt: dt, standing: gesturing())
             }
             feelMeetings(close, dt: dt)
-            lastClose = Dictionary(uniqueKeysWithValues: close.map {
-                (Int64($0.first) << 32 | Int64($0.second), $0.separation)
-            })
+            lastClose.removeAll(keepingCapacity: true)
+            for pair in close { lastClose[Int64(pair.first) << 32 | Int64(pair.second)] = pair.separation }
             feelGestures(dt: dt)
             feelOwnMotions(dt: dt)
             sampleChips(dt: dt)
@@ -605,8 +604,7 @@ package final class World {
                 scriptedMotion?.add(i, swipe)
                 poseMotion?.add(i, swipe)
             }
-            if let tap = own.screenTap(i, endingAt: time, dt: dt, screen: bodies[i].orientation.screen),
-               !isSetDown(i, at: time) {
+            if let tap = own.screenTap(i, endingAt: time, dt: dt, screen: turn.screen), !isSetDown(i, at: time) {
                 scriptedMotion?.add(i, tap)
                 poseMotion?.add(i, tap)
             }
