@@ -1,5 +1,4 @@
 import ArgumentParser
-import Dispatch
 import Foundation
 import Simulation
 import Synchronization
@@ -10,18 +9,20 @@ import Synchronization
 /// ``rescueWait`` seconds to come out, and if it has not, what the run has (its latest progress) is printed and the
 /// process ends as the signal asks. A third ends it without waiting.
 ///
-/// A small dispatch signal source rather than swift-service-lifecycle: a command runs one task, so a service group,
-/// its logger and its graceful-shutdown sequencing would wrap a single cancellation.
-final class InterruptSignals: @unchecked Sendable {
+/// The handlers are installed by `sigaction` before `init` returns, and what they catch is acted on by a thread of
+/// its own (``SignalRelay``), which no busy thread pool delays. Dispatch signal sources were used before: the signal
+/// was ignored until a dispatch thread installed the source's handler, and its event handler ran on the global
+/// queue's threads; under `swift test` with both cores busy, two `discover` children went 60 s without a handler
+/// and ran through a Ctrl-C to their end. swift-service-lifecycle would wrap a single cancellation in a service
+/// group, a logger and a shutdown sequence.
+final class InterruptSignals: Sendable {
     private static let caught: [Int32] = [SIGINT, SIGTERM]
     /// How long the summary is waited for after a second signal, seconds: an interrupted run's ending (goodbyes,
     /// scoring) takes tens of milliseconds, and a user who pressed Ctrl-C twice waits no longer than this.
     static let rescueWait = 2.0
-    // Touched only by `init` and `stop`, on the command's own thread; hence unchecked.
-    private var sources: [DispatchSourceSignal] = []
     private let state = SignalState()
 
-    /// Starts catching: `cancel` runs once, on a dispatch thread, at the first signal; `lastWords` gives the line
+    /// Starts catching: `cancel` runs once, on the relay's thread, at the first signal; `lastWords` gives the line
     /// printed when a second signal ends the process before the run's own output is out.
     init(cancel: @escaping @Sendable () -> Void, lastWords: @escaping @Sendable () -> String) {
         // A process inherits its parent's blocked signals (a test runner's thread, a supervisor): blocked, a signal
@@ -30,31 +31,27 @@ final class InterruptSignals: @unchecked Sendable {
         sigemptyset(&unblock)
         for number in Self.caught { sigaddset(&unblock, number) }
         pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
-        for number in Self.caught {
-            // Ignored first, so that the default action (ending the process) does not run before the source sees it.
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [state] in
-                let count = state.value.withLock { s in
-                    if s.first == nil { s.first = number }
-                    s.count += 1
-                    return s.count
-                }
-                switch count {
-                case 1:
-                    cancel()
-                case 2:
-                    PartialFiles.removeAll()
-                    DispatchQueue.global().asyncAfter(deadline: .now() + Self.rescueWait) {
-                        Self.end(number, state: state, lastWords: lastWords)
-                    }
-                default:
+        let state = self.state
+        SignalRelay.listen { number in
+            let count = state.value.withLock { s in
+                if s.first == nil { s.first = number }
+                s.count += 1
+                return s.count
+            }
+            switch count {
+            case 1:
+                cancel()
+            case 2:
+                PartialFiles.removeAll()
+                Thread.detachNewThread {
+                    Thread.sleep(forTimeInterval: Self.rescueWait)
                     Self.end(number, state: state, lastWords: lastWords)
                 }
+            default:
+                Self.end(number, state: state, lastWords: lastWords)
             }
-            source.resume()
-            sources.append(source)
         }
+        for number in Self.caught { SignalRelay.catchSignal(number) }
     }
 
     /// Ends the process as `number` asks, unless the run's output is already out (it is then about to exit): the
@@ -74,7 +71,7 @@ final class InterruptSignals: @unchecked Sendable {
     }
 
     /// The first signal caught, if any.
-    private var received: Int32? { state.value.withLock { $0.first } }
+    var received: Int32? { state.value.withLock { $0.first } }
 
     /// Whether a second signal came: the caller then skips what can wait (a report) and ends.
     private var hurried: Bool { state.value.withLock { $0.count >= 2 } }
@@ -83,10 +80,9 @@ final class InterruptSignals: @unchecked Sendable {
     private func finished() { state.value.withLock { $0.finished = true } }
 
     /// Stops catching: the signals' default actions apply again.
-    private func stop() {
-        for source in sources { source.cancel() }
-        sources = []
+    func stop() {
         for number in Self.caught { signal(number, SIG_DFL) }
+        SignalRelay.listen(nil)
     }
 
     /// Runs `work` in a task that the first signal cancels, then `output` with what it returned, the signals still
@@ -136,6 +132,59 @@ private final class SignalState: Sendable {
         var ending = false
     }
     let value = Mutex(Value())
+}
+
+/// The one way from a signal handler to Swift in this process: the handler writes the signal's number to a pipe
+/// (`write` is async-signal-safe; nothing else is), and a thread of the relay's own reads it and calls the listener of
+/// the moment. The thread does not end: it costs a blocked `read`, and a run that starts after another's end (tests
+/// do) finds it ready.
+private enum SignalRelay {
+    private static let listener = Mutex<(@Sendable (Int32) -> Void)?>(nil)
+    private static let reader: Int32 = {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { fatalError("no pipe for the signal relay: errno \(errno)") }
+        // Children the run starts (a sweep's workers) do not inherit it.
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        relayDescriptor = ends[1]
+        let readEnd = ends[0]
+        Thread.detachNewThread {
+            var byte: UInt8 = 0
+            while true {
+                let got = read(readEnd, &byte, 1)
+                if got == 1, let call = listener.withLock({ $0 }) { call(Int32(byte)) }
+                if got < 0 && errno != EINTR { return }
+            }
+        }
+        return readEnd
+    }()
+
+    /// Who is told of the signals caught from now on; nil drops them.
+    static func listen(_ call: (@Sendable (Int32) -> Void)?) {
+        _ = reader
+        listener.withLock { $0 = call }
+    }
+
+    /// Catches `number` by the relay, at once: its previous action (ignored, the default) no longer applies when
+    /// this returns.
+    static func catchSignal(_ number: Int32) {
+        _ = reader
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = relaySignal
+        action.sa_flags = SA_RESTART
+        sigemptyset(&action.sa_mask)
+        sigaction(number, &action, nil)
+    }
+}
+
+/// The write end of the relay's pipe, set once before any handler is installed.
+nonisolated(unsafe) private var relayDescriptor: Int32 = -1
+
+/// The handler itself: async-signal-safe, it only writes a byte and keeps `errno` as it found it.
+private func relaySignal(_ number: Int32) {
+    let saved = errno
+    var byte = UInt8(truncatingIfNeeded: number)
+    _ = write(relayDescriptor, &byte, 1)
+    errno = saved
 }
 
 /// The latest progress line of a run, kept for a second signal to print.

@@ -1,6 +1,8 @@
 import DiscoveryRun
 import Foundation
+@testable import NearcatchCommand
 import Simulation
+import Synchronization
 import Testing
 import TestSupport
 
@@ -45,17 +47,39 @@ import TestSupport
     /// the handler is being installed), and on a loaded machine a process may take more than the few seconds a fixed
     /// sleep gives it.
     private func waitUntilCatching(_ process: Process, _ signal: Int32) async throws {
-        let path = "/proc/\(process.processIdentifier)/status"
         for _ in 0..<1_200 {
-            if let status = try? String(contentsOfFile: path, encoding: .utf8),
-               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
-               let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16),
-               mask & (1 << UInt64(signal - 1)) != 0 {
-                return
-            }
+            if catches(String(process.processIdentifier), signal) { return }
             try await Task.sleep(for: .milliseconds(50))
         }
         Issue.record("process \(process.processIdentifier) did not catch signal \(signal) within 60 s")
+    }
+
+    /// Whether the process has a handler for `signal`: its bit in /proc's SigCgt.
+    private func catches(_ process: String, _ signal: Int32) -> Bool {
+        guard let status = try? String(contentsOfFile: "/proc/\(process)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
+              let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+        else { return false }
+        return mask & (1 << UInt64(signal - 1)) != 0
+    }
+
+    /// The handlers are in place when catching starts, not some time later: a signal sent at once is caught and
+    /// cancels the run, and the default actions are back when catching stops.
+    @Test func theHandlersAreInPlaceWhenCatchingStarts() async throws {
+        let cancelled = Mutex(0)
+        let signals = InterruptSignals(cancel: { cancelled.withLock { $0 += 1 } }, lastWords: { "" })
+        let inPlace = [SIGINT, SIGTERM].map { catches("self", $0) }
+        // This thread was unblocked for them by the catching; the handler runs before pthread_kill returns.
+        pthread_kill(pthread_self(), SIGINT)
+        for _ in 0..<200 where cancelled.withLock({ $0 }) == 0 {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let first = signals.received
+        signals.stop()
+        #expect(inPlace == [true, true])
+        #expect(cancelled.withLock { $0 } == 1)
+        #expect(first == SIGINT)
+        #expect(!catches("self", SIGINT) && !catches("self", SIGTERM))
     }
 
     private func finish(_ started: (Process, Pipe)) -> (status: Int32, output: Data, errors: String) {
