@@ -128,6 +128,18 @@ public struct BumpConfigurationError: Error, Sendable, Equatable, CustomStringCo
     public var description: String { "bump \(field) must be \(rule)" }
 }
 
+/// The two jolts a bump fired on, each stamped by its own phone (the sender's stamp, for a jolt heard over the data
+/// channel): a phone's app knows its own jolts by them.
+package struct BumpJolts: Sendable, Equatable {
+    package let initiator: Double
+    package let responder: Double
+
+    package init(initiator: Double, responder: Double) {
+        self.initiator = initiator
+        self.responder = responder
+    }
+}
+
 /// A jolt a phone received from a peer over the data channel: who sent it, and the jolt as sent (its time on the
 /// sender's clock) with ``Impact/known`` the instant it arrived.
 package struct HeardImpact: Sendable, Equatable {
@@ -231,9 +243,21 @@ package struct BumpDetector: Sendable, Equatable {
         channel: ImpactChannel? = nil,
         towardResponder: SIMD3<Float>? = nil, towardInitiator: SIMD3<Float>? = nil
     ) -> Bool {
+        fire(distance: distance, at: time, initiator: initiator, responder: responder, channel: channel,
+             towardResponder: towardResponder, towardInitiator: towardInitiator) != nil
+    }
+
+    /// Fused: as ``update(distance:at:initiator:responder:channel:towardResponder:towardInitiator:)``, with the two
+    /// jolts the bump fired on when it fires (each stamped by its own phone), so that each phone's app can tell a
+    /// push it already bumped on.
+    package mutating func fire(
+        distance: Float?, at time: Double, initiator: [Impact], responder: [Impact],
+        channel: ImpactChannel? = nil,
+        towardResponder: SIMD3<Float>? = nil, towardInitiator: SIMD3<Float>? = nil
+    ) -> BumpJolts? {
         let c = configuration
         if let distance, distance <= c.confirmDistance { lastNear = time }
-        guard lastNear > -Double.infinity else { return false }
+        guard lastNear > -Double.infinity else { return nil }
         /// A jolt that can be one side of a bump: strong, short, and pushing its phone away from the peer.
         func knock(_ impact: Impact, toward peer: SIMD3<Float>?) -> Bool {
             guard c.isKnock(impact) else { return false }
@@ -241,11 +265,12 @@ package struct BumpDetector: Sendable, Equatable {
             guard let peer else { return !c.needsDirection && impact.vertical <= c.mostUpright }
             return (push * peer).sum() <= -c.awayFromPeer
         }
-        /// The newest of one phone's jolts that the peer's jolts, as this phone has them, match.
+        /// The newest of one phone's jolts that the peer's jolts, as this phone has them, match, and the peer's
+        /// jolt it matched.
         func joint(
             own: [Impact], ownToward: SIMD3<Float>?, peer: [HeardImpact]?, peerImpacts: [Impact], from: Int32,
             peerToward: SIMD3<Float>?
-        ) -> Double? {
+        ) -> (mine: Double, theirs: Double)? {
             for mine in own.reversed() {
                 guard mine.known <= time else { continue }
                 guard mine.time > lastImpact, mine.time >= time - c.confirmWindow - c.coincidence else { break }
@@ -255,22 +280,28 @@ package struct BumpDetector: Sendable, Equatable {
                         && knock(theirs, toward: peerToward)
                 }
                 if let peer {
-                    if peer.contains(where: { $0.from == from && matches($0.impact) }) { return mine.time }
-                } else if peerImpacts.contains(where: matches) {
-                    return mine.time
+                    if let theirs = peer.first(where: { $0.from == from && matches($0.impact) }) {
+                        return (mine.time, theirs.impact.time)
+                    }
+                } else if let theirs = peerImpacts.first(where: matches) {
+                    return (mine.time, theirs.time)
                 }
             }
             return nil
         }
-        let joint = joint(own: initiator, ownToward: towardResponder, peer: channel?.heardByInitiator,
-                          peerImpacts: responder, from: channel?.responder ?? 0, peerToward: towardInitiator)
+        // The time is the finding phone's own jolt's.
+        let found: (joint: Double, jolts: BumpJolts)? = joint(
+            own: initiator, ownToward: towardResponder, peer: channel?.heardByInitiator, peerImpacts: responder,
+            from: channel?.responder ?? 0, peerToward: towardInitiator
+        ).map { ($0.mine, BumpJolts(initiator: $0.mine, responder: $0.theirs)) }
             ?? channel.flatMap {
                 joint(own: responder, ownToward: towardInitiator, peer: $0.heardByResponder, peerImpacts: initiator,
                       from: $0.initiator, peerToward: towardResponder)
-            }
-        guard let joint, abs(lastNear - joint) <= c.confirmWindow, time - joint <= c.confirmWindow else { return false }
+            }.map { ($0.mine, BumpJolts(initiator: $0.theirs, responder: $0.mine)) }
+        guard let (joint, jolts) = found, abs(lastNear - joint) <= c.confirmWindow, time - joint <= c.confirmWindow
+        else { return nil }
         lastImpact = joint + c.coincidence
         fired += 1
-        return true
+        return jolts
     }
 }

@@ -16,13 +16,17 @@ package struct RangingBump: Sendable, Equatable {
     package let time: Double
     package let estimate: Float
     package let trueDistance: Double
+    /// The fused detector's: the two phones' jolts it fired on.
+    package let jolts: BumpJolts?
 
-    package init(initiator: Int, responder: Int, time: Double, estimate: Float, trueDistance: Double) {
+    package init(initiator: Int, responder: Int, time: Double, estimate: Float, trueDistance: Double,
+                 jolts: BumpJolts? = nil) {
         self.initiator = initiator
         self.responder = responder
         self.time = time
         self.estimate = estimate
         self.trueDistance = trueDistance
+        self.jolts = jolts
     }
 }
 
@@ -388,22 +392,24 @@ package final class RoundEngine {
         // low value make up "2 of 3".
         let fresh = slot.estimatorI.distanceIsFresh ? ui.distance : nil
         let fires: Bool
+        var jolts: BumpJolts?
         if !context.settings.detectsBumps {
             fires = false
         } else if context.fused {
-            fires = !context.impacts.isEmpty
-                && slot.bump.update(distance: fresh, at: time, initiator: context.impacts[i], responder: context.impacts[r],
-                                    channel: context.heard.isEmpty ? nil : ImpactChannel(
-                                        initiator: Int32(i), responder: Int32(r),
-                                        heardByInitiator: context.heard[i], heardByResponder: context.heard[r]),
-                                    towardResponder: ui.direction, towardInitiator: ur.direction)
+            jolts = context.impacts.isEmpty ? nil : slot.bump.fire(
+                distance: fresh, at: time, initiator: context.impacts[i], responder: context.impacts[r],
+                channel: context.heard.isEmpty ? nil : ImpactChannel(
+                    initiator: Int32(i), responder: Int32(r),
+                    heardByInitiator: context.heard[i], heardByResponder: context.heard[r]),
+                towardResponder: ui.direction, towardInitiator: ur.direction)
+            fires = jolts != nil
         } else {
             fires = slot.bump.update(distance: fresh)
         }
         if fires, let estimate = ui.distance ?? (latest.distance.isFinite ? latest.distance : nil) {
             latest.bumped = Float(time)
             out.round.bumps.append(RangingBump(initiator: i, responder: r, time: time, estimate: estimate,
-                                               trueDistance: truth.distance))
+                                               trueDistance: truth.distance, jolts: jolts))
         }
         if context.record {
             // Each side's app reads the time of its update on its own clock.

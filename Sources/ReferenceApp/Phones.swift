@@ -160,6 +160,21 @@ package struct Phones {
         return (apps.map(\.heard), sent)
     }
 
+    /// Whether NearCatch chooses among the bumps a push makes: it runs, with the fused detector.
+    package var takesOneBumpAPush: Bool { !apps.isEmpty && bump.method == .fused }
+
+    /// Whether the phones take a bump their pair's detector fired at `time` on `jolts`: not when either phone's jolt
+    /// already made a bump (one push, one bump), nor then is it remembered. Bumps with no jolts (the range-only
+    /// detector's), and any when NearCatch does not run, are taken.
+    package mutating func take(_ jolts: BumpJolts?, initiator: Int, responder: Int, at time: Double) -> Bool {
+        guard let jolts, !apps.isEmpty else { return true }
+        guard !apps[initiator].hasBumped(on: jolts.initiator, at: time),
+              !apps[responder].hasBumped(on: jolts.responder, at: time) else { return false }
+        apps[initiator].bumped(on: jolts.initiator, at: time)
+        apps[responder].bumped(on: jolts.responder, at: time)
+        return true
+    }
+
     /// The pair's detector fired: each side sends its profile to the other.
     package func didBump(initiator: Int, responder: Int) -> [AppMessage] {
         guard !apps.isEmpty else { return [] }

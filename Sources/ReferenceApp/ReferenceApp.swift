@@ -28,6 +28,8 @@ package struct ReferenceApp {
     /// every round, for lists the round's engine may still share, copied them).
     package private(set) var heard: [HeardImpact] = []
     private var oldestHeard = Double.infinity
+    /// The stamps of the phone's own jolts that made a bump, over the last seconds.
+    private var bumpedOn: [Double] = []
 
     /// The app on phone `device`, named `peer-N` and publishing its interests.
     package init(device: Int, interests: [String], haptics: HapticCurve) {
@@ -51,6 +53,20 @@ package struct ReferenceApp {
     /// The pair's detector fired: the profile this phone sends `peer`.
     package func didBump(with peer: Int) -> AppMessage {
         AppMessage(from: device, to: peer, kind: Self.profileKind, payload: profile)
+    }
+
+    /// Whether the phone's jolt stamped `jolt` (on its own clock) made a bump in the last seconds up to `time`: a
+    /// push touches one phone, so the app takes one bump for it, the first its pairs found. A neighbour's phone
+    /// tapping its own partner at the same instant matches the push too, and its pair's estimate confirms later
+    /// (docs/simulation.md).
+    func hasBumped(on jolt: Double, at time: Double) -> Bool {
+        bumpedOn.contains { $0 == jolt && $0 >= time - PhoneJolts.memory }
+    }
+
+    /// The phone's jolt stamped `jolt` made a bump at the run's `time`; stamps older than a jolt's memory go.
+    mutating func bumped(on jolt: Double, at time: Double) {
+        bumpedOn.removeAll { $0 < time - PhoneJolts.memory }
+        bumpedOn.append(jolt)
     }
 
     /// The phone felt a knock that could be its side of a bump: it goes to the peers at the next round.

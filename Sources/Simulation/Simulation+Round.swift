@@ -167,7 +167,22 @@ extension Simulation {
                                   impacts: impacts, heard: heard,
                                   record: detail.contains(.updates) || deviceRecord != nil)
         for x in result.exchanges { deliver(x, into: &out) }
-        for bump in result.bumps {
+        // A round's bumps that share a phone are offered nearest first (then by pair), whatever order the workers
+        // found them in; those taken go out in the workers' order, as before there was a choice.
+        var taken = Array(repeating: true, count: result.bumps.count)
+        for k in result.bumps.indices.sorted(by: { a, b in
+            let (x, y) = (result.bumps[a], result.bumps[b])
+            return (x.estimate, x.initiator, x.responder) < (y.estimate, y.initiator, y.responder)
+        }) {
+            let bump = result.bumps[k]
+            taken[k] = phones.take(bump.jolts, initiator: bump.initiator, responder: bump.responder, at: time)
+        }
+        for (k, bump) in result.bumps.enumerated() {
+            guard taken[k] else {
+                declinedBumps += 1
+                record { "bump-declined \(time) \(bump.initiator) \(bump.responder)" }
+                continue
+            }
             out.happened(at: bump.time, .bump(device: bump.initiator, peer: bump.responder, estimate: bump.estimate,
                                           trueDistance: bump.trueDistance))
             out.messages += phones.didBump(initiator: bump.initiator, responder: bump.responder)

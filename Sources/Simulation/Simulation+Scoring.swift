@@ -53,7 +53,8 @@ extension Simulation {
                              p95Degrees: stats.direction.quantile(0.95).map(Self.degrees(fromHalfChord:)),
                              nilShare: directionTotal > 0 ? Double(stats.directionMissing) / directionTotal : 0),
             bumps: .init(
-                fired: bumps.count, trueContacts: score.contacts, detected: score.detected,
+                fired: bumps.count, declined: phones.takesOneBumpAPush ? declinedBumps : nil,
+                trueContacts: score.contacts, detected: score.detected,
                 precision: bumps.count == score.unscored ? nil
                     : Double(score.matchedBumps) / Double(bumps.count - score.unscored),
                 recall: score.contacts == 0 ? nil : Double(score.detected) / Double(score.contacts),

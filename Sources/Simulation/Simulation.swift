@@ -62,6 +62,8 @@ package final class Simulation {
     var lastHeard = -Double.infinity
     /// The device side: every phone's jolt finding and NearCatch's logic (``Phones``).
     var phones: Phones
+    /// Bumps a pair's detector fired on a push one of its phones had already bumped on, which NearCatch declined.
+    var declinedBumps = 0
     /// Every device's observations and actions as text lines, for a test that the devices read no truth.
     package var deviceRecord: (@Sendable (String) -> Void)?
     let running: RunningSessions

@@ -160,6 +160,9 @@ package struct SimulationSummary: Sendable, Codable, Equatable {
     package struct Bumps: Sendable, Codable, Equatable {
         /// Bumps fired.
         package var fired: Int
+        /// With NearCatch and the fused detector: bumps a pair's detector found on a push one of its phones had
+        /// already made a bump with another peer on, which the app declined (one push, one bump); not in `fired`.
+        package var declined: Int?
         /// True contacts (held at least 0.2 s), and those a bump was matched to.
         package var trueContacts: Int
         package var detected: Int

@@ -210,8 +210,8 @@ import Testing
             "distanceRaw": ["rmse", "p50", "p95", "count"],
             "distanceFiltered": ["rmse", "p50", "p95", "count"],
             "direction": ["p50Degrees", "p95Degrees", "nilShare"],
-            "bumps": ["fired", "trueContacts", "detected", "precision", "recall", "latencyP50", "latencyP95",
-                      "earlyDetections", "unscoredBumps", "falseBumps", "falseByTrueDistance", "nearMisses", "nearMissesByDistance",
+            "bumps": ["fired", "declined", "trueContacts", "detected", "precision", "recall", "latencyP50",
+                      "latencyP95", "earlyDetections", "unscoredBumps", "falseBumps", "falseByTrueDistance", "nearMisses", "nearMissesByDistance",
                       "brushes", "bySpeed", "profilesDelivered", "byClass", "jolts"],
             "performance": ["wallSeconds", "updatesPerSecond", "realTimeFactor", "peakMemoryMB"],
         ]
@@ -219,7 +219,8 @@ import Testing
             let object = try #require(json[section] as? [String: Any], "missing \(section)")
             // Optional figures are left out of the JSON when there is nothing to report (no bumps in 10 s).
             let optional = Set(["convergenceSeconds", "rmse", "p50", "p95", "p50Degrees", "p95Degrees", "precision",
-                                "recall", "latencyP50", "latencyP95", "interruptedAt", "byClass", "jolts", "withinReach"])
+                                "recall", "latencyP50", "latencyP95", "interruptedAt", "byClass", "jolts", "withinReach",
+                                "declined"])
                 .union(RunSettings.reported.compactMap { $0.reporting?.absentUnless == nil ? nil : $0.reporting?.key })
             #expect(Set(object.keys).isSubset(of: keys), "\(section) has unknown fields")
             #expect(keys.subtracting(optional).isSubset(of: Set(object.keys)), "\(section) misses fields")

@@ -46,6 +46,33 @@ import Testing
         #expect(second == ["name": "peer-1", "interests": "books,chess"])
     }
 
+    /// One push, one bump: phone 1's jolt at 5.2 s made a bump with phone 0, so a bump phone 2's pair fires later
+    /// on that same jolt is declined, though phone 2's own jolt is new; a bump on phone 1's next jolt is taken, and
+    /// one with no jolts (the range-only detector's) always is. A declined bump leaves nothing to remember: phone 2's
+    /// jolt still makes a bump with phone 0 after.
+    @Test func aPushMakesOneBump() {
+        var phones = Self.phones(sampling: false)
+        #expect(phones.takesOneBumpAPush)
+        let first = BumpJolts(initiator: 5.2 + 0.004, responder: 5.2)
+        var taken: [Bool] = []
+        taken.append(phones.take(first, initiator: 0, responder: 1, at: 5.3))
+        taken.append(phones.take(BumpJolts(initiator: 5.2, responder: 5.21), initiator: 1, responder: 2, at: 5.9))
+        taken.append(phones.take(first, initiator: 0, responder: 1, at: 6))
+        taken.append(phones.take(BumpJolts(initiator: 7.5, responder: 7.49), initiator: 1, responder: 2, at: 7.6))
+        taken.append(phones.take(nil, initiator: 0, responder: 1, at: 7.6))
+        taken.append(phones.take(BumpJolts(initiator: 5.4, responder: 5.21), initiator: 0, responder: 2, at: 7.7))
+        // A jolt is remembered for as long as a phone keeps jolts (3 s): the same stamp long after is a new jolt.
+        taken.append(phones.take(first, initiator: 0, responder: 1, at: 5.3 + PhoneJolts.memory + 0.1))
+        #expect(taken == [true, false, false, true, true, true, true])
+
+        var without = Phones(bump: BumpConfiguration(), haptics: HapticCurve(), interests: nil, sampling: nil,
+                             bluetooth: BluetoothDistances())
+        #expect(!without.takesOneBumpAPush)
+        let both = [without.take(first, initiator: 0, responder: 1, at: 5.3),
+                    without.take(first, initiator: 0, responder: 1, at: 5.4)]
+        #expect(both == [true, true])
+    }
+
     /// Without NearCatch (an app under test runs its own), the phones play no haptic and send no profile.
     @Test func withoutTheAppNothingIsPlayedOrSent() {
         var phones = Phones(bump: BumpConfiguration(), haptics: HapticCurve(), interests: nil, sampling: nil,

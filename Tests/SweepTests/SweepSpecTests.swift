@@ -172,6 +172,42 @@ import Testing
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
+    /// One push, one bump, on the training generator's first file: a phone of a pair side by side with another,
+    /// both pairs tapping at once, matches the far phone's push too, and that pair's estimate confirms after the
+    /// touches' own bumps; the app declines those (2 here), and no bump fires between phones that met in no
+    /// encounter, while the touches are found as before (57 of 63 when the rule came).
+    @Test func aPushMakesOneBumpOnTheTrainingEncounters() throws {
+        let dir = try SweepFixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = try Self.generate(["training", "1"])
+        #expect(file.status == 0)
+        try Data(file.out.utf8).write(to: URL(fileURLWithPath: dir + "/t1.json"))
+        let run = try SweepFixture.sim(["--scenario", dir + "/t1.json", "--transport", "memory", "--sensor-profile", "ios",
+                                        "--trace", dir + "/t1.jsonl", "--format", "json"])
+        #expect(run.status == 0, "\(run.err)")
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(run.out.utf8)) as? [String: Any])
+        let bumps = try #require(summary["bumps"] as? [String: Any])
+        let scenario = try #require(try JSONSerialization.jsonObject(with: Data(file.out.utf8)) as? [String: Any])
+        let names = try #require(scenario["peers"] as? [[String: Any]]).compactMap { $0["name"] as? String }
+        let met = Set(try #require(scenario["encounters"] as? [[String: Any]]).compactMap { e -> [Int]? in
+            guard let pair = e["peers"] as? [String], pair.count == 2,
+                  let a = names.firstIndex(of: pair[0]), let b = names.firstIndex(of: pair[1]) else { return nil }
+            return [min(a, b), max(a, b)]
+        })
+        let fired = try String(contentsOfFile: dir + "/t1.jsonl", encoding: .utf8).split(separator: "\n")
+            .compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .filter { $0["type"] as? String == "bump" }
+            .compactMap { line -> [Int]? in
+                guard let d = line["device"] as? Int, let p = line["peer"] as? Int else { return nil }
+                return [min(d, p), max(d, p)]
+            }
+        #expect(fired.count == bumps["fired"] as? Int)
+        #expect(bumps["declined"] as? Int == 2)
+        #expect(fired.filter { !met.contains($0) }.isEmpty, "bumps between phones that never met: \(fired)")
+        let detected = try #require(bumps["detected"] as? Int), contacts = try #require(bumps["trueContacts"] as? Int)
+        #expect(contacts > 50 && Double(detected) >= 0.85 * Double(contacts), "\(detected) of \(contacts)")
+    }
+
     /// The two generators: the same set and seed make the same file; each set keeps to its own seeds; the held-out
     /// set's ranges are not the training set's (slower and faster touches, nearer stops, larger groups).
     @Test func theEncounterGeneratorsKeepTheirSetsApart() throws {
