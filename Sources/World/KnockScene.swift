@@ -4,8 +4,13 @@ import Geometry
 /// comes down on it halfway between them at the script's speed, reaching it at the script's time. The knock is felt
 /// where the knuckle meets the table, by the phones resting on it.
 struct KnockScene {
-    /// The table's top: 3 cm thick, 30 cm beyond the two phones on every side.
+    /// The table's top: the file's table both phones lie on, or one made under them, 3 cm thick and 30 cm beyond
+    /// them on every side.
     let top: OrientedBox
+    /// The file's table's mass, kg, when it gives one.
+    let mass: Double?
+    /// The file's table the phones lie on, if any.
+    private let table: ScenarioFile.Table?
     private let script: EncounterScript
     /// Where the knuckle comes down: halfway between the phones, on the table.
     private let landing: Vector3
@@ -13,17 +18,34 @@ struct KnockScene {
     /// A knuckle's size, metres: a cube of 2 cm.
     static let knuckle = 0.02
 
-    /// The scene of `script` (a table knock) with the phones' bodies where they are now; `nil` for a phone out of
-    /// the room.
-    init?(_ script: EncounterScript, bodies: [Pose], phone: PhoneBody) {
+    /// The scene of `script` (a table knock) with the phones' bodies where they are now, on the first of `tables`
+    /// both lie on; `nil` for a phone out of the room.
+    init?(_ script: EncounterScript, bodies: [Pose], phone: PhoneBody, tables: [ScenarioFile.Table]) {
         guard script.a < bodies.count, script.b < bodies.count else { return nil }
         let boxes = [script.a, script.b].map {
             phone.box(centre: bodies[$0].position, orientation: bodies[$0].orientation)
         }
-        top = Self.top(under: boxes)
+        table = Self.table(under: boxes, among: tables)
+        top = table?.top ?? Self.top(under: boxes)
+        mass = table?.mass
         let (pa, pb) = (boxes[0].centre, boxes[1].centre)
         landing = Vector3((pa.x + pb.x) / 2, (pa.y + pb.y) / 2, top.centre.z + top.halfExtents.z)
         self.script = script
+    }
+
+    /// Whether a phone's body rests on the top, and so feels the knock: on a file's table, as its waypoints lay it
+    /// there; on one made under two phones, where the bodies meet.
+    func rests(_ body: OrientedBox) -> Bool {
+        Self.rests(body, on: table, top: top)
+    }
+
+    static func rests(_ body: OrientedBox, on table: ScenarioFile.Table?, top: OrientedBox) -> Bool {
+        table?.holds(body) ?? (BoxContact(body, top).separation <= PhoneBody.touching)
+    }
+
+    /// The first of `tables` every one of `boxes` lies on.
+    static func table(under boxes: [OrientedBox], among tables: [ScenarioFile.Table]) -> ScenarioFile.Table? {
+        tables.first { table in boxes.allSatisfy(table.holds) }
     }
 
     /// A table top under two phones' bodies lying on it: level, 3 cm thick, 30 cm beyond them on every side, its

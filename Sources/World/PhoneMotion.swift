@@ -107,10 +107,10 @@ struct ScriptedMotion {
     }
 
     /// A knuckle met the table the phones `resting` lie on at `knuckleSpeed`: its momentum, given back by half,
-    /// shared with the table, whose top rings back up under the phones.
-    mutating func knock(_ resting: [Int], at time: Double, knuckleSpeed: Double) {
-        ringUp(resting, at: time,
-               by: 1.5 * settings.knuckleMass * knuckleSpeed / (settings.knuckleMass + settings.tableMass))
+    /// shared with the table (of `tableMass`, or the settings' when `nil`), whose top rings back up under the phones.
+    mutating func knock(_ resting: [Int], at time: Double, knuckleSpeed: Double, tableMass: Double? = nil) {
+        let table = tableMass ?? settings.tableMass
+        ringUp(resting, at: time, by: 1.5 * settings.knuckleMass * knuckleSpeed / (settings.knuckleMass + table))
     }
 
     /// A table top struck at `time` rings back up under the phones `resting` on it, by the table's change of speed
@@ -123,11 +123,13 @@ struct ScriptedMotion {
 
     /// Phone `i` was set down on a table at `closingSpeed`, meeting it at `time`: its case's push from the table
     /// (the table's mass against the phone's), and the table's top ringing back up under the phones `resting` on
-    /// it, as under a knuckle (``knock(_:at:knuckleSpeed:)``), with the phone's momentum shared with the table.
-    mutating func setDown(_ i: Int, on resting: [Int], at time: Double, closingSpeed: Double) {
+    /// it, as under a knuckle (``knock(_:at:knuckleSpeed:tableMass:)``), with the phone's momentum shared with the
+    /// table (of `tableMass`, or the settings' when `nil`).
+    mutating func setDown(_ i: Int, on resting: [Int], at time: Double, closingSpeed: Double,
+                          tableMass: Double? = nil) {
         guard let (phone, table) = ContactMechanics.meet(
             at: time, closingSpeed: closingSpeed, normal: Vector3(0, 0, -1), settings: settings.cases,
-            massA: settings.cases.phoneMass, massB: settings.tableMass) else { return }
+            massA: settings.cases.phoneMass, massB: tableMass ?? settings.tableMass) else { return }
         pulses[i].append(phone)
         ringUp(resting, at: time, by: table.velocityChange)
     }

@@ -31,21 +31,71 @@ package struct ScenarioFile: Sendable, Equatable {
         }
     }
 
+    /// A table standing in the room: a level top phones may lie on, which a knuckle strikes and a phone set down
+    /// meets, ringing up under every phone lying on it (docs/scenario-format.md, "Tables").
+    package struct Table: Sendable, Equatable {
+        /// The middle of the top's upper surface, metres.
+        package let centre: Vector3
+        /// Along `heading`, and across it, metres.
+        package let width: Double
+        package let depth: Double
+        /// Radians, counter-clockwise from east.
+        package let heading: Double
+        /// Its mass, kg; `nil`: the file's `motion.tableMass`.
+        package let mass: Double?
+
+        package init(centre: Vector3, width: Double, depth: Double, heading: Double = 0, mass: Double? = nil) {
+            self.centre = centre
+            self.width = width
+            self.depth = depth
+            self.heading = heading
+            self.mass = mass
+        }
+
+        /// A top's thickness, metres: a table's board.
+        package static let thickness = 0.03
+        /// A phone lies on a top when its body's lowest point is this close to the surface, above or into it,
+        /// metres, and its centre is over the top: the waypoints' precision a file's author can be held to.
+        package static let lying = 0.002
+
+        /// The top as a body.
+        package var top: OrientedBox {
+            let up = Vector3(0, 0, 1)
+            let along = Vector3(cos(heading), sin(heading), 0)
+            return OrientedBox(centre: centre - Vector3(0, 0, Self.thickness / 2),
+                               orientation: Orientation(right: along, top: up.cross(along), screen: up),
+                               halfExtents: Vector3(width / 2, depth / 2, Self.thickness / 2))
+        }
+
+        /// Whether `body` lies on the top: its lowest point at the surface (within ``lying``), its centre over it.
+        package func holds(_ body: OrientedBox) -> Bool {
+            let up = Vector3(0, 0, 1)
+            let bottom = body.centre.z - body.radius(along: up)
+            guard abs(bottom - centre.z) <= Self.lying else { return false }
+            let offset = body.centre - centre
+            let along = Vector3(cos(heading), sin(heading), 0)
+            return abs(offset.dot(along)) <= width / 2 && abs(offset.dot(up.cross(along))) <= depth / 2
+        }
+    }
+
     package let name: String
     package let peers: [Peer]
     /// Walls standing in the room (floor to ceiling): a link through one is obstructed and loses its loss.
     package let walls: [Wall]
+    /// Tables standing in the room.
+    package let tables: [Table]
     /// Scripted encounters, each of a class the summary scores (docs/scenario-format.md), in time order.
     package let encounters: [EncounterScript]
     /// The file's own physics of what the phones feel (contacts, hands, the table, steps), when it gives any: the
     /// defaults with the fields it names (docs/sensors.md).
     package let motion: MotionSettings?
 
-    package init(name: String, peers: [Peer], walls: [Wall] = [], encounters: [EncounterScript] = [],
-                motion: MotionSettings? = nil) {
+    package init(name: String, peers: [Peer], walls: [Wall] = [], tables: [Table] = [],
+                 encounters: [EncounterScript] = [], motion: MotionSettings? = nil) {
         self.name = name
         self.peers = peers
         self.walls = walls
+        self.tables = tables
         self.encounters = encounters
         self.motion = motion
     }
@@ -129,10 +179,11 @@ package struct ScenarioFile: Sendable, Equatable {
     /// The fields each object of a file may have (docs/schemas/scenario.schema.json). A misspelled field would
     /// otherwise be ignored in silence, and `"headng": 90` run with a heading of 0.
     static let fields: [(what: String, names: [String])] = [
-        ("the scenario", ["$schema", "version", "name", "peers", "walls", "encounters", "motion"]),
+        ("the scenario", ["$schema", "version", "name", "peers", "walls", "tables", "encounters", "motion"]),
         ("a peer", ["name", "interests", "waypoints", "carry"]),
         ("a waypoint", ["t", "x", "y", "z", "heading", "pitch", "roll", "facing"]),
         ("a wall", ["x1", "y1", "x2", "y2", "loss"]),
+        ("a table", ["x", "y", "height", "width", "depth", "heading", "mass"]),
         ("an encounter", ["class", "peers", "t", "closingSpeed", "minimumDistance", "hold"]),
         ("the motion", RawScenario.RawMotion.fields),
     ]
@@ -183,6 +234,16 @@ private struct RawScenario {
         var loss: Double?
     }
 
+    struct RawTable {
+        var x: Double?
+        var y: Double?
+        var height: Double?
+        var width: Double?
+        var depth: Double?
+        var heading: Double?
+        var mass: Double?
+    }
+
     struct RawEncounter {
         var `class`: String?
         var peers: [String]?
@@ -196,6 +257,7 @@ private struct RawScenario {
     var name: String?
     var peers: [RawPeer]?
     var walls: [RawWall]?
+    var tables: [RawTable]?
     var encounters: [RawEncounter]?
     var motion: RawMotion?
 
@@ -325,6 +387,25 @@ private struct RawScenario {
                     list.append(wall)
                 }
                 walls = list
+            case "tables":
+                var list: [RawTable] = []
+                try r.list(path, limit: 1000, tooMany: "must list at most 1000 tables") { (r, _, at) throws(ScenarioError) in
+                    var table = RawTable()
+                    try r.object(at, what: fields[4].what, fields: fields[4].names) { (r, key, path) throws(ScenarioError) in
+                        let value = try r.number(path)
+                        switch key {
+                        case "x": table.x = value
+                        case "y": table.y = value
+                        case "height": table.height = value
+                        case "width": table.width = value
+                        case "depth": table.depth = value
+                        case "heading": table.heading = value
+                        default: table.mass = value
+                        }
+                    }
+                    list.append(table)
+                }
+                tables = list
             case "encounters":
                 var list: [RawEncounter] = []
                 try r.list(path, limit: 100_000, tooMany: "must list at most 100000 encounters") { (r, _, at) throws(ScenarioError) in
@@ -333,7 +414,7 @@ private struct RawScenario {
                 encounters = list
             default:
                 var m = RawMotion()
-                try r.object(path, what: fields[5].what, fields: fields[5].names) { (r, key, path) throws(ScenarioError) in
+                try r.object(path, what: fields[6].what, fields: fields[6].names) { (r, key, path) throws(ScenarioError) in
                     m.set(key, try r.number(path))
                 }
                 motion = m
@@ -393,7 +474,7 @@ private struct RawScenario {
     private static func readEncounter(_ r: inout JSONReader, _ at: String) throws(ScenarioError) -> RawEncounter {
         let fields = ScenarioFile.fields
         var e = RawEncounter()
-        try r.object(at, what: fields[4].what, fields: fields[4].names) { (r, key, path) throws(ScenarioError) in
+        try r.object(at, what: fields[5].what, fields: fields[5].names) { (r, key, path) throws(ScenarioError) in
             switch key {
             case "class": e.class = try r.string(path)
             case "peers":
@@ -506,6 +587,28 @@ private struct RawScenario {
             checkedWalls.append(Wall(from: Vector3(ends[0], ends[1], 0), to: Vector3(ends[2], ends[3], 0), loss: loss))
         }
         guard checkedWalls.count <= 1000 else { throw fail("walls", "must list at most 1000 walls") }
+        var checkedTables: [ScenarioFile.Table] = []
+        for (k, given) in (tables ?? []).enumerated() {
+            let at = "tables[\(k)]"
+            var values: [Double] = []
+            for (name, value, range, unit) in [("x", given.x, -space...space, "metres"), ("y", given.y, -space...space, "metres"),
+                                               ("height", given.height, 0.05...3, "metres"),
+                                               ("width", given.width, 0.1...20, "metres"),
+                                               ("depth", given.depth, 0.1...20, "metres")] {
+                guard let value else { throw fail("\(at).\(name)", "is missing") }
+                guard range.contains(value) else {
+                    throw fail("\(at).\(name)", "must be between \(range.lowerBound) and \(range.upperBound) \(unit), got \(value)")
+                }
+                values.append(value)
+            }
+            let heading = given.heading ?? 0
+            try within(heading, "\(at).heading", -360...360, "degrees")
+            if let mass = given.mass, !(mass >= 0.1 && mass <= 10_000) {
+                throw fail("\(at).mass", "must be between 0.1 and 10000 kg, got \(mass)")
+            }
+            checkedTables.append(ScenarioFile.Table(centre: Vector3(values[0], values[1], values[2]), width: values[3],
+                                                    depth: values[4], heading: heading * .pi / 180, mass: given.mass))
+        }
         let raw = encounters ?? []
         guard raw.count <= 100_000 else { throw fail("encounters", "must list at most 100000 encounters") }
         var scripts: [EncounterScript] = []
@@ -564,7 +667,7 @@ private struct RawScenario {
             busyUntil[script.a] = gesture.end
             busyUntil[script.b] = gesture.end
         }
-        return ScenarioFile(name: name ?? file, peers: result, walls: checkedWalls, encounters: ordered.map(\.element),
-                            motion: try motion?.checked(fail))
+        return ScenarioFile(name: name ?? file, peers: result, walls: checkedWalls, tables: checkedTables,
+                            encounters: ordered.map(\.element), motion: try motion?.checked(fail))
     }
 }

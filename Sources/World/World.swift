@@ -545,19 +545,20 @@ package final class World {
                 let (at, speed) = Self.meeting(within: time - dt, time) { hands(at: $0).separation }
                 scriptedMotion?.meet(script.a, script.b, at: at, closingSpeed: speed, normal: hands(at: time).normal,
                                      hands: true)
-            } else if gesture.knock, let table = KnockScene(script, bodies: bodies, phone: phone) {
+            } else if gesture.knock, let table = KnockScene(script, bodies: bodies, phone: phone, tables: file.tables) {
                 guard table.knuckleGap(at: time - dt) > PhoneBody.touching,
                       table.knuckleGap(at: time) <= PhoneBody.touching else { continue }
                 let (at, speed) = Self.meeting(within: time - dt, time) { table.knuckleGap(at: $0) }
-                let resting = bodies.indices.filter {
-                    BoxContact(box($0), table.top).separation <= PhoneBody.touching
-                }
-                scriptedMotion?.knock(resting, at: at, knuckleSpeed: speed)
+                let resting = bodies.indices.filter { table.rests(box($0)) }
+                scriptedMotion?.knock(resting, at: at, knuckleSpeed: speed, tableMass: table.mass)
             } else if gesture.setDown, time > gesture.stopAt - 1, time - dt <= gesture.stopAt + 1 {
-                // The table the other's phone lies on, reaching under where the setter's comes to lie.
+                // The file's table the other's phone lies on, or one made under it, reaching under where the
+                // setter's comes to lie.
                 let landed = scriptedPose(script.a, at: gesture.stopAt, file: file)
-                let top = KnockScene.top(under: [phone.box(centre: landed.position, orientation: landed.orientation),
-                                                 box(script.b)])
+                let table = KnockScene.table(under: [box(script.b)], among: file.tables)
+                let top = table?.top
+                    ?? KnockScene.top(under: [phone.box(centre: landed.position, orientation: landed.orientation),
+                                              box(script.b)])
                 func gap(at t: Double) -> Double {
                     let p = scriptedPose(script.a, at: t, file: file)
                     return BoxContact(phone.box(centre: p.position, orientation: p.orientation), top).separation
@@ -565,9 +566,9 @@ package final class World {
                 guard gap(at: time - dt) > PhoneBody.touching, gap(at: time) <= PhoneBody.touching else { continue }
                 let (at, speed) = Self.meeting(within: time - dt, time, separation: gap)
                 let resting = bodies.indices.filter {
-                    $0 != script.a && BoxContact(box($0), top).separation <= PhoneBody.touching
+                    $0 != script.a && KnockScene.rests(box($0), on: table, top: top)
                 }
-                scriptedMotion?.setDown(script.a, on: resting, at: at, closingSpeed: speed)
+                scriptedMotion?.setDown(script.a, on: resting, at: at, closingSpeed: speed, tableMass: table?.mass)
             }
         }
     }

@@ -48,7 +48,7 @@ import Testing
         (#"{"version": 1, "peers": [{"name": "A", "waypoints": [{"t": 0, "x": 0, "x": 5, "y": 0}]}, \#(two)]}"#,
          "scenario file s.json: peers[0].waypoints[0].x appears twice; a field is given once"),
         (#"[{"version": 1}]"#,
-         "scenario file s.json must be an object (the scenario, with the fields version, name, peers, walls, encounters, motion), not a list"),
+         "scenario file s.json must be an object (the scenario, with the fields version, name, peers, walls, tables, encounters, motion), not a list"),
         (#"{"version": 1, "peers": [{"name": "A", "waypoints": [{"t": 100001, "x": 0, "y": 0}]}, \#(two)]}"#,
          "scenario file s.json: peers[0].waypoints[0].t must be between 0 and 100000 seconds, got 100001.0"),
         (#"{"version": 1, "peers": [{"name": "A", "waypoints": [{"t": -1, "x": 0, "y": 0}]}, \#(two)]}"#,

@@ -203,7 +203,7 @@ import TestSupport
         (#"{"version": 1, "peers": [{"name": "A", "intrests": ["film"], "waypoints": [{"t": 0, "x": 0, "y": 0}]}, {"name": "B", "waypoints": [{"t": 0, "x": 1, "y": 0}]}]}"#,
          "scenario file s.json: peers[0].intrests is not a field of a peer (its fields: name, interests, waypoints, carry); did you mean \"interests\"?"),
         (#"{"version": 1, "duration": 30, "peers": []}"#,
-         "scenario file s.json: duration is not a field of the scenario (its fields: version, name, peers, walls, encounters, motion)"),
+         "scenario file s.json: duration is not a field of the scenario (its fields: version, name, peers, walls, tables, encounters, motion)"),
         (#"{"version": 1, "peers": [{"name": "A", "waypoints": [{"t": 0, "x": 0, "y": 0}]}, {"name": "B", "waypoints": [{"t": 0, "x": 1, "y": 0}]}], "walls": [{"x1": 0, "y1": 0, "x2": 0, "y2": 0}]}"#,
          "scenario file s.json: walls[0] must join two different points"),
         (#"{"version": 1, "peers": [{"name": "A", "waypoints": [{"t": 0, "x": 0, "y": 0}]}, {"name": "B", "waypoints": [{"t": 0, "x": 1, "y": 0}]}], "walls": [{"x1": 0, "y1": 0, "x2": 1, "y2": 0, "loss": -3}]}"#,
