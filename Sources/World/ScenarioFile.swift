@@ -226,24 +226,6 @@ private struct RawScenario {
         var carry: String?
     }
 
-    struct RawWall {
-        var x1: Double?
-        var y1: Double?
-        var x2: Double?
-        var y2: Double?
-        var loss: Double?
-    }
-
-    struct RawTable {
-        var x: Double?
-        var y: Double?
-        var height: Double?
-        var width: Double?
-        var depth: Double?
-        var heading: Double?
-        var mass: Double?
-    }
-
     struct RawEncounter {
         var `class`: String?
         var peers: [String]?
@@ -256,8 +238,9 @@ private struct RawScenario {
     var version: Int?
     var name: String?
     var peers: [RawPeer]?
-    var walls: [RawWall]?
-    var tables: [RawTable]?
+    /// Each wall's and each table's fields, all numbers, by name.
+    var walls: [[String: Double]]?
+    var tables: [[String: Double]]?
     var encounters: [RawEncounter]?
     var motion: RawMotion?
 
@@ -370,42 +353,8 @@ private struct RawScenario {
                     list.append(try Self.readPeer(&r, at, waypointsLeft: &waypointsLeft))
                 }
                 peers = list
-            case "walls":
-                var list: [RawWall] = []
-                try r.list(path, limit: 1000, tooMany: "must list at most 1000 walls") { (r, _, at) throws(ScenarioError) in
-                    var wall = RawWall()
-                    try r.object(at, what: fields[3].what, fields: fields[3].names) { (r, key, path) throws(ScenarioError) in
-                        let value = try r.number(path)
-                        switch key {
-                        case "x1": wall.x1 = value
-                        case "y1": wall.y1 = value
-                        case "x2": wall.x2 = value
-                        case "y2": wall.y2 = value
-                        default: wall.loss = value
-                        }
-                    }
-                    list.append(wall)
-                }
-                walls = list
-            case "tables":
-                var list: [RawTable] = []
-                try r.list(path, limit: 1000, tooMany: "must list at most 1000 tables") { (r, _, at) throws(ScenarioError) in
-                    var table = RawTable()
-                    try r.object(at, what: fields[4].what, fields: fields[4].names) { (r, key, path) throws(ScenarioError) in
-                        let value = try r.number(path)
-                        switch key {
-                        case "x": table.x = value
-                        case "y": table.y = value
-                        case "height": table.height = value
-                        case "width": table.width = value
-                        case "depth": table.depth = value
-                        case "heading": table.heading = value
-                        default: table.mass = value
-                        }
-                    }
-                    list.append(table)
-                }
-                tables = list
+            case "walls": walls = try Self.numberObjects(&r, path, fields[3], plural: "walls")
+            case "tables": tables = try Self.numberObjects(&r, path, fields[4], plural: "tables")
             case "encounters":
                 var list: [RawEncounter] = []
                 try r.list(path, limit: 100_000, tooMany: "must list at most 100000 encounters") { (r, _, at) throws(ScenarioError) in
@@ -420,6 +369,20 @@ private struct RawScenario {
                 motion = m
             }
         }
+    }
+
+    /// A list of objects whose fields are all numbers (walls, tables), each by its fields' names; at most 1000.
+    private static func numberObjects(_ r: inout JSONReader, _ path: String, _ field: (what: String, names: [String]),
+                                      plural: String) throws(ScenarioError) -> [[String: Double]] {
+        var list: [[String: Double]] = []
+        try r.list(path, limit: 1000, tooMany: "must list at most 1000 \(plural)") { (r, _, at) throws(ScenarioError) in
+            var values: [String: Double] = [:]
+            try r.object(at, what: field.what, fields: field.names) { (r, key, path) throws(ScenarioError) in
+                values[key] = try r.number(path)
+            }
+            list.append(values)
+        }
+        return list
     }
 
     private static func readPeer(
@@ -576,13 +539,13 @@ private struct RawScenario {
         var checkedWalls: [Wall] = []
         for (k, w) in (walls ?? []).enumerated() {
             var ends: [Double] = []
-            for (name, value) in [("x1", w.x1), ("y1", w.y1), ("x2", w.x2), ("y2", w.y2)] {
+            for (name, value) in ["x1", "y1", "x2", "y2"].map({ ($0, w[$0]) }) {
                 guard let value else { throw fail("walls[\(k)].\(name)", "is missing") }
                 try within(value, "walls[\(k)].\(name)", -space...space, "metres")
                 ends.append(value)
             }
             guard ends[0] != ends[2] || ends[1] != ends[3] else { throw fail("walls[\(k)]", "must join two different points") }
-            let loss = w.loss ?? ScenarioFile.defaultWallLoss
+            let loss = w["loss"] ?? ScenarioFile.defaultWallLoss
             guard loss.isFinite, loss >= 0, loss <= 100 else { throw fail("walls[\(k)].loss", "must be between 0 and 100 dB") }
             checkedWalls.append(Wall(from: Vector3(ends[0], ends[1], 0), to: Vector3(ends[2], ends[3], 0), loss: loss))
         }
@@ -591,23 +554,21 @@ private struct RawScenario {
         for (k, given) in (tables ?? []).enumerated() {
             let at = "tables[\(k)]"
             var values: [Double] = []
-            for (name, value, range, unit) in [("x", given.x, -space...space, "metres"), ("y", given.y, -space...space, "metres"),
-                                               ("height", given.height, 0.05...3, "metres"),
-                                               ("width", given.width, 0.1...20, "metres"),
-                                               ("depth", given.depth, 0.1...20, "metres")] {
-                guard let value else { throw fail("\(at).\(name)", "is missing") }
+            for (name, range) in [("x", -space...space), ("y", -space...space), ("height", 0.05...3), ("width", 0.1...20),
+                                  ("depth", 0.1...20)] {
+                guard let value = given[name] else { throw fail("\(at).\(name)", "is missing") }
                 guard range.contains(value) else {
-                    throw fail("\(at).\(name)", "must be between \(range.lowerBound) and \(range.upperBound) \(unit), got \(value)")
+                    throw fail("\(at).\(name)", "must be between \(range.lowerBound) and \(range.upperBound) metres, got \(value)")
                 }
                 values.append(value)
             }
-            let heading = given.heading ?? 0
+            let heading = given["heading"] ?? 0
             try within(heading, "\(at).heading", -360...360, "degrees")
-            if let mass = given.mass, !(mass >= 0.1 && mass <= 10_000) {
+            if let mass = given["mass"], !(mass >= 0.1 && mass <= 10_000) {
                 throw fail("\(at).mass", "must be between 0.1 and 10000 kg, got \(mass)")
             }
             checkedTables.append(ScenarioFile.Table(centre: Vector3(values[0], values[1], values[2]), width: values[3],
-                                                    depth: values[4], heading: heading * .pi / 180, mass: given.mass))
+                                                    depth: values[4], heading: heading * .pi / 180, mass: given["mass"]))
         }
         let raw = encounters ?? []
         guard raw.count <= 100_000 else { throw fail("encounters", "must list at most 100000 encounters") }
