@@ -554,11 +554,13 @@ private struct RawScenario {
         for (k, given) in (tables ?? []).enumerated() {
             let at = "tables[\(k)]"
             var values: [Double] = []
-            for (name, range) in [("x", -space...space), ("y", -space...space), ("height", 0.05...3), ("width", 0.1...20),
-                                  ("depth", 0.1...20)] {
+            let ranges = [("x", -space...space), ("y", -space...space), ("height", 0.05...3), ("width", 0.1...20),
+                          ("depth", 0.1...20)]
+            for (name, range) in ranges {
                 guard let value = given[name] else { throw fail("\(at).\(name)", "is missing") }
                 guard range.contains(value) else {
-                    throw fail("\(at).\(name)", "must be between \(range.lowerBound) and \(range.upperBound) metres, got \(value)")
+                    let bounds = "\(range.lowerBound) and \(range.upperBound)"
+                    throw fail("\(at).\(name)", "must be between \(bounds) metres, got \(value)")
                 }
                 values.append(value)
             }
@@ -567,8 +569,9 @@ private struct RawScenario {
             if let mass = given["mass"], !(mass >= 0.1 && mass <= 10_000) {
                 throw fail("\(at).mass", "must be between 0.1 and 10000 kg, got \(mass)")
             }
-            checkedTables.append(ScenarioFile.Table(centre: Vector3(values[0], values[1], values[2]), width: values[3],
-                                                    depth: values[4], heading: heading * .pi / 180, mass: given["mass"]))
+            checkedTables.append(ScenarioFile.Table(
+                centre: Vector3(values[0], values[1], values[2]), width: values[3], depth: values[4],
+                heading: heading * .pi / 180, mass: given["mass"]))
         }
         let raw = encounters ?? []
         guard raw.count <= 100_000 else { throw fail("encounters", "must list at most 100000 encounters") }

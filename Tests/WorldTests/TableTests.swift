@@ -15,7 +15,8 @@ import Testing
     /// held in the room. `tables` replaces the two tables; `encounter` is A's and B's (or E's and C's).
     private static func file(tables: String? = nil, encounter: String) -> String {
         let flat = #""pitch": -90}], "carry": "table""#
-        let declared = tables ?? #"[{"x": 0.2, "y": 0, "height": \#(topHeight), "width": 1.4, "depth": 0.9, "mass": 20}, "#
+        let declared = tables
+            ?? #"[{"x": 0.2, "y": 0, "height": \#(topHeight), "width": 1.4, "depth": 0.9, "mass": 20}, "#
             + #"{"x": 7, "y": 0, "height": \#(topHeight), "width": 1, "depth": 1}]"#
         return #"{"version": 1, "tables": \#(declared), "peers": ["#
             + #"{"name": "A", "waypoints": [{"t": 0, "x": 0, "y": 0, "z": \#(lyingZ), \#(flat)}, "#
