@@ -99,7 +99,9 @@ extension SimulationSummary {
             + "filtered rmse \(cm(distanceFiltered.rmse)) cm, p50 \(cm(distanceFiltered.p50)) cm, p95 \(cm(distanceFiltered.p95)) cm")
         lines.append("direction   p50 \(deg(direction.p50Degrees))°, p95 \(deg(direction.p95Degrees))°, "
             + "none in \(pct(direction.nilShare)) of updates")
-        lines.append("bumps       \(bumps.fired) fired, \(bumps.detected) of \(bumps.trueContacts) true contacts detected "
+        // The bumps NearCatch declined (one push, one bump) only when there were some: most runs have none.
+        let declined = bumps.declined.flatMap { $0 > 0 ? " (\($0) more declined: their push had made a bump)" : nil } ?? ""
+        lines.append("bumps       \(bumps.fired) fired\(declined), \(bumps.detected) of \(bumps.trueContacts) true contacts detected "
             + "(precision \(pct(bumps.precision)), recall \(pct(bumps.recall))); latency p50 \(s(bumps.latencyP50)), "
             + "p95 \(s(bumps.latencyP95)); \(bumps.earlyDetections) fired before the touch began")
         lines.append("            \(count(bumps.falseBumps, "false bump")), by true distance at firing: "

@@ -160,6 +160,12 @@ import Testing
         #expect(try command.render(summary).contains("0 near misses, by closest approach"))
         summary.bumps.unscoredBumps = 1
         #expect(try command.render(summary).contains("2 brushes; 1 bump on touches that began in the last second"))
+        #expect(!text.contains("declined"))
+        summary.bumps.declined = 0
+        #expect(try !command.render(summary).contains("declined"))
+        summary.bumps.declined = 3
+        #expect(try command.render(summary).contains(
+            "bumps       \(summary.bumps.fired) fired (3 more declined: their push had made a bump), "))
     }
 
     @Test func badRunWritesNoTraceFile() throws {
