@@ -43,6 +43,8 @@ package struct ScenarioFile: Sendable, Equatable {
         package let heading: Double
         /// Its mass, kg; `nil`: the file's `motion.tableMass`.
         package let mass: Double?
+        /// The top as a body: its x axis along `heading`, its z up.
+        package let top: OrientedBox
 
         package init(centre: Vector3, width: Double, depth: Double, heading: Double = 0, mass: Double? = nil) {
             self.centre = centre
@@ -50,6 +52,11 @@ package struct ScenarioFile: Sendable, Equatable {
             self.depth = depth
             self.heading = heading
             self.mass = mass
+            let up = Vector3(0, 0, 1)
+            let along = Vector3(cos(heading), sin(heading), 0)
+            top = OrientedBox(centre: centre - Vector3(0, 0, Self.thickness / 2),
+                              orientation: Orientation(right: along, top: up.cross(along), screen: up),
+                              halfExtents: Vector3(width / 2, depth / 2, Self.thickness / 2))
         }
 
         /// A top's thickness, metres: a table's board.
@@ -58,23 +65,12 @@ package struct ScenarioFile: Sendable, Equatable {
         /// metres, and its centre is over the top: the waypoints' precision a file's author can be held to.
         package static let lying = 0.002
 
-        /// The top as a body.
-        package var top: OrientedBox {
-            let up = Vector3(0, 0, 1)
-            let along = Vector3(cos(heading), sin(heading), 0)
-            return OrientedBox(centre: centre - Vector3(0, 0, Self.thickness / 2),
-                               orientation: Orientation(right: along, top: up.cross(along), screen: up),
-                               halfExtents: Vector3(width / 2, depth / 2, Self.thickness / 2))
-        }
-
         /// Whether `body` lies on the top: its lowest point at the surface (within ``lying``), its centre over it.
         package func holds(_ body: OrientedBox) -> Bool {
-            let up = Vector3(0, 0, 1)
-            let bottom = body.centre.z - body.radius(along: up)
+            let bottom = body.centre.z - body.radius(along: Vector3(0, 0, 1))
             guard abs(bottom - centre.z) <= Self.lying else { return false }
-            let offset = body.centre - centre
-            let along = Vector3(cos(heading), sin(heading), 0)
-            return abs(offset.dot(along)) <= width / 2 && abs(offset.dot(up.cross(along))) <= depth / 2
+            let offset = top.orientation.toDevice(body.centre - centre)
+            return abs(offset.x) <= width / 2 && abs(offset.y) <= depth / 2
         }
     }
 
