@@ -1,3 +1,4 @@
+import Foundation
 import Geometry
 
 /// A phone as the world holds it: a box the size of a real model in its case, and where its UWB antenna sits in
@@ -114,5 +115,47 @@ package struct Grip: Sendable, Equatable {
     package func box(around phone: PhoneBody, centre: Vector3, orientation: Orientation) -> OrientedBox {
         let local = Vector3(0, -phone.size.y / 4, -(phone.size.z + size.z) / 2)
         return OrientedBox(centre: centre + orientation.toWorld(local), orientation: orientation, halfExtents: size / 2)
+    }
+}
+
+/// A holder's forearm behind a phone held up in the hand: a box from just below the phone's bottom edge back toward
+/// the holder, sloping down to the elbow. It meets other phones and other forearms where bodies crowd (docs/sensors.md,
+/// "Forearms"); a phone lying flat, or in a pocket or a bag, has none.
+package struct Forearm: Sendable, Equatable {
+    /// Across, deep, and long (wrist to elbow), metres: 8 cm across (a forearm's girth, 25 to 30 cm, over π) and 27
+    /// cm long, an adult's (ANSUR II: Gordon et al., 2012 Anthropometric Survey of U.S. Army Personnel, 2014).
+    package let size: Vector3
+    /// How far below the horizontal it slopes from the wrist to the elbow, radians: 30°, a phone held out at chest
+    /// height with the elbow bent. An assumption.
+    package let droop: Double
+    /// The gap between the phone's bottom edge and the forearm's near end, metres: the heel of the hand.
+    package let wrist: Double
+
+    package static let adult = Forearm(size: Vector3(0.08, 0.08, 0.27), droop: .pi / 6, wrist: 0.03)
+
+    package init(size: Vector3, droop: Double, wrist: Double) {
+        precondition(size.x > 0 && size.y > 0 && size.z > 0, "a forearm has volume")
+        self.size = size
+        self.droop = droop
+        self.wrist = wrist
+    }
+
+    /// How far behind a phone held upright its forearm's far end (the elbow) reaches on the floor plan, metres.
+    package var reach: Double { (wrist + size.z) * cos(droop) + size.y / 2 * sin(droop) }
+
+    /// The forearm behind `phone` at `pose`: toward the holder, whom the screen faces; `nil` when the screen faces
+    /// within 30° of straight up or down (a phone held flat or lying: where its forearm lies is not the phone's to
+    /// say).
+    package func box(behind phone: PhoneBody, at pose: Pose) -> OrientedBox? {
+        let screen = pose.orientation.screen
+        let level = Vector3(screen.x, screen.y, 0)
+        guard level.length >= 0.5 else { return nil }
+        let up = Vector3(0, 0, 1)
+        let back = level.normalized * cos(droop) - up * sin(droop)
+        let across = up.cross(back).normalized
+        let bottom = pose.position - pose.orientation.top * (phone.size.y / 2)
+        return OrientedBox(centre: bottom + back * (wrist + size.z / 2),
+                           orientation: Orientation(right: across, top: back.cross(across), screen: back),
+                           halfExtents: size / 2)
     }
 }

@@ -26,6 +26,9 @@ package struct MotionSettings: Sendable, Equatable {
         h.restitution = 0.3
         return h
     }()
+    /// A forearm, 1.2 kg (1.6% of a 75-kg body, Winter's anthropometric tables), meeting a phone or another
+    /// forearm through soft tissue, as a fist does; the side that meets with it is its hand, its phone and itself.
+    package var forearmMass = 1.2
     /// A knuckle knocking on the table the phones lie on: the hand's mass, the table's, and how long the knock
     /// lasts, seconds. The table moves as one body: its push is the hand's momentum shared with it.
     package var knuckleMass = 0.45
@@ -78,6 +81,17 @@ struct ScriptedMotion {
         let (ta, tb) = ContactMechanics.turns((a, b), bodies: bodies, at: point, settings: settings)
         if let ta { turns[i].append(ta) }
         if let tb { turns[j].append(tb) }
+    }
+
+    /// Phone `i`'s side and phone `j`'s met where a forearm is (``Forearm``): each side's push, shared by `masses`,
+    /// reaches its phone, through soft tissue.
+    mutating func meetLimbs(_ i: Int, _ j: Int, at time: Double, closingSpeed: Double, normal: Vector3,
+                            masses: (Double, Double)) {
+        guard let (a, b) = ContactMechanics.meet(at: time, closingSpeed: closingSpeed, normal: normal,
+                                                 settings: settings.hands, massA: masses.0, massB: masses.1)
+        else { return }
+        pulses[i].append(a)
+        pulses[j].append(b)
     }
 
     /// Phone `i` felt `pulse` (its holder's own: a heel strike, a screen tap).
@@ -269,6 +283,18 @@ struct PoseMotion {
         let (ta, tb) = ContactMechanics.turns((a, b), bodies: bodies, at: point, settings: settings)
         if let ta { turns[i].append(ta) }
         if let tb { turns[j].append(tb) }
+    }
+
+    /// As ``ScriptedMotion``'s: a phone and a forearm, or two forearms, met.
+    mutating func meetLimbs(_ i: Int, _ j: Int, at time: Double, closingSpeed: Double, normal: Vector3,
+                            masses: (Double, Double)) {
+        guard let (a, b) = ContactMechanics.meet(at: time, closingSpeed: closingSpeed, normal: normal,
+                                                 settings: settings.hands, massA: masses.0, massB: masses.1)
+        else { return }
+        pulses[i].append(a)
+        pulses[j].append(b)
+        firstPulseEnd[i] = min(firstPulseEnd[i], a.start + a.duration)
+        firstPulseEnd[j] = min(firstPulseEnd[j], b.start + b.duration)
     }
 
     /// Phone `i` felt `pulse` (its holder's own: a heel strike, a screen tap).

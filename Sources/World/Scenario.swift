@@ -43,6 +43,10 @@ package struct MingleSettings: Sendable, Equatable {
     package var gestureSpeed = 0.15
     /// Peers that are not each other's partner keep at least this far apart, metres.
     package var personalSpace = 0.6
+    /// How fast a holder's body turns, radians per second: 2 (115°/s), a half turn in 1.6 s. An assumption, of the
+    /// order of the self-paced 180° standing turns Khobkhun, Hollands & Richards measured (Sensors 21(8) 2827,
+    /// 2021); docs/simulation.md's sensitivity table has its row.
+    package var turnRate = 2.0
 
     package init() {}
 }

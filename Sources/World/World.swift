@@ -32,7 +32,11 @@ package final class World {
         var speed: Double
         var pauseUntil: Double = 0
         var readyAt: Double
+        /// The way the peer walks, radians.
         var heading: Double
+        /// The way the holder's body and the phone held up in front of it face, radians: it turns toward the way
+        /// the peer walks, or toward its partner, at a body's rate (``MingleSettings/turnRate``), never in one step.
+        var facing: Double
         var encounter: Int?
         var met = Set<Int>()
     }
@@ -91,6 +95,11 @@ package final class World {
     private var closedAt: [Int64: (time: Double, speed: Double)] = [:]
     /// The close pairs' separating figures at the step before, to find where phones meet.
     private var lastClose: [Int64: Double] = [:]
+    /// The same for phones and forearms (``Forearm``), pair by pair: phone `i` and `j`'s forearm, `i`'s forearm and
+    /// phone `j`, the two forearms.
+    private var lastLimbs: [Int64: SIMD3<Double>] = [:]
+    /// Meetings of a phone and a forearm, or of two forearms, so far.
+    package private(set) var limbMeetings = 0
     package private(set) var samples: [[AccelerometerSample]] = []
     package private(set) var gyroSamples: [[GyroSample]] = []
     /// The phones' orientations at the start of the world's step, for the rate each turns at over it.
@@ -152,11 +161,13 @@ package final class World {
         bodies = []
         for _ in 0..<peers {
             let start = randomPoint(height: 1.1 + 0.2 * random.uniform())
-            motion.append(Motion(position: start, waypoint: randomPoint(height: start.z), speed: randomSpeed(),
-                                 readyAt: random.uniform(in: mingle.wanderTime.lowerBound..<mingle.wanderTime.upperBound),
-                                 heading: random.uniform() * 2 * .pi))
+            let waypoint = randomPoint(height: start.z), speed = randomSpeed()
+            let readyAt = random.uniform(in: mingle.wanderTime.lowerBound..<mingle.wanderTime.upperBound)
+            let heading = random.uniform() * 2 * .pi
+            motion.append(Motion(position: start, waypoint: waypoint, speed: speed, readyAt: readyAt,
+                                 heading: heading, facing: heading))
         }
-        bodies = motion.map { Pose(position: $0.position, orientation: Orientation(heading: $0.heading)) }
+        bodies = motion.map { Pose(position: $0.position, orientation: Orientation(heading: $0.facing)) }
         poses = antennas()
         accelerometers.place(bodies.map(\.position))
     }
@@ -240,6 +251,7 @@ package final class World {
                 poseMotion!.step(from: stepStart, to: positions, at: time, dt: dt, standing: gesturing())
             }
             feelMeetings(close, dt: dt)
+            feelLimbs(dt: dt)
             lastClose.removeAll(keepingCapacity: true)
             for pair in close { lastClose[Int64(pair.first) << 32 | Int64(pair.second)] = pair.separation }
             feelGestures(dt: dt)
@@ -261,47 +273,74 @@ package final class World {
         case .randomWaypoint:
             let ahead = clearanceAhead()
             for i in 0..<peerCount { wander(i, dt, pause: 0...2, clearance: ahead[i]) }
-            keepApart()
-            bodies = motion.map { Pose(position: $0.position, orientation: Orientation(heading: $0.heading)) }
+            keepApart(dt)
+            turnBodies(dt)
+            bodies = motion.map { Pose(position: $0.position, orientation: Orientation(heading: $0.facing)) }
         case .mingle:
             for e in encounters.indices { advanceEncounter(e, dt) }
             let ahead = clearanceAhead()
             for i in 0..<peerCount where motion[i].encounter == nil { wander(i, dt, pause: 0...1, clearance: ahead[i]) }
-            keepApart()
+            keepApart(dt)
             if time >= nextPairingAt {
                 pairUp()
                 nextPairingAt = time + 0.25
             }
-            bodies = (0..<peerCount).map { i in
-                let m = motion[i]
-                if let other = engaged(i) {
-                    return Pose(position: m.position, orientation: .facing(motion[other].position, from: m.position))
-                }
-                return Pose(position: m.position, orientation: Orientation(heading: m.heading))
-            }
+            turnBodies(dt)
+            // Upright: a partner's phone is met at one height (``advanceEncounter(_:_:)``).
+            bodies = motion.map { Pose(position: $0.position, orientation: Orientation(heading: $0.facing)) }
         }
     }
 
+    /// The way peer `i` wants to face: its partner's phone once it has one, else the way it walks.
+    private func wantedFacing(_ i: Int) -> Double {
+        guard let other = engaged(i) else { return motion[i].heading }
+        let d = motion[other].position - motion[i].position
+        return d.x == 0 && d.y == 0 ? motion[i].facing : atan2(d.y, d.x)
+    }
+
+    /// Every holder's body turned toward the way it wants to face, by at most ``MingleSettings/turnRate`` times `dt`.
+    /// A phone held up turns with its holder, and so does the forearm behind it: swung round in one step, a forearm
+    /// swept 27 cm in an instant through whoever stood near.
+    private func turnBodies(_ dt: Double) {
+        let most = mingle.turnRate * dt
+        for i in motion.indices {
+            let wanted = wantedFacing(i)
+            let left = remainder(wanted - motion[i].facing, 2 * .pi)
+            motion[i].facing = abs(left) <= most ? wanted : motion[i].facing + (left > 0 ? most : -most)
+        }
+    }
+
+    /// Whether peer `i` faces the way it wants to (its partner, once it has one).
+    private func isFacing(_ i: Int) -> Bool {
+        abs(remainder(wantedFacing(i) - motion[i].facing, 2 * .pi)) < 1e-9
+    }
+
     /// People do not walk through each other: two peers that are not each other's partner are pushed apart, in
-    /// the horizontal plane, toward at least `personalSpace`. Without this, phones would pass within centimetres of
-    /// strangers and the truth would count chance contacts no one made.
+    /// the horizontal plane, until each one's reach (its phone held up and the forearm behind it, back to the
+    /// elbow: ``reach(_:)``) is at least `personalSpace` from the other's. Without this, phones would pass within
+    /// centimetres of strangers and the truth would count chance contacts no one made; measured between phones
+    /// alone, two people back to back stood inside each other, and their forearms met 55 times a minute at 100
+    /// peers.
     ///
     /// The pushes of all pairs are summed and applied together, a few rounds a step, and no peer is nudged more than
-    /// `nudge` a round: pushed one pair after another, a peer caught in a crowd of gesturing pairs was shoved a metre
-    /// in one step, onto a stranger's phone.
-    private func keepApart() {
+    /// `nudge` a round (a step aside at 1 m/s): pushed one pair after another, a peer caught in a crowd of gesturing
+    /// pairs was shoved a metre in one step, onto a stranger's phone; by a fixed length a step, one a microsecond
+    /// long moved a forearm at ten thousand kilometres a second.
+    private func keepApart(_ dt: Double) {
         let space = mingle.personalSpace
-        let nudge = 0.05
+        let nudge = 1.0 * dt
         let rounds = 4
+        let armLength = Forearm.adult.reach
         var offsets = [Vector3](repeating: .zero, count: motion.count)
         // No peer moves more than `rounds * nudge` in the step, so the pairs that may come within `space` are found
         // once.
-        let near = NeighbourGrid(motion.map(\.position), cell: space + 2 * Double(rounds) * nudge).candidatePairs()
-            .filter { engaged($0.0) != $0.1 }
+        let near = NeighbourGrid(motion.map(\.position), cell: space + 2 * armLength + 2 * Double(rounds) * nudge)
+            .candidatePairs().filter { engaged($0.0) != $0.1 }
         for _ in 0..<rounds {
             var crowded = false
             for (i, j) in near {
-                var d = motion[j].position - motion[i].position
+                let (p, q) = Self.closest(reach(i), reach(j))
+                var d = q - p
                 d.z = 0
                 let distance = d.length
                 guard distance < space - 1e-3 else { continue }
@@ -324,6 +363,43 @@ package final class World {
             }
             for i in offsets.indices { offsets[i] = .zero }
         }
+    }
+
+    /// Peer `i`'s reach on the floor plan: from its phone back to its elbow, toward the holder the screen faces.
+    private func reach(_ i: Int) -> (Vector3, Vector3) {
+        let m = motion[i]
+        return (m.position, m.position - Vector3(cos(m.facing), sin(m.facing), 0) * Forearm.adult.reach)
+    }
+
+    /// The nearest points of two segments in the horizontal plane (heights ignored).
+    static func closest(_ a: (Vector3, Vector3), _ b: (Vector3, Vector3)) -> (Vector3, Vector3) {
+        func flat(_ v: Vector3) -> Vector3 { Vector3(v.x, v.y, 0) }
+        let (p1, q1, p2, q2) = (flat(a.0), flat(a.1), flat(b.0), flat(b.1))
+        let d1 = q1 - p1, d2 = q2 - p2, r = p1 - p2
+        let aa = d1.dot(d1), ee = d2.dot(d2), f = d2.dot(r)
+        func clamp(_ x: Double) -> Double { min(max(x, 0), 1) }
+        var s = 0.0, t = 0.0
+        if aa <= 1e-12 && ee <= 1e-12 { return (p1, p2) }
+        if aa <= 1e-12 {
+            t = clamp(f / ee)
+        } else {
+            let c = d1.dot(r)
+            if ee <= 1e-12 {
+                s = clamp(-c / aa)
+            } else {
+                let bb = d1.dot(d2), denominator = aa * ee - bb * bb
+                s = denominator > 1e-12 ? clamp((bb * f - c * ee) / denominator) : 0
+                t = (bb * s + f) / ee
+                if t < 0 {
+                    t = 0
+                    s = clamp(-c / aa)
+                } else if t > 1 {
+                    t = 1
+                    s = clamp((bb - c) / aa)
+                }
+            }
+        }
+        return (p1 + d1 * s, p2 + d2 * t)
     }
 
     /// For each peer, the distance to the nearest other peer ahead of it (within 45 degrees of its way), up to
@@ -405,6 +481,8 @@ package final class World {
         switch encounter.phase {
         case .approaching:
             if gap <= mingle.gestureStartGap + 1e-6 {
+                // The gesture starts once both face each other: the hands close along the line between them.
+                guard isFacing(a) && isFacing(b) else { break }
                 // Hands meet at one height for the gesture.
                 let height = (motion[a].position.z + motion[b].position.z) / 2
                 motion[a].position.z = height
@@ -493,6 +571,74 @@ package final class World {
             scriptedMotion?.meet(i, j, at: at, closingSpeed: speed, normal: normal, point: point, bodies: bodies)
             poseMotion?.meet(i, j, at: at, closingSpeed: speed, normal: normal, point: point, bodies: bodies)
         }
+    }
+
+    /// How far apart two phones' centres may be for a forearm to meet the other phone or its forearm, metres: each
+    /// forearm reaches 0.38 m from its phone's centre, and its box 0.15 m around its own centre.
+    static let limbReach = 0.9
+
+    /// Phone `i`'s forearm at `pose` (time `t`): only while its holder holds it up in a hand.
+    private func forearm(_ i: Int, at pose: Pose, t: Double) -> OrientedBox? {
+        if case .scripted(let file) = scenario, file.peers[i].carry != .hand || isSetDown(i, at: t) { return nil }
+        return Forearm.adult.box(behind: phone, at: pose)
+    }
+
+    /// The three separating figures of two phones and their forearms: phone `i` and `j`'s forearm, `i`'s forearm
+    /// and phone `j`, the two forearms; infinite where a forearm is missing or the two are out of each other's
+    /// reach.
+    private static func limbSeparations(_ pi: OrientedBox, _ ai: OrientedBox?, _ pj: OrientedBox,
+                                        _ aj: OrientedBox?) -> SIMD3<Double> {
+        func separation(_ a: OrientedBox?, _ b: OrientedBox?) -> Double {
+            guard let a, let b else { return .infinity }
+            // Bounding spheres first: most pairs within reach are nowhere near each other's forearms.
+            let reach = a.halfExtents.length + b.halfExtents.length
+            guard (a.centre - b.centre).lengthSquared <= reach * reach else { return .infinity }
+            return BoxContact(a, b).separation
+        }
+        return SIMD3(separation(pi, aj), separation(ai, pj), separation(ai, aj))
+    }
+
+    /// Phones and forearms that met in the step of `dt` just made: a phone against another holder's forearm, two
+    /// forearms. Each side's push (a phone alone, or a forearm with its hand and phone) reaches its phone through
+    /// soft tissue. The truth is not moved: a touch is two phones' bodies meeting.
+    private func feelLimbs(dt: Double) {
+        guard isSensing else { return }
+        let arms = bodies.indices.map { forearm($0, at: bodies[$0], t: time) }
+        var seen: [Int64: SIMD3<Double>] = [:]
+        let near = arms.contains { $0 != nil }
+            ? ContactTracker.closePairs(bodies.map(\.position), within: Self.limbReach) : []
+        for (i, j, _) in near where arms[i] != nil || arms[j] != nil {
+            let now = Self.limbSeparations(box(i), arms[i], box(j), arms[j])
+            let key = Int64(i) << 32 | Int64(j)
+            if now.min() < .infinity { seen[key] = now }
+            guard let before = lastLimbs[key] else { continue }
+            for k in 0..<3 where before[k] > PhoneBody.touching && now[k] <= PhoneBody.touching {
+                let (at, speed): (Double, Double)
+                if case .scripted(let file) = scenario {
+                    (at, speed) = Self.meeting(within: time - dt, time) { t in
+                        let (p, q) = (self.scriptedPose(i, at: t, file: file), self.scriptedPose(j, at: t, file: file))
+                        return Self.limbSeparations(
+                            self.phone.box(centre: p.position, orientation: p.orientation), self.forearm(i, at: p, t: t),
+                            self.phone.box(centre: q.position, orientation: q.orientation), self.forearm(j, at: q, t: t)
+                        )[k]
+                    }
+                } else {
+                    let closed = before[k].isFinite ? before[k] - now[k] : 0
+                    (at, speed) = closed > 0 ? (time - dt + dt * before[k] / closed, closed / dt) : (time, 0)
+                }
+                let sides = [(box(i), arms[j]), (arms[i], box(j)), (arms[i], arms[j])][k]
+                guard let a = sides.0, let b = sides.1, speed > 0 else { continue }
+                guard let settings = scriptedMotion?.settings ?? poseMotion?.settings else { return }
+                let phoneSide = settings.cases.phoneMass
+                let armSide = settings.forearmMass + settings.hands.phoneMass
+                let masses = [(phoneSide, armSide), (armSide, phoneSide), (armSide, armSide)][k]
+                let normal = BoxContact(a, b).normal
+                scriptedMotion?.meetLimbs(i, j, at: at, closingSpeed: speed, normal: normal, masses: masses)
+                poseMotion?.meetLimbs(i, j, at: at, closingSpeed: speed, normal: normal, masses: masses)
+                limbMeetings += 1
+            }
+        }
+        lastLimbs = seen
     }
 
     /// When in the step just made two phones' bodies met, and how fast their surfaces closed then. A scripted
