@@ -43,6 +43,9 @@ package struct MingleSettings: Sendable, Equatable {
     package var gestureSpeed = 0.15
     /// Peers that are not each other's partner keep at least this far apart, metres.
     package var personalSpace = 0.6
+    /// And their reaches (a phone held up and the forearm behind it, back to the elbow) at least this far apart,
+    /// metres: 22 cm between two forearms 8 cm thick. An assumption.
+    package var reachSpace = 0.3
     /// How fast a holder's body turns, radians per second: 2 (115°/s), a half turn in 1.6 s. An assumption, of the
     /// order of the self-paced 180° standing turns Khobkhun, Hollands & Richards measured (Sensors 21(8) 2827,
     /// 2021); docs/simulation.md's sensitivity table has its row.

@@ -316,11 +316,11 @@ package final class World {
     }
 
     /// People do not walk through each other: two peers that are not each other's partner are pushed apart, in
-    /// the horizontal plane, until each one's reach (its phone held up and the forearm behind it, back to the
-    /// elbow: ``reach(_:)``) is at least `personalSpace` from the other's. Without this, phones would pass within
-    /// centimetres of strangers and the truth would count chance contacts no one made; measured between phones
-    /// alone, two people back to back stood inside each other, and their forearms met 55 times a minute at 100
-    /// peers.
+    /// the horizontal plane, until their phones are at least `personalSpace` apart and their reaches (each one's
+    /// phone held up and the forearm behind it, back to the elbow: ``reach(_:)``) at least `reachSpace`. Without
+    /// this, phones would pass within centimetres of strangers and the truth would count chance contacts no one
+    /// made; with phones alone kept apart, two people back to back stood inside each other, and their forearms met
+    /// 52 times a minute at 100 peers.
     ///
     /// The pushes of all pairs are summed and applied together, a few rounds a step, and no peer is nudged more than
     /// `nudge` a round (a step aside at 1 m/s): pushed one pair after another, a peer caught in a crowd of gesturing
@@ -330,29 +330,29 @@ package final class World {
         let space = mingle.personalSpace
         let nudge = 1.0 * dt
         let rounds = 4
-        let armLength = Forearm.adult.reach
         var offsets = [Vector3](repeating: .zero, count: motion.count)
         // No peer moves more than `rounds * nudge` in the step, so the pairs that may come within `space` are found
         // once.
-        let near = NeighbourGrid(motion.map(\.position), cell: space + 2 * armLength + 2 * Double(rounds) * nudge)
-            .candidatePairs().filter { engaged($0.0) != $0.1 }
+        let cell = max(space, mingle.reachSpace + 2 * Forearm.adult.reach) + 2 * Double(rounds) * nudge
+        let near = NeighbourGrid(motion.map(\.position), cell: cell).candidatePairs().filter { engaged($0.0) != $0.1 }
         for _ in 0..<rounds {
             var crowded = false
             for (i, j) in near {
                 let (p, q) = Self.closest(reach(i), reach(j))
-                var d = q - p
-                d.z = 0
-                let distance = d.length
-                guard distance < space - 1e-3 else { continue }
-                crowded = true
-                let away = distance > 1e-9 ? d / distance : Vector3(1, 0, 0)
-                let push = (space - distance) / 2
-                // A free peer steps aside for an engaged one; an engaged peer that must move takes its partner
-                // along, so that the pair's planned gap is kept.
-                let iFree = motion[i].encounter == nil
-                let jFree = motion[j].encounter == nil
-                offsets[i] -= away * (iFree == jFree ? push : (iFree ? 2 * push : 0))
-                offsets[j] += away * (iFree == jFree ? push : (jFree ? 2 * push : 0))
+                for (d, needed) in [(motion[j].position - motion[i].position, space), (q - p, mingle.reachSpace)] {
+                    let flat = Vector3(d.x, d.y, 0)
+                    let distance = flat.length
+                    guard distance < needed - 1e-3 else { continue }
+                    crowded = true
+                    let away = distance > 1e-9 ? flat / distance : Vector3(1, 0, 0)
+                    let push = (needed - distance) / 2
+                    // A free peer steps aside for an engaged one; an engaged peer that must move takes its partner
+                    // along, so that the pair's planned gap is kept.
+                    let iFree = motion[i].encounter == nil
+                    let jFree = motion[j].encounter == nil
+                    offsets[i] -= away * (iFree == jFree ? push : (iFree ? 2 * push : 0))
+                    offsets[j] += away * (iFree == jFree ? push : (jFree ? 2 * push : 0))
+                }
             }
             guard crowded else { return }
             for i in motion.indices {
