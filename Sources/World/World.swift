@@ -225,8 +225,10 @@ package final class World {
             step(dt)
             poses = antennas()
             let positions = bodies.map(\.position)
-            // One search for the close pairs serves the phones' own sensing and the scorer's truth.
-            let close = ContactTracker.closePairs(positions, within: tracker.approachDistance).map { i, j, d in
+            // One search for the close pairs serves the phones' own sensing, their forearms' and the scorer's truth.
+            let approach = tracker.approachDistance
+            let near = ContactTracker.closePairs(positions, within: isSensing ? max(approach, Self.limbReach) : approach)
+            let close = near.filter { $0.2 < approach }.map { i, j, d in
                 CloseBodies(a: i, b: j, first: i, second: j, centreDistance: d,
                             separation: BoxContact(box(i), box(j)).separation)
             }
@@ -251,7 +253,7 @@ package final class World {
                 poseMotion!.step(from: stepStart, to: positions, at: time, dt: dt, standing: gesturing())
             }
             feelMeetings(close, dt: dt)
-            feelLimbs(dt: dt)
+            feelLimbs(near, dt: dt)
             lastClose.removeAll(keepingCapacity: true)
             for pair in close { lastClose[Int64(pair.first) << 32 | Int64(pair.second)] = pair.separation }
             feelGestures(dt: dt)
@@ -317,7 +319,7 @@ package final class World {
 
     /// People do not walk through each other: two peers that are not each other's partner are pushed apart, in
     /// the horizontal plane, until their phones are at least `personalSpace` apart and their reaches (each one's
-    /// phone held up and the forearm behind it, back to the elbow: ``reach(_:)``) at least `reachSpace`. Without
+    /// phone held up and the forearm behind it, back to the elbow: ``Forearm/reach``) at least `reachSpace`. Without
     /// this, phones would pass within centimetres of strangers and the truth would count chance contacts no one
     /// made; with phones alone kept apart, two people back to back stood inside each other, and their forearms met
     /// 52 times a minute at 100 peers.
@@ -331,44 +333,52 @@ package final class World {
         let nudge = 1.0 * dt
         let rounds = 4
         var offsets = [Vector3](repeating: .zero, count: motion.count)
-        // No peer moves more than `rounds * nudge` in the step, so the pairs that may come within `space` are found
-        // once.
-        let cell = max(space, mingle.reachSpace + 2 * Forearm.adult.reach) + 2 * Double(rounds) * nudge
-        let near = NeighbourGrid(motion.map(\.position), cell: cell).candidatePairs().filter { engaged($0.0) != $0.1 }
+        // Phones farther apart than `far` cannot be pushed, and no peer moves more than `rounds * nudge` in the
+        // step, so the pairs that may be are found once.
+        let far = max(space, mingle.reachSpace + 2 * Forearm.adult.reach)
+        let within = far + 2 * Double(rounds) * nudge
+        var positions = motion.map(\.position)
+        let near = NeighbourGrid(positions, cell: within).candidatePairs().filter { i, j in
+            let d = positions[j] - positions[i]
+            return d.x * d.x + d.y * d.y < within * within && engaged(i) != j
+        }
+        // Nobody turns while stepping aside: where each one's elbow lies from its phone is worked out once.
+        let elbows = motion.map { Vector3(-cos($0.facing), -sin($0.facing), 0) * Forearm.adult.reach }
+        let free = motion.map { $0.encounter == nil }
+        let partners = motion.indices.map { engaged($0) }
+        // A free peer steps aside for an engaged one; an engaged peer that must move takes its partner along, so
+        // that the pair's planned gap is kept.
+        func separate(_ i: Int, _ j: Int, _ d: Vector3, _ needed: Double) -> Bool {
+            let flat = Vector3(d.x, d.y, 0)
+            let distance = flat.length
+            guard distance < needed - 1e-3 else { return false }
+            let away = distance > 1e-9 ? flat / distance : Vector3(1, 0, 0)
+            let push = (needed - distance) / 2
+            offsets[i] -= away * (free[i] == free[j] ? push : (free[i] ? 2 * push : 0))
+            offsets[j] += away * (free[i] == free[j] ? push : (free[j] ? 2 * push : 0))
+            return true
+        }
         for _ in 0..<rounds {
             var crowded = false
             for (i, j) in near {
-                let (p, q) = Self.closest(reach(i), reach(j))
-                for (d, needed) in [(motion[j].position - motion[i].position, space), (q - p, mingle.reachSpace)] {
-                    let flat = Vector3(d.x, d.y, 0)
-                    let distance = flat.length
-                    guard distance < needed - 1e-3 else { continue }
-                    crowded = true
-                    let away = distance > 1e-9 ? flat / distance : Vector3(1, 0, 0)
-                    let push = (needed - distance) / 2
-                    // A free peer steps aside for an engaged one; an engaged peer that must move takes its partner
-                    // along, so that the pair's planned gap is kept.
-                    let iFree = motion[i].encounter == nil
-                    let jFree = motion[j].encounter == nil
-                    offsets[i] -= away * (iFree == jFree ? push : (iFree ? 2 * push : 0))
-                    offsets[j] += away * (iFree == jFree ? push : (jFree ? 2 * push : 0))
-                }
+                let (pi, pj) = (positions[i], positions[j])
+                let apart = pj - pi
+                guard apart.x * apart.x + apart.y * apart.y < far * far else { continue }
+                let (p, q) = Self.closest((pi, pi + elbows[i]), (pj, pj + elbows[j]))
+                let phones = separate(i, j, apart, space)
+                let reaches = separate(i, j, q - p, mingle.reachSpace)
+                crowded = crowded || phones || reaches
             }
-            guard crowded else { return }
-            for i in motion.indices {
+            guard crowded else { break }
+            for i in positions.indices {
                 var offset = offsets[i]
-                if let other = engaged(i) { offset += offsets[other] }
+                if let other = partners[i] { offset += offsets[other] }
                 let length = offset.length
-                motion[i].position += length > nudge ? offset * (nudge / length) : offset
+                positions[i] += length > nudge ? offset * (nudge / length) : offset
             }
             for i in offsets.indices { offsets[i] = .zero }
         }
-    }
-
-    /// Peer `i`'s reach on the floor plan: from its phone back to its elbow, toward the holder the screen faces.
-    private func reach(_ i: Int) -> (Vector3, Vector3) {
-        let m = motion[i]
-        return (m.position, m.position - Vector3(cos(m.facing), sin(m.facing), 0) * Forearm.adult.reach)
+        for i in motion.indices where motion[i].position != positions[i] { motion[i].position = positions[i] }
     }
 
     /// The nearest points of two segments in the horizontal plane (heights ignored).
@@ -601,13 +611,11 @@ package final class World {
     /// Phones and forearms that met in the step of `dt` just made: a phone against another holder's forearm, two
     /// forearms. Each side's push (a phone alone, or a forearm with its hand and phone) reaches its phone through
     /// soft tissue. The truth is not moved: a touch is two phones' bodies meeting.
-    private func feelLimbs(dt: Double) {
+    private func feelLimbs(_ near: [(Int, Int, Double)], dt: Double) {
         guard isSensing else { return }
         let arms = bodies.indices.map { forearm($0, at: bodies[$0], t: time) }
         var seen: [Int64: SIMD3<Double>] = [:]
-        let near = arms.contains { $0 != nil }
-            ? ContactTracker.closePairs(bodies.map(\.position), within: Self.limbReach) : []
-        for (i, j, _) in near where arms[i] != nil || arms[j] != nil {
+        for (i, j, d) in near where d < Self.limbReach && (arms[i] != nil || arms[j] != nil) {
             let now = Self.limbSeparations(box(i), arms[i], box(j), arms[j])
             let key = Int64(i) << 32 | Int64(j)
             if now.min() < .infinity { seen[key] = now }
