@@ -76,6 +76,8 @@ package final class World {
         return []
     }
     private var motion: [Motion] = []
+    /// The step's pairs of peers that may be near (``crowdPairs(_:)``): built-in halls only.
+    private var crowd: [(Int, Int)]?
     /// A scripted scenario's encounters, each with the gesture its two hands make and the gap they started from.
     package private(set) var scriptedEncounters: [(script: EncounterScript, gesture: EncounterScript.Gesture, startGap: Double)] = []
     /// For each peer, the indices of its scripted encounters.
@@ -227,7 +229,13 @@ package final class World {
             let positions = bodies.map(\.position)
             // One search for the close pairs serves the phones' own sensing, their forearms' and the scorer's truth.
             let approach = tracker.approachDistance
-            let near = ContactTracker.closePairs(positions, within: isSensing ? max(approach, Self.limbReach) : approach)
+            let reach = isSensing ? max(approach, Self.limbReach) : approach
+            let near = crowd.map { pairs in
+                pairs.compactMap { i, j -> (Int, Int, Double)? in
+                    let d = (positions[i] - positions[j]).length
+                    return d < reach ? (i, j, d) : nil
+                }
+            } ?? ContactTracker.closePairs(positions, within: reach)
             let close = near.filter { $0.2 < approach }.map { i, j, d in
                 CloseBodies(a: i, b: j, first: i, second: j, centreDistance: d,
                             separation: BoxContact(box(i), box(j)).separation)
@@ -273,16 +281,20 @@ package final class World {
         case .scripted(let file):
             bodies = (0..<peerCount).map { scriptedPose($0, at: time, file: file) }
         case .randomWaypoint:
-            let ahead = clearanceAhead()
+            let pairs = crowdPairs(dt)
+            crowd = pairs
+            let ahead = clearanceAhead(pairs)
             for i in 0..<peerCount { wander(i, dt, pause: 0...2, clearance: ahead[i]) }
-            keepApart(dt)
+            keepApart(dt, pairs)
             turnBodies(dt)
             bodies = motion.map { Pose(position: $0.position, orientation: Orientation(heading: $0.facing)) }
         case .mingle:
             for e in encounters.indices { advanceEncounter(e, dt) }
-            let ahead = clearanceAhead()
+            let pairs = crowdPairs(dt)
+            crowd = pairs
+            let ahead = clearanceAhead(pairs)
             for i in 0..<peerCount where motion[i].encounter == nil { wander(i, dt, pause: 0...1, clearance: ahead[i]) }
-            keepApart(dt)
+            keepApart(dt, pairs)
             if time >= nextPairingAt {
                 pairUp()
                 nextPairingAt = time + 0.25
@@ -328,17 +340,17 @@ package final class World {
     /// `nudge` a round (a step aside at 1 m/s): pushed one pair after another, a peer caught in a crowd of gesturing
     /// pairs was shoved a metre in one step, onto a stranger's phone; by a fixed length a step, one a microsecond
     /// long moved a forearm at ten thousand kilometres a second.
-    private func keepApart(_ dt: Double) {
+    private func keepApart(_ dt: Double, _ pairs: [(Int, Int)]) {
         let space = mingle.personalSpace
-        let nudge = 1.0 * dt
-        let rounds = 4
+        let nudge = Self.stepAside * dt
+        let rounds = Self.pushRounds
         var offsets = [Vector3](repeating: .zero, count: motion.count)
+        let far = max(space, mingle.reachSpace + 2 * Forearm.adult.reach)
         // Phones farther apart than `far` cannot be pushed, and no peer moves more than `rounds * nudge` in the
         // step, so the pairs that may be are found once.
-        let far = max(space, mingle.reachSpace + 2 * Forearm.adult.reach)
-        let within = far + 2 * Double(rounds) * nudge
+        let within = Self.pushReach(far: far, rounds: rounds, nudge: nudge)
         var positions = motion.map(\.position)
-        let near = NeighbourGrid(positions, cell: within).candidatePairs().filter { i, j in
+        let near = pairs.filter { i, j in
             let d = positions[j] - positions[i]
             return d.x * d.x + d.y * d.y < within * within && engaged(i) != j
         }
@@ -412,24 +424,48 @@ package final class World {
         return (p1 + d1 * s, p2 + d2 * t)
     }
 
+    /// How many times a step ``keepApart(_:_:)`` pushes, and how fast a peer may step aside each time, m/s.
+    private static let pushRounds = 4
+    private static let stepAside = 1.0
+
+    /// How far apart two peers' phones may be for ``keepApart(_:_:)`` to push them in a step.
+    private static func pushReach(far: Double, rounds: Int, nudge: Double) -> Double {
+        far + 2 * Double(rounds) * nudge
+    }
+
+    /// The pairs of peers near enough for a step's walkers to slow down for (``clearanceAhead(_:)``), its crowd to
+    /// push apart (``keepApart(_:_:)``), or its bodies and forearms to meet once all have moved (``crowd``), in one
+    /// search: with the way each may walk and be pushed in the step after it.
+    private func crowdPairs(_ dt: Double) -> [(Int, Int)] {
+        let far = max(mingle.personalSpace, mingle.reachSpace + 2 * Forearm.adult.reach)
+        let walked = 2 * mingle.walkingSpeed.upperBound * dt
+        let pushed = 2 * Double(Self.pushRounds) * Self.stepAside * dt
+        let met = max(tracker.approachDistance, Self.limbReach)
+        let cell = max(Self.lookAhead, far + pushed + walked, met + pushed + walked)
+        return NeighbourGrid(motion.map(\.position), cell: cell).candidatePairs()
+    }
+
+    /// How far ahead a walker looks for people in its way, metres.
+    private static let lookAhead = 1.5
+
     /// For each peer, the distance to the nearest other peer ahead of it (within 45 degrees of its way), up to
-    /// 1.5 m; walkers slow down as it shrinks, as people do, rather than stopping dead at arm's length.
-    private func clearanceAhead() -> [Double] {
-        let reach = 1.5
-        let grid = NeighbourGrid(motion.map(\.position), cell: reach)
-        var clearance = [Double](repeating: reach, count: motion.count)
-        for (i, m) in motion.enumerated() {
-            let way = Vector3(cos(m.heading), sin(m.heading), 0)
-            grid.forEachCandidate(near: m.position) { j in
-                guard j != i else { return }
-                var d = motion[j].position - m.position
-                d.z = 0
-                // Behind or beside (a dot product not above 0 can never exceed 0.707 of a distance): no root taken.
-                let along = d.dot(way)
-                guard along > 0 else { return }
-                let distance = d.length
-                if distance < clearance[i], along > 0.707 * distance { clearance[i] = distance }
-            }
+    /// ``lookAhead``; walkers slow down as it shrinks, as people do, rather than stopping dead at arm's length.
+    private func clearanceAhead(_ pairs: [(Int, Int)]) -> [Double] {
+        let positions = motion.map(\.position)
+        let ways = motion.map { Vector3(cos($0.heading), sin($0.heading), 0) }
+        var clearance = [Double](repeating: Self.lookAhead, count: motion.count)
+        func look(from i: Int, at j: Int) {
+            var d = positions[j] - positions[i]
+            d.z = 0
+            // Behind or beside (a dot product not above 0 can never exceed 0.707 of a distance): no root taken.
+            let along = d.dot(ways[i])
+            guard along > 0 else { return }
+            let distance = d.length
+            if distance < clearance[i], along > 0.707 * distance { clearance[i] = distance }
+        }
+        for (i, j) in pairs {
+            look(from: i, at: j)
+            look(from: j, at: i)
         }
         return clearance
     }
@@ -440,7 +476,7 @@ package final class World {
         let toGo = m.waypoint - m.position
         let distance = toGo.length
         // Full speed with 1.5 m clear ahead, down to a fifth at arm's length.
-        let speed = m.speed * min(max((clearance - mingle.personalSpace) / (1.5 - mingle.personalSpace), 0.2), 1)
+        let speed = m.speed * min(max((clearance - mingle.personalSpace) / (Self.lookAhead - mingle.personalSpace), 0.2), 1)
         if distance <= speed * dt {
             motion[i].position = m.waypoint
             motion[i].waypoint = randomPoint(height: m.position.z)
@@ -613,9 +649,18 @@ package final class World {
     /// soft tissue. The truth is not moved: a touch is two phones' bodies meeting.
     private func feelLimbs(_ near: [(Int, Int, Double)], dt: Double) {
         guard isSensing else { return }
-        let arms = bodies.indices.map { forearm($0, at: bodies[$0], t: time) }
+        let reached = near.filter { $0.2 < Self.limbReach }
+        // Only the forearms of phones with a neighbour in reach are placed: most have none.
+        var arms = [OrientedBox?](repeating: nil, count: bodies.count)
+        var placed = [Bool](repeating: false, count: bodies.count)
+        for (i, j, _) in reached {
+            for k in [i, j] where !placed[k] {
+                arms[k] = forearm(k, at: bodies[k], t: time)
+                placed[k] = true
+            }
+        }
         var seen: [Int64: SIMD3<Double>] = [:]
-        for (i, j, d) in near where d < Self.limbReach && (arms[i] != nil || arms[j] != nil) {
+        for (i, j, _) in reached where arms[i] != nil || arms[j] != nil {
             let now = Self.limbSeparations(box(i), arms[i], box(j), arms[j])
             let key = Int64(i) << 32 | Int64(j)
             if now.min() < .infinity { seen[key] = now }
