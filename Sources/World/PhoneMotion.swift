@@ -46,7 +46,7 @@ package struct MotionSettings: Sendable, Equatable {
 
 /// Each phone's motion in a scripted scenario as its accelerometer feels it: the path's own changes of pace, the
 /// encounters' hand moves, a handshake's shaking, the steps of a walk, and the pushes of what meets.
-struct ScriptedMotion {
+struct ScriptedMotion: PushedPhones {
     let file: ScenarioFile
     let settings: MotionSettings
     /// Each phone's pushes: contacts, fists, clasps, knocks.
@@ -81,17 +81,6 @@ struct ScriptedMotion {
         let (ta, tb) = ContactMechanics.turns((a, b), bodies: bodies, at: point, settings: settings)
         if let ta { turns[i].append(ta) }
         if let tb { turns[j].append(tb) }
-    }
-
-    /// Phone `i`'s side and phone `j`'s met where a forearm is (``Forearm``): each side's push, shared by `masses`,
-    /// reaches its phone, through soft tissue.
-    mutating func meetLimbs(_ i: Int, _ j: Int, at time: Double, closingSpeed: Double, normal: Vector3,
-                            masses: (Double, Double)) {
-        guard let (a, b) = ContactMechanics.meet(at: time, closingSpeed: closingSpeed, normal: normal,
-                                                 settings: settings.hands, massA: masses.0, massB: masses.1)
-        else { return }
-        pulses[i].append(a)
-        pulses[j].append(b)
     }
 
     /// Phone `i` felt `pulse` (its holder's own: a heel strike, a screen tap).
@@ -196,7 +185,7 @@ struct ScriptedMotion {
 /// random walk): each step's change of velocity spread over `paceChange` from when it happened (the steps are the
 /// world's 50-ms moves, not a hand's), the steps of a walk while its holder moves faster than `walking`, and the
 /// pushes of phones meeting.
-struct PoseMotion {
+struct PoseMotion: PushedPhones {
     let settings: MotionSettings
     private(set) var pulses: [[ContactPulse]]
     /// Each phone's turns by pushes off its centre.
@@ -283,18 +272,6 @@ struct PoseMotion {
         let (ta, tb) = ContactMechanics.turns((a, b), bodies: bodies, at: point, settings: settings)
         if let ta { turns[i].append(ta) }
         if let tb { turns[j].append(tb) }
-    }
-
-    /// As ``ScriptedMotion``'s: a phone and a forearm, or two forearms, met.
-    mutating func meetLimbs(_ i: Int, _ j: Int, at time: Double, closingSpeed: Double, normal: Vector3,
-                            masses: (Double, Double)) {
-        guard let (a, b) = ContactMechanics.meet(at: time, closingSpeed: closingSpeed, normal: normal,
-                                                 settings: settings.hands, massA: masses.0, massB: masses.1)
-        else { return }
-        pulses[i].append(a)
-        pulses[j].append(b)
-        firstPulseEnd[i] = min(firstPulseEnd[i], a.start + a.duration)
-        firstPulseEnd[j] = min(firstPulseEnd[j], b.start + b.duration)
     }
 
     /// Phone `i` felt `pulse` (its holder's own: a heel strike, a screen tap).
@@ -392,5 +369,25 @@ struct StepMotion {
             total.z += level * stepAmplitude * omega * omega * p.sin
         }
         return total
+    }
+}
+
+/// The phones' pushes of a world's motion, scripted or stepped.
+protocol PushedPhones {
+    var settings: MotionSettings { get }
+    /// Phone `i` felt `pulse`.
+    mutating func add(_ i: Int, _ pulse: ContactPulse)
+}
+
+extension PushedPhones {
+    /// Phone `i`'s side and phone `j`'s met where a forearm is (``Forearm``): each side's push, shared by `masses`,
+    /// reaches its phone, through soft tissue.
+    mutating func meetLimbs(_ i: Int, _ j: Int, at time: Double, closingSpeed: Double, normal: Vector3,
+                            masses: (Double, Double)) {
+        guard let (a, b) = ContactMechanics.meet(at: time, closingSpeed: closingSpeed, normal: normal,
+                                                 settings: settings.hands, massA: masses.0, massB: masses.1)
+        else { return }
+        add(i, a)
+        add(j, b)
     }
 }

@@ -476,7 +476,8 @@ package final class World {
         let toGo = m.waypoint - m.position
         let distance = toGo.length
         // Full speed with 1.5 m clear ahead, down to a fifth at arm's length.
-        let speed = m.speed * min(max((clearance - mingle.personalSpace) / (Self.lookAhead - mingle.personalSpace), 0.2), 1)
+        let room = (clearance - mingle.personalSpace) / (Self.lookAhead - mingle.personalSpace)
+        let speed = m.speed * min(max(room, 0.2), 1)
         if distance <= speed * dt {
             motion[i].position = m.waypoint
             motion[i].waypoint = randomPoint(height: m.position.z)
@@ -671,7 +672,8 @@ package final class World {
                     (at, speed) = Self.meeting(within: time - dt, time) { t in
                         let (p, q) = (self.scriptedPose(i, at: t, file: file), self.scriptedPose(j, at: t, file: file))
                         return Self.limbSeparations(
-                            self.phone.box(centre: p.position, orientation: p.orientation), self.forearm(i, at: p, t: t),
+                            self.phone.box(centre: p.position, orientation: p.orientation),
+                            self.forearm(i, at: p, t: t),
                             self.phone.box(centre: q.position, orientation: q.orientation), self.forearm(j, at: q, t: t)
                         )[k]
                     }

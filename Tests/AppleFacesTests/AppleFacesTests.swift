@@ -110,7 +110,8 @@ private final class RangingLog: NSObject, NISessionDelegate {
     }
 
     /// Two sessions run with each other's token range: updates carry the peer's token, a distance within 30 cm of
-    /// the truth when it arrives (half of them within 15 cm) and a unit direction; the peer's goodbye removes it with `peerEnded`.
+    /// the truth when it arrives (half of them within 15 cm) and a unit direction; the peer's goodbye removes it with
+    /// `peerEnded`.
     @Test func twoSessionsRangeAndThePeersGoodbyeRemovesIt() throws {
         let room = try room(peers: 2)
         let (a, b) = (room.devices[0], room.devices[1])

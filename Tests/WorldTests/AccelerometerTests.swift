@@ -51,7 +51,8 @@ import Testing
                 }
             }
         }
-        #expect(jointAtContact >= contacts.count - 1 && jointAtContact >= felt, "\(jointAtContact) of \(contacts.count)")
+        #expect(jointAtContact >= contacts.count - 1 && jointAtContact >= felt,
+                "\(jointAtContact) of \(contacts.count)")
         #expect(joint - jointAtContact < contacts.count, "\(joint - jointAtContact) chance coincidences")
         let all = peaks.joined().count
         // Steps, stops and jolts: at least half a peak a second a phone.

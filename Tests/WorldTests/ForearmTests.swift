@@ -18,8 +18,8 @@ import Testing
         let near = arm.centre - axis * arm.halfExtents.z
         #expect((near - Vector3(0, 0, bottom) - axis * 0.03).length < 1e-9, "\(near)")
         #expect(abs(arm.halfExtents.z * 2 - 0.27) < 1e-12)
-        #expect(Forearm.adult.box(behind: .iPhone15, at: Pose(position: .zero,
-                                                              orientation: Orientation(heading: 0, pitch: -.pi / 2))) == nil)
+        let flat = Pose(position: .zero, orientation: Orientation(heading: 0, pitch: -.pi / 2))
+        #expect(Forearm.adult.box(behind: .iPhone15, at: flat) == nil)
     }
 
     /// B carries her phone west to east at 0.5 m/s, 10 cm under A's, through where A's forearm runs back from it:
@@ -29,24 +29,14 @@ import Testing
     /// is no forearm to meet.
     @Test func aPhoneThatMeetsAForearmIsPushedAndSoIsItsHoldersPhone() throws {
         func run(_ aTurn: String, bCarry: String = "hand") throws -> (meetings: Int, peaks: [Double], touches: Int) {
-            let text = #"{"version": 1, "peers": [{"name": "A", "waypoints": [{"t": 0, "x": 0, "y": 0, "z": 1.2, \#(aTurn)}]}, "#
-                + #"{"name": "B", "carry": "\#(bCarry)", "waypoints": [{"t": 0, "x": -0.6, "y": 0, "z": 1.0, "heading": 90}, "#
-                + #"{"t": 1, "x": -0.6, "y": 0, "z": 1.0, "heading": 90}, {"t": 2.2, "x": 0, "y": 0.0, "z": 1.0, "heading": 90}]}]}"#
-            let file = try ScenarioFile.parse(Data(text.utf8), file: "s.json")
-            let world = try World(scenario: .scripted(file), peers: 2, seed: 1)
-            let clocks = (0..<2).map { _ in DeviceClock(uptimeAtStart: 100, rate: 0) }
-            var quiet = MotionSettings()
-            quiet.own = .still
-            try world.startSensing(clocks: clocks, seed: 5, motion: quiet)
-            _ = world.advance(to: 2.5)
-            let peaks = world.samples.map { samples -> Double in
-                let rest = samples.filter { $0.timestamp - 100 < 0.5 }
-                let n = Double(rest.count)
-                let base = rest.reduce(Vector3.zero) { $0 + Vector3(Double($1.x), Double($1.y), Double($1.z)) } / n
-                // Past B's start and stop; B walks meanwhile (0.5 m/s), her steps 3.2 m/s² at most.
-                return samples.filter { $0.timestamp - 100 > 1.3 && $0.timestamp - 100 < 2.0 }
-                    .map { (Vector3(Double($0.x), Double($0.y), Double($0.z)) - base).length }.max() ?? 0
-            }
+            let text = #"{"version": 1, "peers": [{"name": "A", "waypoints": "#
+                + #"[{"t": 0, "x": 0, "y": 0, "z": 1.2, \#(aTurn)}]}, "#
+                + #"{"name": "B", "carry": "\#(bCarry)", "waypoints": "#
+                + #"[{"t": 0, "x": -0.6, "y": 0, "z": 1.0, "heading": 90}, "#
+                + #"{"t": 1, "x": -0.6, "y": 0, "z": 1.0, "heading": 90}, "#
+                + #"{"t": 2.2, "x": 0, "y": 0.0, "z": 1.0, "heading": 90}]}]}"#
+            // Past B's start and stop; B walks meanwhile (0.5 m/s), her steps 3.2 m/s² at most.
+            let (world, peaks) = try stilledDepartures(text, rest: 0.5, window: 1.3..<2.0, until: 2.5)
             return (world.limbMeetings, peaks, world.tracker.contacts.count)
         }
         let held = try run(#""heading": 0"#)

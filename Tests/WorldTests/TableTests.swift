@@ -32,19 +32,7 @@ import Testing
 
     /// Each phone's largest departure from what it read at rest before 0.9 s, m/s², over the first `end` seconds.
     private func felt(_ text: String, until end: Double = 2.5) throws -> [Double] {
-        let file = try ScenarioFile.parse(Data(text.utf8), file: "s.json")
-        let world = try World(scenario: .scripted(file), peers: 5, seed: 1)
-        let clocks = (0..<5).map { _ in DeviceClock(uptimeAtStart: 100, rate: 0) }
-        var quiet = MotionSettings()
-        quiet.own = .still
-        try world.startSensing(clocks: clocks, seed: 5, motion: quiet)
-        _ = world.advance(to: end)
-        return world.samples.map { samples in
-            let rest = samples.filter { $0.timestamp - 100 < 0.9 }
-            let n = Double(rest.count)
-            let base = rest.reduce(Vector3.zero) { $0 + Vector3(Double($1.x), Double($1.y), Double($1.z)) } / n
-            return samples.map { (Vector3(Double($0.x), Double($0.y), Double($0.z)) - base).length }.max() ?? 0
-        }
+        try stilledDepartures(text, rest: 0.9, window: 0..<end, until: end).departures
     }
 
     /// docs/scenario-format.md's sample table, the one A, B and C lie on.
