@@ -52,7 +52,9 @@ private func names(_ peers: some Sequence<MCPeerID>) -> Set<String> { Set(peers.
     }
 
     /// At 20% loss, with delay, jitter, reordering and duplication, every `.reliable` token arrives: all 380 ranging
-    /// sessions of 20 devices run.
+    /// sessions of 20 devices run within 10 s. A peer-to-peer session that loses a run of keep-alives drops and is
+    /// joined again (seed 1: phone-1 and phone-15 from 23.5 to 30.5 s, after every pair had connected by 6 s), so
+    /// from then on, second by second, at most two pairs are without their sessions, none for over 10 s.
     @Test(arguments: [1, 2] as [UInt64])
     func everyTokenArrivesAtTwentyPercentLoss(seed: UInt64) throws {
         var network = NetworkConditions(loss: 0.2, duplication: 0.05, reordering: 0.1)
@@ -60,11 +62,32 @@ private func names(_ peers: some Sequence<MCPeerID>) -> Set<String> { Set(peers.
         network.jitter = 0.01
         let room = try room(peers: 20, seed: seed, network: network)
         let apps = apps(in: room)
-        room.advance(by: 30)
-        let running = apps.map { $0.peerByToken.count }.reduce(0, +)
-        let measured = apps.map { $0.distances.count }.reduce(0, +)
+        room.advance(by: 10)
+        var running = apps.map { $0.peerByToken.count }.reduce(0, +)
+        var measured = apps.map { $0.distances.count }.reduce(0, +)
         #expect(running == 380, "\(running) of 380 sessions run")
         #expect(measured == 380, "\(measured) of 380 peers measured")
+        var fewest = running
+        // How many seconds in a row each app has been without each peer's token.
+        var missing: [String: Int] = [:]
+        var longest = 0
+        for _ in 11...40 {
+            room.advance(by: 1)
+            running = apps.map { $0.peerByToken.count }.reduce(0, +)
+            measured = apps.map { $0.distances.count }.reduce(0, +)
+            fewest = min(fewest, running, measured)
+            var now: [String: Int] = [:]
+            for (k, app) in apps.enumerated() {
+                let held = names(app.peerByToken.values)
+                for j in 0..<20 where j != k && !held.contains("phone-\(j)") {
+                    now["\(k)-\(j)", default: 0] = missing["\(k)-\(j)", default: 0] + 1
+                }
+            }
+            missing = now
+            longest = max(longest, now.values.max() ?? 0)
+        }
+        #expect(fewest >= 376, "\(fewest) of 380 sessions at the worst second")
+        #expect(longest <= 10, "a peer's token missing \(longest) s in a row")
         #expect(room.dataCounters.retransmissions > 0)
     }
 
