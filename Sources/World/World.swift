@@ -345,10 +345,10 @@ package final class World {
         let nudge = Self.stepAside * dt
         let rounds = Self.pushRounds
         var offsets = [Vector3](repeating: .zero, count: motion.count)
-        let far = max(space, mingle.reachSpace + 2 * Forearm.adult.reach)
+        let far = pushFar
         // Phones farther apart than `far` cannot be pushed, and no peer moves more than `rounds * nudge` in the
         // step, so the pairs that may be are found once.
-        let within = Self.pushReach(far: far, rounds: rounds, nudge: nudge)
+        let within = pushWithin(dt)
         var positions = motion.map(\.position)
         let near = pairs.filter { i, j in
             let d = positions[j] - positions[i]
@@ -428,20 +428,24 @@ package final class World {
     private static let pushRounds = 4
     private static let stepAside = 1.0
 
-    /// How far apart two peers' phones may be for ``keepApart(_:_:)`` to push them in a step.
-    private static func pushReach(far: Double, rounds: Int, nudge: Double) -> Double {
-        far + 2 * Double(rounds) * nudge
+    /// How far apart two peers' phones may be for ``keepApart(_:_:)`` to push them: their phones or their reaches
+    /// too close.
+    private var pushFar: Double { max(mingle.personalSpace, mingle.reachSpace + 2 * Forearm.adult.reach) }
+
+    /// How far apart two peers' phones may be at the start of a step of `dt` for ``keepApart(_:_:)`` to push them in
+    /// it: each may be pushed `pushRounds` times.
+    private func pushWithin(_ dt: Double) -> Double {
+        pushFar + 2 * Double(Self.pushRounds) * Self.stepAside * dt
     }
 
     /// The pairs of peers near enough for a step's walkers to slow down for (``clearanceAhead(_:)``), its crowd to
     /// push apart (``keepApart(_:_:)``), or its bodies and forearms to meet once all have moved (``crowd``), in one
     /// search: with the way each may walk and be pushed in the step after it.
     private func crowdPairs(_ dt: Double) -> [(Int, Int)] {
-        let far = max(mingle.personalSpace, mingle.reachSpace + 2 * Forearm.adult.reach)
         let walked = 2 * mingle.walkingSpeed.upperBound * dt
-        let pushed = 2 * Double(Self.pushRounds) * Self.stepAside * dt
+        let pushed = pushWithin(dt) - pushFar
         let met = max(tracker.approachDistance, Self.limbReach)
-        let cell = max(Self.lookAhead, far + pushed + walked, met + pushed + walked)
+        let cell = max(Self.lookAhead, pushWithin(dt) + walked, met + pushed + walked)
         return NeighbourGrid(motion.map(\.position), cell: cell).candidatePairs()
     }
 
@@ -654,11 +658,14 @@ package final class World {
         // Only the forearms of phones with a neighbour in reach are placed: most have none.
         var arms = [OrientedBox?](repeating: nil, count: bodies.count)
         var placed = [Bool](repeating: false, count: bodies.count)
+        func place(_ k: Int) {
+            guard !placed[k] else { return }
+            arms[k] = forearm(k, at: bodies[k], t: time)
+            placed[k] = true
+        }
         for (i, j, _) in reached {
-            for k in [i, j] where !placed[k] {
-                arms[k] = forearm(k, at: bodies[k], t: time)
-                placed[k] = true
-            }
+            place(i)
+            place(j)
         }
         var seen: [Int64: SIMD3<Double>] = [:]
         for (i, j, _) in reached where arms[i] != nil || arms[j] != nil {
