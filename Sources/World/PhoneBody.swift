@@ -119,8 +119,8 @@ package struct Grip: Sendable, Equatable {
 }
 
 /// A holder's forearm behind a phone held up in the hand: a box from just below the phone's bottom edge back toward
-/// the holder, sloping down to the elbow. It meets other phones and other forearms where bodies crowd (docs/sensors.md,
-/// "Forearms"); a phone lying flat, or in a pocket or a bag, has none.
+/// the holder, sloping down to the elbow. It meets other phones and other forearms where bodies crowd
+/// (docs/simulation.md, "What has a body"); a phone lying flat, or in a pocket or a bag, has none.
 package struct Forearm: Sendable, Equatable {
     /// Across, deep, and long (wrist to elbow), metres: 8 cm across (a forearm's girth, 25 to 30 cm, over π) and 27
     /// cm long, an adult's (ANSUR II: Gordon et al., 2012 Anthropometric Survey of U.S. Army Personnel, 2014).

@@ -48,7 +48,7 @@ package struct MingleSettings: Sendable, Equatable {
     package var reachSpace = 0.3
     /// How fast a holder's body turns, radians per second: 2 (115°/s), a half turn in 1.6 s. An assumption, of the
     /// order of the self-paced 180° standing turns Khobkhun, Hollands & Richards measured (Sensors 21(8) 2827,
-    /// 2021); docs/simulation.md's sensitivity table has its row.
+    /// 2021); docs/simulation.md ("What has a body") gives what 1 and 4 rad/s change.
     package var turnRate = 2.0
 
     package init() {}
