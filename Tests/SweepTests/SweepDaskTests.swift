@@ -72,6 +72,20 @@ import TestSupport
                 try start(["worker", address, "--nthreads", "1", "--no-nanny", "--no-dashboard", "--host", "127.0.0.1",
                            "--name", "w\($0)"], log: dir + "/worker\($0).log")
             }
+            // Every worker joined before a sweep asks the scheduler how many there are: a sweep started at once saw
+            // one of two on a fresh clone ("over 1 at once").
+            waited = 0
+            func joined(_ k: Int) -> Bool {
+                let log = FileManager.default.contents(atPath: dir + "/worker\(k).log") ?? Data()
+                return String(decoding: log, as: UTF8.self).contains("Registered to")
+            }
+            while !(0..<count).allSatisfy(joined), waited < 600 {
+                try await Task.sleep(for: .milliseconds(100))
+                waited += 1
+            }
+            guard (0..<count).allSatisfy(joined) else {
+                throw SweepTestError("not every worker joined the scheduler in 60 s")
+            }
         }
 
         /// Killed outright: a Dask process given SIGTERM closes gracefully, waiting on its peers for many seconds.
