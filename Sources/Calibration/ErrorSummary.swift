@@ -14,6 +14,8 @@ package struct ErrorSummary: Sendable, Equatable, Codable {
     package let medianAbsolute: Double
     /// 95th percentile of the absolute error.
     package let p95Absolute: Double
+    /// 99th percentile of the absolute error: where the tail shows.
+    package let p99Absolute: Double
 
     /// Summarises `errors`; `nil` when there are none.
     package init?(_ errors: [Double]) {
@@ -24,6 +26,7 @@ package struct ErrorSummary: Sendable, Equatable, Codable {
         rootMeanSquare = signed.rootMeanSquare
         medianAbsolute = magnitude.median
         p95Absolute = magnitude.quantile(0.95)
+        p99Absolute = magnitude.quantile(0.99)
     }
 
     /// The same summary with every value multiplied by `factor` (for unit conversion).
@@ -31,12 +34,12 @@ package struct ErrorSummary: Sendable, Equatable, Codable {
         ErrorSummary(
             count: count, bias: bias * factor, standardDeviation: standardDeviation * factor,
             rootMeanSquare: rootMeanSquare * factor, medianAbsolute: medianAbsolute * factor,
-            p95Absolute: p95Absolute * factor)
+            p95Absolute: p95Absolute * factor, p99Absolute: p99Absolute * factor)
     }
 
     private init(
         count: Int, bias: Double, standardDeviation: Double, rootMeanSquare: Double, medianAbsolute: Double,
-        p95Absolute: Double
+        p95Absolute: Double, p99Absolute: Double
     ) {
         self.count = count
         self.bias = bias
@@ -44,5 +47,6 @@ package struct ErrorSummary: Sendable, Equatable, Codable {
         self.rootMeanSquare = rootMeanSquare
         self.medianAbsolute = medianAbsolute
         self.p95Absolute = p95Absolute
+        self.p99Absolute = p99Absolute
     }
 }

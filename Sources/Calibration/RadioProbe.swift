@@ -148,3 +148,28 @@ package struct RadioProbeReport: Sendable, Equatable, Codable {
     /// the distance: single-sided ranging with clocks far apart).
     package let clampedShare: Double
 }
+
+extension RadioProbe {
+    /// The distances the near-field table samples, metres: touching to where APS011's table begins to hold.
+    package static let nearFieldDistances: [Double] = [0.02, 0.05, 0.10, 0.15, 0.20, 0.25, 0.30]
+
+    /// Runs the probe at each of `distances` with the other settings unchanged, each from the same seed.
+    ///
+    /// - Throws: ``PairRadioError`` for a bad radio configuration or a GSL failure.
+    package func nearField(distances: [Double] = nearFieldDistances) throws(PairRadioError) -> [NearFieldRow] {
+        var rows: [NearFieldRow] = []
+        for distance in distances {
+            var s = settings
+            s.distance = distance
+            rows.append(NearFieldRow(distance: distance, report: try RadioProbe(settings: s).run()))
+        }
+        return rows
+    }
+}
+
+/// One distance of the near-field table.
+package struct NearFieldRow: Sendable, Equatable, Codable {
+    /// True distance, metres.
+    package let distance: Double
+    package let report: RadioProbeReport
+}

@@ -60,6 +60,10 @@ package struct RadioCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Run seed; the same seed gives the same figures.")
     var seed: UInt64 = 1
 
+    @Flag(name: .customLong("near-field"),
+          help: "Sample 2, 5, 10, 15, 20, 25 and 30 cm instead of --distance, one table row each (docs/radio-model.md, \"The near field\").")
+    var nearField = false
+
     @Option(help: "Output format: text or json.")
     var format: OutputFormat = .text
 
@@ -113,6 +117,7 @@ package struct RadioCommand: ParsableCommand {
     var link: RadioConfiguration.LinkModel { radio.link ?? .lineOfSight }
 
     package func render() throws -> String {
+        if nearField { return try renderNearField() }
         let report: RadioProbeReport
         do {
             report = try RadioProbe(settings: settings).run()
@@ -127,6 +132,26 @@ package struct RadioCommand: ParsableCommand {
         case .text:
             return report.text(heading: "radio probe: \(distance) m, azimuth \(azimuth)°, elevation \(elevation)°, "
                 + "link \(link.rawValue), ranging \(ranging.rawValue), \(samples) samples at \(rate) Hz, seed \(seed)")
+        }
+    }
+
+    private func renderNearField() throws -> String {
+        let rows: [NearFieldRow]
+        do {
+            rows = try RadioProbe(settings: settings).nearField()
+        } catch {
+            throw ValidationError(error.description)
+        }
+        switch format {
+        case .json:
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            return String(decoding: try encoder.encode(NearFieldOutput(settings: self, rows: rows)), as: UTF8.self)
+        case .text:
+            return rows.nearFieldText(heading: "radio probe, near field: azimuth \(azimuth)°, elevation \(elevation)°, "
+                + "link \(link.rawValue), ranging \(ranging.rawValue), negative distances "
+                + (radio.negativeDistance == .zero ? "read 0 m" : "fail") + ", near-field slope "
+                + "\(radio.nearFieldSlope) cm a dB, \(samples) samples a distance at \(rate) Hz, seed \(seed)")
         }
     }
 
@@ -153,25 +178,54 @@ package enum AntennaChoice: String, ExpressibleByArgument, CaseIterable, Sendabl
 extension RadioConfiguration.LinkModel: ExpressibleByArgument {}
 extension RadioConfiguration.RangingScheme: ExpressibleByArgument {}
 
+/// The probe's inputs as its JSON documents print them.
+struct RadioProbeInputs: Encodable {
+    let distance: Double?
+    let azimuthDegrees, elevationDegrees, rate, clockPPM, losSigma, levelBias, nearFieldSlope: Double
+    let angleSigmaDegrees: Double
+    let link, ranging, antennas, negativeDistance: String
+    let samples: Int
+    let seed: UInt64
+
+    init(_ c: RadioCommand) {
+        distance = c.nearField ? nil : c.distance
+        azimuthDegrees = c.azimuth
+        elevationDegrees = c.elevation
+        rate = c.rate
+        clockPPM = c.clockPPM
+        losSigma = c.radio.losSigma
+        levelBias = c.radio.levelBias
+        nearFieldSlope = c.radio.nearFieldSlope
+        angleSigmaDegrees = c.angleSigma
+        link = c.link.rawValue
+        ranging = c.ranging.rawValue
+        antennas = c.antennas.rawValue
+        negativeDistance = c.radio.negativeDistance.rawValue
+        samples = c.samples
+        seed = c.seed
+    }
+}
+
 /// The JSON document `radio --format json` prints: the inputs, then the report.
 struct RadioProbeOutput: Encodable {
-    struct Inputs: Encodable {
-        let distance, azimuthDegrees, elevationDegrees, rate, clockPPM, losSigma, levelBias, angleSigmaDegrees: Double
-        let link, ranging, antennas: String
-        let samples: Int
-        let seed: UInt64
-    }
-
-    let inputs: Inputs
+    let inputs: RadioProbeInputs
     let report: RadioProbeReport
 
     init(settings c: RadioCommand, report: RadioProbeReport) {
-        inputs = Inputs(
-            distance: c.distance, azimuthDegrees: c.azimuth, elevationDegrees: c.elevation, rate: c.rate,
-            clockPPM: c.clockPPM, losSigma: c.radio.losSigma, levelBias: c.radio.levelBias,
-            angleSigmaDegrees: c.angleSigma,
-            link: c.link.rawValue, ranging: c.ranging.rawValue, antennas: c.antennas.rawValue,
-            samples: c.samples, seed: c.seed)
+        inputs = RadioProbeInputs(c)
         self.report = report
     }
 }
+
+/// The JSON document `radio --near-field --format json` prints: the inputs, then a report a distance.
+struct NearFieldOutput: Encodable {
+    let inputs: RadioProbeInputs
+    let rows: [NearFieldRow]
+
+    init(settings c: RadioCommand, rows: [NearFieldRow]) {
+        inputs = RadioProbeInputs(c)
+        self.rows = rows
+    }
+}
+
+extension RadioConfiguration.NegativeFlight: ExpressibleByArgument {}

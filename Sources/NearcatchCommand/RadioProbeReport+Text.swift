@@ -14,10 +14,10 @@ extension RadioProbeReport {
             lines.append(
                 name.padding(toLength: 22, withPad: " ", startingAt: 0)
                     + "\(f(e.bias)) \(f(e.standardDeviation)) \(f(e.rootMeanSquare)) \(f(e.medianAbsolute)) "
-                    + "\(f(e.p95Absolute))  \(unit)  n=\(e.count)")
+                    + "\(f(e.p95Absolute)) \(f(e.p99Absolute))  \(unit)  n=\(e.count)")
         }
         lines.append("".padding(toLength: 22, withPad: " ", startingAt: 0)
-            + ["bias", "sd", "rmse", "p50|e|", "p95|e|"].map { $0.leftPadded(to: 8) }.joined(separator: " "))
+            + ["bias", "sd", "rmse", "p50|e|", "p95|e|", "p99|e|"].map { $0.leftPadded(to: 8) }.joined(separator: " "))
         row("distance raw", rawDistance, unit: "cm", scale: 100, digits: 2)
         row("distance filtered", filteredDistance, unit: "cm", scale: 100, digits: 2)
         row("azimuth raw", azimuthDegrees, unit: "deg", scale: 1, digits: 2)
@@ -33,6 +33,31 @@ extension RadioProbeReport {
             lines.append(String(format: "read as 0 m: %.2f%% (the timestamps gave a negative distance; the raw row "
                 + "scores them before that clamp)", clampedShare * 100))
         }
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension [NearFieldRow] {
+    /// The near-field table for a terminal: a row a distance, errors in centimetres.
+    func nearFieldText(heading: String) -> String {
+        var lines = [heading, ""]
+        lines.append(["distance", "received", "read 0 m", "raw bias", "raw sd", "filtered bias"]
+            .map { $0.leftPadded(to: 14) }.joined())
+        for row in self {
+            let r = row.report
+            func cm(_ e: ErrorSummary?, _ value: (ErrorSummary) -> Double) -> String {
+                e.map { String(format: "%.1f cm", value($0) * 100) } ?? "-"
+            }
+            lines.append([
+                String(format: "%.0f cm", row.distance * 100), String(format: "%.1f%%", (1 - r.dropoutShare) * 100),
+                String(format: "%.1f%%", r.clampedShare * 100), cm(r.rawDistance) { $0.bias },
+                cm(r.rawDistance) { $0.standardDeviation }, cm(r.filteredDistance) { $0.bias },
+            ].map { $0.leftPadded(to: 14) }.joined())
+        }
+        lines.append("")
+        lines.append("read 0 m: the timestamps gave a negative distance, reported as 0 m (with --negative-distance "
+            + "fail those exchanges are lost, and received falls by as much); raw: before that, filtered: what the "
+            + "app reads")
         return lines.joined(separator: "\n")
     }
 }

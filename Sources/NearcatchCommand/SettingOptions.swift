@@ -31,6 +31,14 @@ struct RadioOptions: ParsableArguments, Sendable {
     @Option(name: RunSettings.levelBias.option, parsing: .unconditional, help: RunSettings.levelBias.argumentHelp)
     var levelBias: Double = RadioConfiguration().levelBiasShare
 
+    @Option(name: RunSettings.nearFieldSlope.option, parsing: .unconditional,
+            help: RunSettings.nearFieldSlope.argumentHelp)
+    var nearFieldSlope: Double = RadioConfiguration().nearFieldBiasSlope * 100
+
+    @Option(name: .customLong("negative-distance"),
+            help: "What a chip reports when the error exceeds the distance: zero (0 m, the default) or fail (no measurement, the exchange fails).")
+    var negativeDistance: RadioConfiguration.NegativeFlight = RadioConfiguration().negativeFlight
+
     @Option(help: "Line-of-sight model of every pair: geometry (obstructed by the bodies and walls on the line between the phones; in the radio probe no one stands in the way, as los), markov (obstructions come and go at random), los, or nlos (default: geometry in a run, los in the radio probe).")
     var link: RadioConfiguration.LinkModel?
 
@@ -40,6 +48,7 @@ struct RadioOptions: ParsableArguments, Sendable {
         try RunSettings.lineOfSightSigma.validate(losSigma)
         try RunSettings.antennaDelaySigma.validate(antennaSigma)
         try RunSettings.levelBias.validate(levelBias)
+        try RunSettings.nearFieldSlope.validate(nearFieldSlope)
     }
 
     /// Sets the radio's fields from the flags; `--link` when given, else `link`.
@@ -47,6 +56,8 @@ struct RadioOptions: ParsableArguments, Sendable {
         radio.lineOfSightSigma = losSigma
         radio.antennaDelaySigma = antennaSigma
         radio.levelBiasShare = levelBias
+        radio.nearFieldBiasSlope = nearFieldSlope / 100
+        radio.negativeFlight = negativeDistance
         radio.linkModel = link ?? defaultLink
     }
 }

@@ -90,6 +90,7 @@ package struct PairRadio {
         let level = lineOfSight ? shared.configuration.levelBias(pathLoss: pathLoss, less: shared.calibrationBias) : 0
         let distance = measureDistance(trueDistance: geometry.distance, lineOfSight: lineOfSight, weakness: weakness,
                                        bias: shared.configuration.orientationBias * turned + level, at: time)
+        if distance < 0 && shared.configuration.negativeFlight == .fail { return nil }
         var atInitiator: AngleMeasurement?
         var atResponder: AngleMeasurement?
         if lineOfSight {
@@ -115,8 +116,16 @@ package struct PairRadio {
             channelError += random.gaussian(sigma: (floor * floor + weak).squareRoot())
         } else {
             let floor = shared.configuration.nonLineOfSightSigma
-            channelError += random.exponential(mean: shared.configuration.nonLineOfSightExcessMean)
+            let undetected = shared.configuration.undetectedPathShare
+            let excess = undetected > 0 && random.bernoulli(undetected)
+                ? shared.configuration.undetectedPathExcessMean : shared.configuration.nonLineOfSightExcessMean
+            channelError += random.exponential(mean: excess)
             channelError += random.gaussian(sigma: (floor * floor + weak).squareRoot())
+        }
+        let outliers = shared.configuration.outlierShare
+        if outliers > 0 && random.bernoulli(outliers) {
+            // The chip locks onto something else than the first path: the reading says nothing of the distance.
+            channelError = random.uniform(in: 0..<(trueDistance + shared.configuration.outlierSpan)) - trueDistance
         }
         let speed = TwoWayRanging.speedOfLight
         var jitter = (poll: 0.0, response: 0.0, final: 0.0)
@@ -130,7 +139,8 @@ package struct PairRadio {
             flightTime: (trueDistance + channelError) / speed,
             responderReplyDelay: shared.configuration.responderReplyDelay,
             initiatorReplyDelay: shared.configuration.initiatorReplyDelay, tick: tick, jitter: jitter)
-        // Negative when the error exceeds the distance; the measurement reports that as zero, as chips do.
+        // Negative when the error exceeds the distance: the measurement reports that as zero, or the exchange
+        // fails (``RadioConfiguration/negativeFlight``).
         return TwoWayRanging.distance(stamps, scheme: shared.configuration.scheme, tick: tick)
     }
 

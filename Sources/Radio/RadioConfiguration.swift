@@ -68,11 +68,12 @@ package struct RadioConfiguration: Sendable, Equatable {
     }
 
     /// The leading edge's range bias at `level` dBm, metres, as APS011's table 2 gives it (64-MHz PRF, every 2 dB
-    /// from −61 to −93 dBm, interpolated; held beyond): negative reads short.
-    package static func leadingEdgeBias(level: Double) -> Double {
+    /// from −61 to −93 dBm, interpolated; held beyond the weak end); stronger than −61 dBm it keeps falling by
+    /// `nearFieldSlope` metres a dB (``nearFieldBiasSlope``): negative reads short.
+    package static func leadingEdgeBias(level: Double, nearFieldSlope: Double = 0) -> Double {
         let table = Self.levelBiasTable
         let position = (-61 - level) / 2
-        guard position > 0 else { return table[0] / 100 }
+        guard position > 0 else { return table[0] / 100 + nearFieldSlope * 2 * position }
         guard position < Double(table.count - 1) else { return table[table.count - 1] / 100 }
         let k = Int(position)
         let f = position - Double(k)
@@ -84,24 +85,48 @@ package struct RadioConfiguration: Sendable, Equatable {
         -11.0, -10.5, -10.0, -9.3, -8.2, -6.9, -5.1, -2.7, 0.0, 2.1, 3.5, 4.2, 4.9, 6.2, 7.1, 7.6, 8.1,
     ]
 
-    /// The free-space path's loss at `distance`, dB (held at 10 cm: nearer, the phones are in each other's near
-    /// field).
+    /// The free-space path's loss at `distance`, dB, held at ``nearestPathDistance``.
     @inlinable
     package func pathLoss(distance: Double) -> Double {
-        10 * pathLossExponent * log10(max(distance, 0.1))
+        10 * pathLossExponent * log10(max(distance, nearestPathDistance))
     }
 
     /// The level's bias of a clear path of `pathLoss` dB, metres, less `calibration` (``calibrationBias``, which a
     /// pair computes once).
     package func levelBias(pathLoss: Double, less calibration: Double) -> Double {
         guard levelBiasShare > 0 else { return 0 }
-        return levelBiasShare * (Self.leadingEdgeBias(level: referenceLevel - pathLoss) - calibration)
+        return levelBiasShare
+            * (Self.leadingEdgeBias(level: referenceLevel - pathLoss, nearFieldSlope: nearFieldBiasSlope) - calibration)
     }
 
     /// The bias the calibration removes: the level's at ``calibrationDistance``.
     package var calibrationBias: Double {
-        Self.leadingEdgeBias(level: referenceLevel - pathLoss(distance: calibrationDistance))
+        Self.leadingEdgeBias(level: referenceLevel - pathLoss(distance: calibrationDistance),
+                             nearFieldSlope: nearFieldBiasSlope)
     }
+
+    /// How much shorter a clear path reads for each dB its level stands above −61 dBm, the strongest row of APS011's
+    /// table, metres a dB. The leading edge is found where the rising first path crosses a threshold set by the
+    /// noise, so a stronger path crosses it sooner, and nothing stops that at −61 dBm. 0.8 cm a dB is what two
+    /// DW3000 boards under 10 cm apart read (libdeca issue 7: times of flight of −26 to −31 ticks, −12 to −15 cm,
+    /// taken at 5 cm apart, 26 dB above the level at 1 m); the table's own last 4 dB fall by 0.25 cm a dB. A guess
+    /// within that span (docs/radio-model.md has the sensitivity).
+    package var nearFieldBiasSlope: Double = 0.008
+    /// Under this distance the path's loss, so the level, stops growing, metres: the edge of the antennas' radiating
+    /// near field, 2D²/λ for a 2-cm antenna on channel 9 (2.1 cm).
+    package var nearestPathDistance: Double = 0.02
+
+    /// What a chip reports when the timestamps give a negative time of flight (the error exceeds the distance).
+    package enum NegativeFlight: String, Sendable, CaseIterable {
+        /// A distance of 0 m: the phone sticks at 0 while the phones are that close (a Galaxy S21 Ultra reported 0 m
+        /// repeatedly, Heinrich et al. 2023).
+        case zero
+        /// No measurement: the exchange fails, as DW3000 firmware that treats a negative time of flight as an error
+        /// does (libdeca issue 7), and the app cannot tell "right here" from "out of range".
+        case fail
+    }
+    /// What a negative time of flight gives.
+    package var negativeFlight: NegativeFlight = .zero
     /// Standard deviation of the line-of-sight first-path error of one exchange that a strong signal leaves
     /// (multipath near the antennas), metres.
     package var lineOfSightSigma: Double = 0.085
@@ -113,6 +138,21 @@ package struct RadioConfiguration: Sendable, Equatable {
     package var nonLineOfSightExcessMean: Double = 0.30
     /// Standard deviation of the Gaussian part of the non-line-of-sight error, metres.
     package var nonLineOfSightSigma: Double = 0.15
+    /// Share of obstructed exchanges whose direct path goes undetected: the chip times a reflection, metres longer.
+    /// Alavi and Pahlavan (IEEE Communications Letters, 2006) split UWB's distance error into the multipath's and
+    /// the undetected direct path's, a mixture whose second part gives the large errors; their shares and means for
+    /// a phone's body are not published where this project can read them: a guess, with its sensitivity in
+    /// docs/radio-model.md ("The tail").
+    package var undetectedPathShare: Double = 0.1
+    /// Mean of the exponential excess of an undetected direct path, metres: a reflection off a wall or a person a
+    /// metre or two around (a guess, as the share).
+    package var undetectedPathExcessMean: Double = 1.0
+    /// Share of exchanges, in any state, whose reading is a gross outlier: anything from 0 to the true distance plus
+    /// ``outlierSpan``. Phones measured by Heinrich et al. (2023) reported from 0 to 7.79 m at a true 5 m; how
+    /// often is not in their summary: a guess, with its sensitivity in docs/radio-model.md ("The tail").
+    package var outlierShare: Double = 0.002
+    /// How far beyond the true distance a gross outlier may read, metres: 7.79 m at 5 m (Heinrich et al.).
+    package var outlierSpan: Double = 3
     /// How the line-of-sight state evolves.
     package var linkModel: LinkModel = .geometry
     /// Mean time a pair stays in line of sight before it is obstructed, seconds.
@@ -211,6 +251,13 @@ package struct RadioConfiguration: Sendable, Equatable {
         ] {
             try require(value.isFinite && value >= 0 && value <= 10, name, "between 0 and 10 m", value)
         }
+        try require(undetectedPathShare >= 0 && undetectedPathShare <= 1,
+                    "undetectedPathShare", "between 0 and 1", undetectedPathShare)
+        try require(undetectedPathExcessMean.isFinite && undetectedPathExcessMean >= 0 && undetectedPathExcessMean <= 100,
+                    "undetectedPathExcessMean", "between 0 and 100 m", undetectedPathExcessMean)
+        try require(outlierShare >= 0 && outlierShare <= 1, "outlierShare", "between 0 and 1", outlierShare)
+        try require(outlierSpan.isFinite && outlierSpan >= 0 && outlierSpan <= 100,
+                    "outlierSpan", "between 0 and 100 m", outlierSpan)
         try require(meanLineOfSightDuration.isFinite && meanLineOfSightDuration > 0,
                     "meanLineOfSightDuration", "above 0 s", meanLineOfSightDuration)
         try require(meanNonLineOfSightDuration.isFinite && meanNonLineOfSightDuration > 0,
@@ -224,6 +271,10 @@ package struct RadioConfiguration: Sendable, Equatable {
                     "levelBiasShare", "between 0 and 2", levelBiasShare)
         try require(referenceLevel.isFinite && referenceLevel >= -150 && referenceLevel <= 0,
                     "referenceLevel", "between -150 and 0 dBm", referenceLevel)
+        try require(nearFieldBiasSlope.isFinite && nearFieldBiasSlope >= 0 && nearFieldBiasSlope <= 0.05,
+                    "nearFieldBiasSlope", "between 0 and 0.05 m a dB", nearFieldBiasSlope)
+        try require(nearestPathDistance.isFinite && nearestPathDistance >= 0.001 && nearestPathDistance <= 1,
+                    "nearestPathDistance", "between 0.001 and 1 m", nearestPathDistance)
         try require(calibrationDistance.isFinite && calibrationDistance >= 0.1 && calibrationDistance <= 100,
                     "calibrationDistance", "between 0.1 and 100 m", calibrationDistance)
         try require(fieldOfViewHalfAngle >= 0 && fieldOfViewHalfAngle <= .pi / 2,

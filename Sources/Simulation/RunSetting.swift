@@ -217,7 +217,7 @@ package enum RunSettings {
     package static let all: [any RunSettingDeclaration] = [
         peers, duration, rate, workers, loss, traceUpdateInterval, tracePoseInterval, traceDevices, maximumSessions,
         discoveryRange, imuRate, imuRange, sensorLag, stampJitter, sensorGaps, clockOffset, lineOfSightSigma,
-        antennaDelaySigma, levelBias,
+        antennaDelaySigma, levelBias, nearFieldSlope,
     ]
 
     /// The declarations the summary's `run` block reports.
@@ -341,4 +341,11 @@ package enum RunSettings {
         default: "1",
         reporting: .always("levelBias"),
         value: { $0.radio.levelBiasShare })
+    package static let nearFieldSlope = RunSetting<Double>(
+        "--near-field-slope",
+        "How much shorter a clear path reads for each dB its received level stands above Decawave's table, in line of "
+            + "sight under about 80 cm (docs/radio-model.md, \"The near field\")", .between(0, 5),
+        unit: ("cm a dB", "cm a dB"), default: "0.8",
+        reporting: .always("nearFieldSlope"),
+        value: { $0.radio.nearFieldBiasSlope * 100 })
 }

@@ -6,7 +6,8 @@ extension SimulationSummary.Run {
             seed: settings.seed, interruptedAt: nil, groupKey: settings.groupKey.name, version: settings.version,
             // The Float's decimal value, not its binary one (0.08, not 0.0799999982).
             bumpDistance: Double(String(settings.bump.distance)) ?? Double(settings.bump.distance),
-            link: settings.radio.linkModel.rawValue, planner: settings.rangingPolicy.label,
+            link: settings.radio.linkModel.rawValue, negativeDistance: settings.radio.negativeFlight.rawValue,
+            planner: settings.rangingPolicy.label,
             detector: settings.bump.method.rawValue, sensors: settings.sensors.rawValue,
             sensorProfile: settings.sensors == .samples ? settings.sensorProfile.rawValue : nil,
             traceEvery: settings.tracePath != nil && settings.traceEvery > 1 ? settings.traceEvery : nil)

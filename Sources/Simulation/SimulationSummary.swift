@@ -20,6 +20,8 @@ package struct SimulationSummary: Sendable, Codable, Equatable {
             package var version: String
             package var bumpDistance: Double
             package var link: String
+            /// What the chips report when the error exceeds the distance: `zero` (0 m) or `fail` (no measurement).
+            package var negativeDistance: String
             /// Who ranges when: `ideal`, `uncoordinated`, `round-robin` or `proximity` (docs/airtime.md).
             package var planner: String
             /// How bumps are decided: `range` (the estimate alone) or `fused` (a joint accelerometer impact

@@ -31,6 +31,7 @@ package enum Fixtures {
         c.weakSignalSigma = 0
         c.weakSignalAngleSigma = 0
         c.levelBiasShare = 0
+        c.outlierShare = 0
         c.fadeSNR = -200
         c.fadeWidth = 0
         c.lineOfSightDropout = 0

@@ -41,11 +41,38 @@ import Testing
         }
         let raw = try #require(report["rawDistance"] as? [String: Any])
         #expect(Set(raw.keys) == ["count", "bias", "standardDeviation", "rootMeanSquare", "medianAbsolute",
-                                  "p95Absolute"])
+                                  "p95Absolute", "p99Absolute"])
         let sd = try #require(raw["standardDeviation"] as? Double)
         #expect(sd > 0.05 && sd < 0.15)
         // The same seed renders the same bytes.
         #expect(output == (try command.render()))
+    }
+
+    /// `--near-field` prints a row a distance from 2 to 30 cm; the share read as 0 m falls as the phones part (at
+    /// seed 1 from 99.9% at 2 cm to 1.0% at 30 cm, docs/radio-model.md), and with `--negative-distance fail`
+    /// those exchanges are lost instead, none read 0 m.
+    @Test func theNearFieldTableHasARowADistance() throws {
+        func rows(_ extra: [String]) throws -> [[String: Any]] {
+            let command = try #require(try NearcatchSim.parseAsRoot(
+                ["radio", "--near-field", "--samples", "4000", "--format", "json"] + extra) as? RadioCommand)
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(command.render().utf8)) as? [String: Any])
+            let inputs = try #require(json["inputs"] as? [String: Any])
+            #expect(inputs["distance"] == nil && inputs["nearFieldSlope"] as? Double == 0.8)
+            return try #require(json["rows"] as? [[String: Any]])
+        }
+        let zero = try rows([]), fail = try rows(["--negative-distance", "fail"])
+        #expect(zero.compactMap { $0["distance"] as? Double } == [0.02, 0.05, 0.10, 0.15, 0.20, 0.25, 0.30])
+        let clamped = try zero.map { try #require(($0["report"] as? [String: Any])?["clampedShare"] as? Double) }
+        #expect(clamped.first! > 0.99 && clamped.last! < 0.03, "\(clamped)")
+        #expect(zip(clamped, clamped.dropFirst()).allSatisfy { $1 < $0 }, "\(clamped)")
+        let lost = try fail.map { try #require(($0["report"] as? [String: Any])?["dropoutShare"] as? Double) }
+        let failedClamps = try fail.map { try #require(($0["report"] as? [String: Any])?["clampedShare"] as? Double) }
+        #expect(failedClamps.allSatisfy { $0 == 0 })
+        // What read 0 m is lost instead, beside the 2% line-of-sight floor (to 0.03 on 4,000 exchanges).
+        for (l, c) in zip(lost, clamped) { #expect(abs(l - (0.02 + 0.98 * c)) < 0.03, "\(lost) against \(clamped)") }
+        let text = try #require(try NearcatchSim.parseAsRoot(["radio", "--near-field", "--samples", "500"])
+            as? RadioCommand).render()
+        #expect(text.split(separator: "\n").filter { $0.hasSuffix(" cm") && $0.contains("%") }.count == 7)
     }
 
     @Test func negativeAnglesAreValues() throws {

@@ -208,7 +208,7 @@ import Testing
         let expected: [String: Set<String>] = [
             // The run's facts, and each setting its declaration reports.
             "run": Set(["scenario", "transport", "clock", "seed", "interruptedAt", "groupKey", "version", "bumpDistance",
-                        "link", "planner", "detector", "sensors", "sensorProfile"])
+                        "link", "negativeDistance", "planner", "detector", "sensors", "sensorProfile"])
                 .union(RunSettings.reported.compactMap { $0.reporting?.key }),
             "discovery": ["convergenceSeconds", "pairs", "sessions", "expectedSessions", "withinReach"],
             "ranging": ["exchanges", "received", "collided", "suspensions", "updatesDelivered", "sessionsRenewed",

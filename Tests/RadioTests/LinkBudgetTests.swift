@@ -14,6 +14,8 @@ import TestSupport
         var c = RadioConfiguration()
         c.linkModel = .lineOfSight
         c.antennaDelaySigma = 0
+        // The Gaussian core: the tail has its own tests (TailTests).
+        c.outlierShare = 0
         return c
     }
 
