@@ -54,6 +54,12 @@ package struct RadioCommand: ParsableCommand {
     @Option(name: .customLong("max-range"), parsing: .unconditional, help: "Hard limit of range, metres (above 0); the link fades out before it.")
     var maximumRange: Double = 15
 
+    @Option(parsing: .unconditional, help: "Share of exchanges whose reading is a gross outlier, anything from 0 to the true distance plus 3 m (0 to 1).")
+    var outliers: Double = RadioConfiguration().outlierShare
+
+    @Option(name: .customLong("undetected-path"), parsing: .unconditional, help: "Share of obstructed exchanges whose direct path goes undetected, adding an excess of mean 1 m (0 to 1).")
+    var undetectedPath: Double = RadioConfiguration().undetectedPathShare
+
     @Option(help: "Antenna layout: l-shaped, horizontal-pair or triangle.")
     var antennas: AntennaChoice = .lShaped
 
@@ -90,6 +96,9 @@ package struct RadioCommand: ParsableCommand {
                   "--fov must be between 0 and 90 degrees, got \(fieldOfView)")
         try require(maximumRange.isFinite && maximumRange > 0 && maximumRange <= 1000,
                   "--max-range must be above 0 and at most 1000 metres, got \(maximumRange)")
+        try require(outliers.isFinite && outliers >= 0 && outliers <= 1, "--outliers must be between 0 and 1, got \(outliers)")
+        try require(undetectedPath.isFinite && undetectedPath >= 0 && undetectedPath <= 1,
+                  "--undetected-path must be between 0 and 1, got \(undetectedPath)")
     }
 
     /// The probe settings the flags describe.
@@ -109,6 +118,8 @@ package struct RadioCommand: ParsableCommand {
         s.radio.fieldOfViewHalfAngle = Angle.radians(fromDegrees: fieldOfView)
         s.radio.maximumRange = maximumRange
         s.radio.antennaLayout = antennas.layout
+        s.radio.outlierShare = outliers
+        s.radio.undetectedPathShare = undetectedPath
         return s
     }
 

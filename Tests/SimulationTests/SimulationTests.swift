@@ -417,7 +417,7 @@ import World
     /// 100 Hz it catches every hard tap and most gentle touches (the gentlest push one phone under its 1 m/s²),
     /// rejects the braking, the shaking, the knocks and the walks, and cannot tell a fist bump from a tap: both are
     /// one or two samples wide. At 400 Hz a fist bump's softer push is wider than any two phones' and the table
-    /// tells all.
+    /// tells all, but for a touch the radio's tail hides.
     @Test func theFusedDetectorOnSampledAccelerometers() async throws {
         let file = try ScenarioFile.load(path: Self.examples + "/bump-classes.json")
         var byRate: [Double: SimulationSummary] = [:]
@@ -441,7 +441,11 @@ import World
         }
         #expect(try #require(at100.bumps.recall) >= 0.85)
         let faster = try #require(at400.bumps.byClass)
-        #expect(faster["fistBump"]?.fired == 0 && faster["gentleTouch"]?.fired == 18 && faster["hardTap"]?.fired == 18)
+        // All but one gentle touch: at seed 1 one reading 1.09 m long (a gross outlier, docs/radio-model.md,
+        // "The tail") puts a pair standing 0.59 m apart at 1.67 m, beyond the reach within which the planner ranges
+        // a knocked pair at once, so the pair is not ranged during its touch 5 s later (18 of 18 without outliers).
+        #expect(faster["fistBump"]?.fired == 0 && (faster["gentleTouch"]?.fired ?? 0) >= 17
+                && faster["hardTap"]?.fired == 18)
         #expect(try #require(at400.bumps.precision) >= 0.95)
     }
 

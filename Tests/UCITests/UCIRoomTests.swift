@@ -187,14 +187,20 @@ import UCI
         let kept = (1 - radio.lineOfSightDropout) * (1 - radio.fadeLoss(snr: radio.referenceSNR - radio.pathLoss(distance: distance)))
         #expect(Double(ok.count) >= 399 * kept - 3 * (399 * kept * (1 - kept)).squareRoot() - 1)
         let errors = ok.map { Double($0.distance) / 100 - distance }
-        let mean = errors.reduce(0, +) / Double(errors.count)
-        // Antenna delays (6 cm each), the level's bias and the line-of-sight noise (8.5 cm): docs/radio-model.md.
-        #expect(abs(mean) < 0.2)
-        #expect(errors.map { abs($0) }.max()! < 0.6)
-        // The phone's x axis points right of the boresight: a peer 30 degrees to the left reads -30 degrees.
+        // Antenna delays (6 cm each), the level's bias and the line-of-sight noise (8.5 cm): docs/radio-model.md;
+        // beside them the tail's gross outliers, 0.05% of the exchanges (0.2 expected here; at most 2, else the
+        // tail is wrong), anything from 0 to 3 m past the truth.
+        let core = errors.filter { abs($0) < 0.6 }
+        #expect(errors.count - core.count <= 2, "\(errors.filter { abs($0) >= 0.6 })")
+        #expect(abs(core.reduce(0, +) / Double(core.count)) < 0.2)
+        // The phone's x axis points right of the boresight: a peer 30 degrees to the left reads -30 degrees. At 6 m
+        // the model's own mean reads 2.7 degrees toward the boresight, with a spread of 24 degrees (the probe,
+        // `radio --distance 6 --azimuth -30 --samples 100000`: the phase wraps past the field's edge now and then),
+        // so there the mean is held to -27.3 within three standard errors.
         let az = ok.map { Double($0.azimuth) / 128 }
         let meanAz = az.reduce(0, +) / Double(az.count)
-        #expect(abs(meanAz + 30) < 3)
+        let (expectedAz, tolerance) = distance >= 6 ? (-27.3, 3 * 24 / Double(az.count).squareRoot()) : (-30.0, 3.0)
+        #expect(abs(meanAz - expectedAz) < tolerance, "mean \(meanAz)")
         let expectedRSSI = 2 * (64.8 + 20 * log10(distance))
         #expect(ok.allSatisfy { abs(Double($0.rssi) - expectedRSSI) <= 1 && $0.nlos == 0 && $0.azimuthFOM > 0 })
     }
