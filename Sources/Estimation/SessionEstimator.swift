@@ -38,6 +38,11 @@ package struct SessionEstimator: Sendable, Equatable {
         directionSmoother = DirectionSmoother(shared: shared.direction)
     }
 
+    /// The smoothed direction toward the peer as the last update gave it, `nil` without one.
+    package var smoothedDirection: SIMD3<Float>? {
+        directionSmoother.smoothed?.bearing.map { SIMD3<Float>($0.direction) }
+    }
+
     /// Feeds this side's view of one exchange and returns the update.
     ///
     /// - Parameters:
@@ -52,35 +57,6 @@ package struct SessionEstimator: Sendable, Equatable {
             estimate = Float(max(rangeFilter.estimate, 0))
         }
         return directionSmoother.update(distance: estimate, angle: angle, at: time)
-    }
-}
-
-/// The estimator of a pair's responder side: the initiator filters the pair's distance once and sends it, and the
-/// responder shows it with its own smoothed angle. No range filter of its own (it would filter the same distances
-/// again to the same estimate, `MirroredSessionTests`), so a pair's slot keeps one filter, not two.
-package struct ResponderEstimator: Sendable, Equatable {
-    package private(set) var directionSmoother: DirectionSmoother
-    /// Whether the last update's distance was the initiator's fresh one (``SessionEstimator/distanceIsFresh``).
-    package private(set) var distanceIsFresh = false
-
-    package init(configuration: EstimatorConfiguration = EstimatorConfiguration()) {
-        self.init(shared: SharedEstimatorConfiguration(configuration))
-    }
-
-    package init(shared: SharedEstimatorConfiguration) {
-        directionSmoother = DirectionSmoother(shared: shared.direction)
-    }
-
-    /// Feeds this side's view of an exchange whose distance the pair's initiator has already filtered.
-    ///
-    /// - Parameters:
-    ///   - filteredDistance: the initiator's estimate, `nil` out of range.
-    ///   - fresh: whether that estimate was supported by its measurement.
-    package mutating func update(
-        filteredDistance: Float?, fresh: Bool, angle: AngleMeasurement?, at time: Double
-    ) -> NearbyUpdate {
-        distanceIsFresh = fresh && filteredDistance != nil
-        return directionSmoother.update(distance: filteredDistance, angle: angle, at: time)
     }
 }
 

@@ -76,7 +76,8 @@ package struct PairRadio {
             gainB: shared.configuration.antennaGain(offBoresight: geometry.bearingFromB.offBoresight), extraLoss: extraLoss)
         let floor = lineOfSight ? shared.configuration.lineOfSightDropout : shared.configuration.nonLineOfSightDropout
         let fade = shared.configuration.fadeLoss(snr: snr)
-        if random.bernoulli(1 - (1 - floor) * (1 - fade)) {
+        let kept = (1 - floor) * (1 - fade)
+        if random.bernoulli(1 - kept) {
             return nil
         }
         guard geometry.distance <= shared.configuration.maximumRange else {
@@ -99,9 +100,13 @@ package struct PairRadio {
             atInitiator = measureAngle(geometry.bearingFromA, phaseNoise: phaseNoise)
             atResponder = measureAngle(geometry.bearingFromB, phaseNoise: phaseNoise)
         }
+        // The responder's report is one more frame on the same link: of the exchange's three frames each is kept
+        // with the cube root of the exchange's share.
+        let reported = !random.bernoulli(1 - cbrt(kept))
         return RangingMeasurement(
             time: time, lineOfSight: lineOfSight, distance: distance,
-            angleAtInitiator: atInitiator, angleAtResponder: atResponder, timeOfFlightDistance: distance)
+            angleAtInitiator: atInitiator, angleAtResponder: atResponder, timeOfFlightDistance: distance,
+            reachedInitiator: reported)
     }
 
     /// The channel's first-path error is common to the three messages of one exchange: the channel does not change

@@ -31,6 +31,11 @@ package struct RadioConfiguration: Sendable, Equatable {
     /// The initiator's delay between receiving the response and sending the final message (its own clock).
     /// Different from the responder's on purpose: the asymmetric formula does not need them equal.
     package var initiatorReplyDelay: Double = 1.5e-3
+    /// How long after an exchange starts the responder holds its six timestamps (the final's arrival), seconds.
+    package var responderReadingDelay: Double { responderReplyDelay + initiatorReplyDelay }
+    /// How long after an exchange starts the initiator holds them: the responder reports its timestamps a reply
+    /// delay after the final.
+    package var initiatorReadingDelay: Double { 2 * responderReplyDelay + initiatorReplyDelay }
     /// Duration of one timestamp tick: 1 / (128 x 499.2 MHz), about 15.65 ps or 4.69 mm of flight.
     package var tickDuration: Double = 1 / (128 * 499.2e6)
     /// Standard deviation of independent jitter on each receive timestamp, as metres of flight.

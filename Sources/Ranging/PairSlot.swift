@@ -6,19 +6,19 @@ import Radio
 /// The state of one pair: its radio link (with its own random stream), each side's estimator, the bump detector,
 /// its share of the error sums, and the identity of the sessions it last ranged under.
 ///
-/// The initiator is the side with the lower peer id: it runs the exchange and filters the pair's distance once for
-/// both sides. The radio's stream belongs to the pair (its two device indices), whichever side initiates.
+/// The initiator is the side with the lower peer id: it runs the exchange; each side filters its own reading of it.
+/// The radio's stream belongs to the pair (its two device indices), whichever side initiates.
 struct PairSlot {
     let initiator: Int
     let responder: Int
     var radio: PairRadio
     var estimatorI: SessionEstimator
-    var estimatorR: ResponderEstimator
+    var estimatorR: SessionEstimator
     var bump: BumpDetector
     /// Whether the estimators hold anything of the present sessions: only then is there state to start afresh.
     var hasState: Bool {
         estimatorI.rangeFilter.isStarted || estimatorI.directionSmoother.smoothed != nil
-            || estimatorR.directionSmoother.smoothed != nil
+            || estimatorR.rangeFilter.isStarted || estimatorR.directionSmoother.smoothed != nil
     }
 
     var rawSquares = 0.0
@@ -63,7 +63,7 @@ extension PairSlot {
         radio = try PairRadio(initiator: devices[initiator], responder: devices[responder],
                               stream: (UInt64(low), UInt64(high)), runSeed: settings.seed, shared: shared)
         estimatorI = SessionEstimator(shared: estimator)
-        estimatorR = ResponderEstimator(shared: estimator)
+        estimatorR = SessionEstimator(shared: estimator)
         self.bump = BumpDetector(settings: bump)
     }
 }

@@ -31,7 +31,8 @@ package struct RangingBump: Sendable, Equatable {
 }
 
 /// One received exchange at the run's `time`: the truth, the raw measurement, and the update each side's app received,
-/// stamped with that side's own clock (``RoundEngine/clocks``).
+/// stamped with that side's own clock (``RoundEngine/clocks``) at the moment it held the exchange's timestamps: the
+/// responder's at the final's arrival, the initiator's at its report's, none when that report was lost.
 package struct RangingExchange: Sendable {
     /// The pair's index in ``RoundEngine/pairs``.
     package let pair: Int
@@ -41,7 +42,7 @@ package struct RangingExchange: Sendable {
     /// The true geometry, A the initiator.
     package let truth: PairGeometry
     package let measurement: RangingMeasurement
-    package let atInitiator: NearbyUpdate
+    package let atInitiator: NearbyUpdate?
     package let atResponder: NearbyUpdate
 }
 
@@ -184,7 +185,7 @@ package final class RoundEngine {
             sessionsRenewed += 1
             estimates[p] = PairEstimate()
             slots[s].estimatorI = SessionEstimator(shared: estimator)
-            slots[s].estimatorR = ResponderEstimator(shared: estimator)
+            slots[s].estimatorR = SessionEstimator(shared: estimator)
             slots[s].bump = BumpDetector(settings: bump)
         }
         table.sortNewPairs()
@@ -380,17 +381,26 @@ package final class RoundEngine {
             slot.rawCount += 1
             out.statistics.raw.add(abs(e))
         }
-        // The initiator filters the pair's distance once; the responder shows that estimate with its own angle.
-        let ui = slot.estimatorI.update(distance: m.distance, angle: m.angleAtInitiator, at: time)
-        let ur = slot.estimatorR.update(filteredDistance: ui.distance, fresh: slot.estimatorI.distanceIsFresh,
-                                        angle: m.angleAtResponder, at: time)
-        out.statistics.updates += 2
-        if slot.estimatorI.distanceIsFresh, let d = ui.distance { latest.take(d, at: Float(time)) }
-        score(ui, truth: truth.distance, bearing: truth.bearingFromA, &slot, &out.statistics)
+        // Each phone filters its own reading when it holds the timestamps: the responder at the final's arrival, the
+        // initiator at the responder's report, when that arrives.
+        let radio = context.settings.radio
+        let ur = slot.estimatorR.update(distance: m.distance, angle: m.angleAtResponder,
+                                        at: time + radio.responderReadingDelay)
         score(ur, truth: truth.distance, bearing: truth.bearingFromB, &slot, &out.statistics)
-        // A held estimate (its measurement refused) is not a new reading: counting it again would let one stale
-        // low value make up "2 of 3".
-        let fresh = slot.estimatorI.distanceIsFresh ? ui.distance : nil
+        out.statistics.updates += 1
+        var ui: NearbyUpdate?
+        if m.reachedInitiator {
+            let u = slot.estimatorI.update(distance: m.distance, angle: m.angleAtInitiator,
+                                           at: time + radio.initiatorReadingDelay)
+            score(u, truth: truth.distance, bearing: truth.bearingFromA, &slot, &out.statistics)
+            out.statistics.updates += 1
+            if slot.estimatorI.distanceIsFresh, let d = u.distance { latest.take(d, at: Float(time)) }
+            ui = u
+        }
+        // The reference app's detector reads the initiator's phone, as its app would. A held estimate (its
+        // measurement refused) is not a new reading: counting it again would let one stale low value make up
+        // "2 of 3".
+        let fresh = ui != nil && slot.estimatorI.distanceIsFresh ? ui?.distance : nil
         let fires: Bool
         var jolts: BumpJolts?
         if !context.settings.detectsBumps {
@@ -401,12 +411,12 @@ package final class RoundEngine {
                 channel: context.heard.isEmpty ? nil : ImpactChannel(
                     initiator: Int32(i), responder: Int32(r),
                     heardByInitiator: context.heard[i], heardByResponder: context.heard[r]),
-                towardResponder: ui.direction, towardInitiator: ur.direction)
+                towardResponder: ui?.direction ?? slot.estimatorI.smoothedDirection, towardInitiator: ur.direction)
             fires = jolts != nil
         } else {
             fires = slot.bump.update(distance: fresh)
         }
-        if fires, let estimate = ui.distance ?? (latest.distance.isFinite ? latest.distance : nil) {
+        if fires, let estimate = ui?.distance ?? (latest.distance.isFinite ? latest.distance : nil) {
             latest.bumped = Float(time)
             out.round.bumps.append(RangingBump(initiator: i, responder: r, time: time, estimate: estimate,
                                                trueDistance: truth.distance, jolts: jolts))
@@ -414,8 +424,8 @@ package final class RoundEngine {
         if context.record {
             // Each side's app reads the time of its update on its own clock.
             var atI = ui, atR = ur
-            atI.timestamp = context.clocks[i].reading(at: time)
-            atR.timestamp = context.clocks[r].reading(at: time)
+            atI?.timestamp = context.clocks[i].reading(at: time + radio.initiatorReadingDelay)
+            atR.timestamp = context.clocks[r].reading(at: time + radio.responderReadingDelay)
             out.round.exchanges.append(RangingExchange(pair: pair, initiator: i, responder: r, time: time, truth: truth,
                                                        measurement: m, atInitiator: atI, atResponder: atR))
         }

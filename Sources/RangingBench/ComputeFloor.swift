@@ -17,7 +17,7 @@ public final class ComputeFloor {
         let responder: Int
         var radio: PairRadio
         var estimatorI: SessionEstimator
-        var estimatorR: ResponderEstimator
+        var estimatorR: SessionEstimator
     }
 
     private var slots: [Slot]
@@ -42,7 +42,7 @@ public final class ComputeFloor {
                     radio: try PairRadio(initiator: devices[a], responder: devices[b], stream: (UInt64(a), UInt64(b)),
                                          runSeed: settings.seed, shared: radio),
                     estimatorI: SessionEstimator(shared: estimator),
-                    estimatorR: ResponderEstimator(shared: estimator)))
+                    estimatorR: SessionEstimator(shared: estimator)))
             }
         }
         self.slots = slots
@@ -83,9 +83,8 @@ public final class ComputeFloor {
         let truth = PairGeometry(a, b)
         let path = truth.distance > maximumRange ? PathObstruction.clear : obstacles.between(a.position, b.position)
         guard let m = slot.radio.exchange(geometry: truth, at: time, path: path) else { return false }
-        let ui = slot.estimatorI.update(distance: m.distance, angle: m.angleAtInitiator, at: time)
-        _ = slot.estimatorR.update(filteredDistance: ui.distance, fresh: slot.estimatorI.distanceIsFresh,
-                                   angle: m.angleAtResponder, at: time)
+        _ = slot.estimatorR.update(distance: m.distance, angle: m.angleAtResponder, at: time)
+        if m.reachedInitiator { _ = slot.estimatorI.update(distance: m.distance, angle: m.angleAtInitiator, at: time) }
         return true
     }
 

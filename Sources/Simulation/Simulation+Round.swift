@@ -209,7 +209,8 @@ extension Simulation {
         let m = x.measurement
         for initiator in [true, false] {
             let (device, peer) = initiator ? (x.initiator, x.responder) : (x.responder, x.initiator)
-            let update = initiator ? x.atInitiator : x.atResponder
+            // The initiator delivers nothing of an exchange whose report it never received.
+            guard let update = initiator ? x.atInitiator : x.atResponder else { continue }
             if let intensity = phones.didUpdate(device: device, peer: peer, update) {
                 out.happened(at: x.time, .haptic(device: device, peer: peer, intensity: Double(intensity)))
             }

@@ -1,3 +1,4 @@
+import Foundation
 import RangingBench
 import Simulation
 import Testing
@@ -15,7 +16,12 @@ import Testing
         for k in 1...20 { room.round(at: Double(k) / 10) }
         let received = Double(room.exchangesReceived) / Double(20 * 435)
         #expect(received > 0.97 && received < 0.99)
-        #expect(room.updatesDelivered == 2 * room.exchangesReceived)
+        // Each received exchange updates the responder, and the initiator when the responder's report reaches it:
+        // each frame is kept with the cube root of the exchange's 98%, so 0.67% of the reports are lost (to within
+        // four standard errors).
+        let reportsLost = 2 * room.exchangesReceived - room.updatesDelivered
+        let expected = (1 - cbrt(0.98)) * Double(room.exchangesReceived)
+        #expect(abs(Double(reportsLost) - expected) < 4 * expected.squareRoot(), "\(reportsLost) against \(expected)")
     }
 
     @Test func workersDoNotChangeTheResult() throws {

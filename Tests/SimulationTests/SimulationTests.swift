@@ -186,8 +186,12 @@ import World
         #expect(summary.discovery.sessions == 9_900)
         #expect(summary.discovery.expectedSessions == 9_900)
         #expect(try #require(summary.discovery.convergenceSeconds) < 5)
-        // Every received exchange gives both sides an update.
-        #expect(summary.ranging.updatesDelivered == 2 * summary.ranging.received)
+        // Every received exchange updates its responder, and its initiator when the responder's report arrives:
+        // one frame more on a link that kept the exchange's three, so most of them (measured 90.3%: in this hall
+        // most pairs stand far, where the fade takes a frame in ten).
+        let initiators = summary.ranging.updatesDelivered - summary.ranging.received
+        #expect(initiators <= summary.ranging.received && Double(initiators) > 0.85 * Double(summary.ranging.received),
+                "\(initiators) of \(summary.ranging.received)")
         // 4,950 pairs at 10 Hz for the 4.5 s after discovery ask for 222,750 exchanges; in a 20-m hall most pairs
         // stand beyond 9 m, where the link has faded, or are turned away or behind someone: about a sixth arrive
         // (measured 35,003).
@@ -603,9 +607,11 @@ import World
         }).run()
         // Line of sight only: raw errors are the 9 cm noise plus pair biases of 4.2 cm plus the orientation's bias
         // (up to 25 cm with both phones turned away: 13.5 cm RMS over orientations drawn at random, 12.5 cm on
-        // average), about 16 cm RMS (beyond the 9 m range nothing is measured); the filter must do better.
+        // average), about 16 cm RMS (beyond the 9 m range nothing is measured), and the tail's gross outliers
+        // (0.05% of the readings, some 4 m² each at these distances: 0.002 m² more, 1.5 cm at this RMSE; seeds 1-5
+        // measured 17.0 to 20.1 cm); the filter must do better.
         let raw = try #require(summary.distanceRaw.rmse)
-        #expect(raw > 0.13 && raw < 0.20, "\(raw)")
+        #expect(raw > 0.13 && raw < 0.22, "\(raw)")
         #expect(try #require(summary.distanceFiltered.rmse) < raw)
         #expect(try #require(summary.direction.p50Degrees) < 10)
     }

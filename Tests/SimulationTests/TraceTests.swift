@@ -2,6 +2,7 @@ import Foundation
 import Sessions
 import Simulation
 import Synchronization
+import Radio
 import Testing
 import TestSupport
 
@@ -166,13 +167,15 @@ import TestSupport
     /// the whole update, and the figures the summary counts.
     @Test func everyUpdateIsDeliveredToObservers() async throws {
         let count = Count()
+        let radio = RadioConfiguration()
         let (summary, _) = try await tracedRun(duration: 10) { simulation in
             let clocks = simulation.clocks
             simulation.observe(wanting: .updates) { event in
                 guard case .session(let device, _, .didUpdate(let u), let reading) = event.kind else { return }
                 count.add("update")
-                // Stamped on the device's own clock.
-                if u.timestamp == clocks[device].reading(at: event.time), reading != nil { count.add("complete") }
+                // Stamped on the device's own clock when it held the exchange's timestamps (docs/radio-model.md).
+                if let reading, u.timestamp == clocks[device].reading(at: event.time + (reading.initiator
+                    ? radio.initiatorReadingDelay : radio.responderReadingDelay)) { count.add("complete") }
                 if u.distance != nil { count.add("distance") }
                 if u.direction != nil, u.horizontalAngle != nil { count.add("direction") }
             }
