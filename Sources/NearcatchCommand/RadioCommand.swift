@@ -128,41 +128,38 @@ package struct RadioCommand: ParsableCommand {
     var link: RadioConfiguration.LinkModel { radio.link ?? .lineOfSight }
 
     package func render() throws -> String {
-        if nearField { return try renderNearField() }
-        let report: RadioProbeReport
-        do {
-            report = try RadioProbe(settings: settings).run()
-        } catch {
-            throw ValidationError(error.description)
+        guard nearField else {
+            return try render(probing: { try $0.run() }, json: { RadioProbeOutput(settings: self, report: $0) }) {
+                $0.text(heading: "radio probe: \(distance) m, azimuth \(azimuth)°, elevation \(elevation)°, "
+                    + "link \(link.rawValue), ranging \(ranging.rawValue), \(samples) samples at \(rate) Hz, seed \(seed)")
+            }
         }
-        switch format {
-        case .json:
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            return String(decoding: try encoder.encode(RadioProbeOutput(settings: self, report: report)), as: UTF8.self)
-        case .text:
-            return report.text(heading: "radio probe: \(distance) m, azimuth \(azimuth)°, elevation \(elevation)°, "
-                + "link \(link.rawValue), ranging \(ranging.rawValue), \(samples) samples at \(rate) Hz, seed \(seed)")
-        }
-    }
-
-    private func renderNearField() throws -> String {
-        let rows: [NearFieldRow]
-        do {
-            rows = try RadioProbe(settings: settings).nearField()
-        } catch {
-            throw ValidationError(error.description)
-        }
-        switch format {
-        case .json:
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            return String(decoding: try encoder.encode(NearFieldOutput(settings: self, rows: rows)), as: UTF8.self)
-        case .text:
-            return rows.nearFieldText(heading: "radio probe, near field: azimuth \(azimuth)°, elevation \(elevation)°, "
+        return try render(probing: { try $0.nearField() }, json: { NearFieldOutput(settings: self, rows: $0) }) {
+            $0.nearFieldText(heading: "radio probe, near field: azimuth \(azimuth)°, elevation \(elevation)°, "
                 + "link \(link.rawValue), ranging \(ranging.rawValue), negative distances "
                 + (radio.negativeDistance == .zero ? "read 0 m" : "fail") + ", near-field slope "
                 + "\(radio.nearFieldSlope) cm a dB, \(samples) samples a distance at \(rate) Hz, seed \(seed)")
+        }
+    }
+
+    /// Runs `probing` on the probe of these settings and renders what it found as JSON or text.
+    private func render<Found, Document: Encodable>(
+        probing: (RadioProbe) throws -> Found, json: (Found) -> Document, text: (Found) -> String
+    ) throws -> String {
+        let found: Found
+        do {
+            found = try probing(RadioProbe(settings: settings))
+        } catch {
+            // A bad radio configuration or a GSL failure (``PairRadioError``), in its own words.
+            throw ValidationError(String(describing: error))
+        }
+        switch format {
+        case .json:
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            return String(decoding: try encoder.encode(json(found)), as: UTF8.self)
+        case .text:
+            return text(found)
         }
     }
 
