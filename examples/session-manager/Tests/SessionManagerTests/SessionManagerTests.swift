@@ -72,7 +72,9 @@ import Testing
     }
 
     /// examples/three-bumps.json, radio at 1 cm: three pairs touch, one after another, and each side of each touch
-    /// receives its partner's profile, and no one else's.
+    /// receives its partner's profile, and no one else's. A chip that corrects its received level's bias: with
+    /// the near field's (docs/radio-model.md), this app's plain 8-cm rule also fires on the near misses that stop
+    /// 16 cm short (12 bumps, each with the right partner), which is the radio's doing, not the plumbing's.
     @Test func aBumpSendsTheProfileToTheRightPeer() throws {
         var configuration = RoomConfiguration()
         // examples/, four levels above this file.
@@ -81,6 +83,7 @@ import Testing
         configuration.crowd = .file(examples.appendingPathComponent("three-bumps.json").path)
         configuration.lineOfSightSigma = 0.01
         configuration.antennaDelaySigma = 0
+        configuration.levelBias = 0
         let room = try SimulatedRoom(configuration)
         let apps = room.devices.map { SessionManager(device: $0, profile: Array("user \($0.index)".utf8)) }
         room.advance(by: 20)
