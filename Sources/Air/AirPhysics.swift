@@ -1,71 +1,146 @@
 import DeviceInterface
+import Foundation
 import Geometry
 
-/// The world's side of the air: of the exchanges the devices asked for in a round, which collide and are lost. Two
-/// exchanges that overlap in time collide, and both are lost, when they share a device (one radio), or when they use
-/// the same channel and a device of one is truly within the interference range of a device of the other.
+/// The world's side of the air: of the exchanges the devices asked for in a round, which collide and are lost,
+/// decided frame by frame at each receiver (docs/airtime.md, "Frames and capture").
 ///
-/// The devices' planners place exchanges by what they believe of who hears whom (their estimates, Bluetooth signal
-/// strength); only here are the true positions read, so a planner that believes wrong loses exchanges, as it would
-/// in a room.
+/// An exchange is a frame at the start of each of its slots (``Medium/initiatorSends(_:)`` says who sends which).
+/// Two exchanges whose windows overlap
+/// - and share a device: that device's one radio is taken by the one that began first, and the other is lost;
+/// - otherwise, on one channel: each frame that overlaps a frame of the other in time is received only if it arrives
+///   at least ``Medium/captureThreshold`` stronger than the sum of the frames overlapping it (capture), the levels
+///   from the devices' true positions by the radio's path loss; a transmitter farther than the interference range
+///   from a receiver is not heard there.
+///
+/// An exchange that loses a frame before the report is lost; one that loses only its report reaches the responder,
+/// and the initiator does not read it (``RangingPlan/reportLost``). Every exchange asked for sends its frames, lost or
+/// not: a device does not know that its peer's radio was taken.
+///
+/// The devices' planners place exchanges by what they believe; only here are the true positions read, so a planner
+/// that believes wrong loses exchanges, as it would in a room.
 package struct AirPhysics {
-    private let exchangeDuration: Double
-    private let rangeSquared: Double
+    let exchangeDuration: Double
+    let slot: Double
+    let frame: Double
+    let senders: [Bool]
+    /// The frame that carries the responder's report (the last of a double-sided exchange), -1 for none.
+    let reportFrame: Int
+    let rangeSquared: Double
+    /// Linear power ratio a frame needs over its interference; +∞ without capture.
+    let capture: Double
+    let exponent: Double
+    let nearestSquared: Double
     private var lost: [Bool] = []
-    /// The attempts sorted into buckets one exchange long (counting sort): only neighbouring buckets can overlap.
-    private var bucketStart: [Int] = []
+    private var interference: [Double] = []
     private var order: [Int32] = []
-    private var fill: [Int] = []
     private var keptExchanges: [PlannedExchange] = []
     private var keptChannels: [UInt8] = []
+    private var keptReports: [Bool] = []
 
-    package init(medium: Medium, scheme: RangingScheme) {
+    /// - Parameters:
+    ///   - pathLossExponent: how the level falls with distance (the radio's own).
+    ///   - nearestDistance: the distance under which the level grows no more (the radio's own), metres.
+    package init(medium: Medium, scheme: RangingScheme, pathLossExponent: Double = 2, nearestDistance: Double = 0.02) {
         exchangeDuration = medium.exchangeDuration(scheme)
+        slot = medium.slotDuration
+        frame = medium.frameDuration
+        senders = medium.initiatorSends(scheme)
+        reportFrame = scheme == .doubleSided && senders.count >= 5 && !senders[senders.count - 1]
+            ? senders.count - 1 : -1
         rangeSquared = medium.interferenceRange * medium.interferenceRange
+        capture = medium.captureThreshold.map { Self.ratio(dB: $0) } ?? .infinity
+        exponent = pathLossExponent
+        nearestSquared = nearestDistance * nearestDistance
     }
 
-    /// Takes the collided exchanges out of `plan` and counts them in its `collided`, by channel.
+    private static func ratio(dB: Double) -> Double { pow(10, dB / 10) }
+
+    /// Frames of one exchange.
+    package var framesPerExchange: Int { senders.count }
+
+    /// Takes the collided exchanges out of `plan`, counts them in its `collided` by channel, and marks those that
+    /// lost only their report (``RangingPlan/reportLost``).
     ///
     /// - Parameters:
-    ///   - pairs: every pair, by index.
+    ///   - pairs: every pair, by index ...
+    ///   - initiators: ... and the device of each that initiates its exchanges (empty: the lower).
     ///   - positions: every device's true position at the round's start.
     ///   - interval: the round's length, seconds.
     ///   - circular: whether the round wraps around (sessions on their own timers, each once a round: an exchange
     ///     starting near the end overlaps one starting near the start); otherwise exchanges past the round's end
     ///     overlap nothing of its start.
     package mutating func resolve(
-        _ plan: inout RangingPlan, pairs: [RangingPair], positions: [Vector3], interval: Double, circular: Bool
+        _ plan: inout RangingPlan, pairs: [RangingPair], initiators: [Int32] = [], positions: [Vector3],
+        interval: Double, circular: Bool
     ) {
         let m = plan.exchanges.count
+        plan.reportLost.removeAll(keepingCapacity: true)
         guard m > 1, plan.channels.count == m else { return }
-        sortIntoBuckets(plan.exchanges, period: interval)
-        let buckets = bucketStart.count - 1
+        let frames = senders.count
         lost.removeAll(keepingCapacity: true)
         lost.append(contentsOf: repeatElement(false, count: m))
-        var anyLost = false
-        for i in 0..<m where !lost[i] {
-            let bucket = bucketOf(plan.exchanges[i].offset, buckets: buckets, period: interval)
-            search: for shift in -1...1 {
-                var k = bucket + shift
-                if k < 0 || k >= buckets {
-                    guard circular, buckets >= 3 else { continue }
-                    k = (k + buckets) % buckets
+        interference.removeAll(keepingCapacity: true)
+        interference.append(contentsOf: repeatElement(0, count: m * frames))
+        order.removeAll(keepingCapacity: true)
+        order.append(contentsOf: (0..<Int32(m)))
+        // By start, then by index: of two that start together the first in the plan keeps a shared radio.
+        order.sort { a, b in
+            let x = plan.exchanges[Int(a)].offset, y = plan.exchanges[Int(b)].offset
+            return x < y || (x == y && a < b)
+        }
+        for s in 0..<m {
+            let i = Int(order[s])
+            let start = Double(plan.exchanges[i].offset)
+            var step = 1
+            while step < m {
+                var t = s + step
+                var wrap = 0.0
+                if t >= m {
+                    guard circular else { break }
+                    t -= m
+                    wrap = interval
                 }
-                for slot in bucketStart[k]..<bucketStart[k + 1] {
-                    let j = Int(order[slot])
-                    guard j != i,
-                          overlaps(plan.exchanges[i].offset, plan.exchanges[j].offset, period: interval, circular),
-                          conflict(plan, i, j, pairs, positions) else { continue }
-                    lost[i] = true
+                let j = Int(order[t])
+                let gap = Double(plan.exchanges[j].offset) + wrap - start
+                // Offsets are single precision: two positions one exchange apart must not overlap by a rounding.
+                guard gap < exchangeDuration - 1e-6 else { break }
+                step += 1
+                let p = pairs[Int(plan.exchanges[i].pair)], q = pairs[Int(plan.exchanges[j].pair)]
+                if p.low == q.low || p.low == q.high || p.high == q.low || p.high == q.high {
                     lost[j] = true
-                    anyLost = true
-                    break search
+                    continue
                 }
+                guard plan.channels[i] == plan.channels[j] else { continue }
+                overlapFrames(i, p, j, q, gap: gap, plan, initiators, positions)
             }
         }
-        guard anyLost else { return }
+        var anyReport = false
+        keptReports.removeAll(keepingCapacity: true)
+        keptReports.append(contentsOf: repeatElement(false, count: m))
+        for i in 0..<m where !lost[i] {
+            let base = i * frames
+            guard (0..<frames).contains(where: { interference[base + $0] > 0 }) else { continue }
+            let pair = pairs[Int(plan.exchanges[i].pair)]
+            let signal = level(positions[Int(pair.low)], positions[Int(pair.high)])
+            for k in 0..<frames where interference[base + k] > 0 && signal < capture * interference[base + k] {
+                if k == reportFrame {
+                    keptReports[i] = true
+                    anyReport = true
+                } else {
+                    lost[i] = true
+                    break
+                }
+            }
+            if lost[i] { keptReports[i] = false }
+        }
+        guard lost.contains(true) else {
+            if anyReport { swap(&plan.reportLost, &keptReports) }
+            return
+        }
         keptExchanges.removeAll(keepingCapacity: true)
         keptChannels.removeAll(keepingCapacity: true)
+        plan.reportLost.removeAll(keepingCapacity: true)
         for i in 0..<m {
             if lost[i] {
                 let channel = Int(plan.channels[i])
@@ -76,52 +151,54 @@ package struct AirPhysics {
             } else {
                 keptExchanges.append(plan.exchanges[i])
                 keptChannels.append(plan.channels[i])
+                if anyReport { plan.reportLost.append(keptReports[i]) }
             }
         }
         swap(&plan.exchanges, &keptExchanges)
         swap(&plan.channels, &keptChannels)
     }
 
-    private func bucketOf(_ start: Float, buckets: Int, period: Double) -> Int {
-        min(max(Int(Double(start) / period * Double(buckets)), 0), buckets - 1)
-    }
-
-    /// Buckets at least one exchange long, so that an exchange overlaps only those of its bucket and the two beside.
-    private mutating func sortIntoBuckets(_ exchanges: [PlannedExchange], period: Double) {
-        let buckets = max(1, Int(period / exchangeDuration))
-        bucketStart.removeAll(keepingCapacity: true)
-        bucketStart.append(contentsOf: repeatElement(0, count: buckets + 1))
-        for x in exchanges { bucketStart[bucketOf(x.offset, buckets: buckets, period: period) + 1] += 1 }
-        for k in 0..<buckets { bucketStart[k + 1] += bucketStart[k] }
-        fill.removeAll(keepingCapacity: true)
-        fill.append(contentsOf: bucketStart)
-        order.removeAll(keepingCapacity: true)
-        order.append(contentsOf: repeatElement(0, count: exchanges.count))
-        for (i, x) in exchanges.enumerated() {
-            let k = bucketOf(x.offset, buckets: buckets, period: period)
-            order[fill[k]] = Int32(i)
-            fill[k] += 1
+    /// Adds to each frame of `i` and of `j`, which begins `gap` seconds after `i`, the level of the other's frames
+    /// that overlap it in time, heard at its receiver.
+    @inline(__always)
+    private mutating func overlapFrames(
+        _ i: Int, _ p: RangingPair, _ j: Int, _ q: RangingPair, gap: Double,
+        _ plan: RangingPlan, _ initiators: [Int32], _ positions: [Vector3]
+    ) {
+        let frames = senders.count
+        // Frame k of i at k slots, frame l of j at gap + l slots: they overlap when |gap − (k − l) slots| < a frame.
+        let nearest = (gap / slot).rounded()
+        guard abs(gap - nearest * slot) < frame - 1e-12 else { return }
+        let shift = Int(nearest)
+        let (ia, ib) = roles(p, plan.exchanges[i].pair, initiators)
+        let (ja, jb) = roles(q, plan.exchanges[j].pair, initiators)
+        for k in max(0, shift)..<min(frames, frames + shift) {
+            let l = k - shift
+            // Frame k of i: sent by ia when the initiator sends it, received by the other; likewise l of j.
+            let iFrom = senders[k] ? ia : ib, iTo = senders[k] ? ib : ia
+            let jFrom = senders[l] ? ja : jb, jTo = senders[l] ? jb : ja
+            interference[i * frames + k] += heard(positions[jFrom], positions[iTo])
+            interference[j * frames + l] += heard(positions[iFrom], positions[jTo])
         }
     }
 
-    /// Whether exchanges starting at `x` and `y` overlap; offsets are single precision, so two slots one exchange
-    /// apart must not count as overlapping by a rounding.
+    /// The initiator and the responder of pair `p` (index `index`).
     @inline(__always)
-    private func overlaps(_ x: Float, _ y: Float, period: Double, _ circular: Bool) -> Bool {
-        let d = abs(Double(x) - Double(y))
-        return (circular ? min(d, period - d) : d) < exchangeDuration - 1e-6
+    func roles(_ p: RangingPair, _ index: Int32, _ initiators: [Int32]) -> (Int, Int) {
+        let low = Int(p.low), high = Int(p.high)
+        guard Int(index) < initiators.count, Int(initiators[Int(index)]) == high else { return (low, high) }
+        return (high, low)
+    }
+
+    /// The level of a frame from `a` at `b`, relative to one from 1 m; 0 beyond the interference range.
+    @inline(__always)
+    func heard(_ a: Vector3, _ b: Vector3) -> Double {
+        (a - b).lengthSquared > rangeSquared ? 0 : level(a, b)
     }
 
     @inline(__always)
-    private func conflict(
-        _ plan: RangingPlan, _ i: Int, _ j: Int, _ pairs: [RangingPair], _ positions: [Vector3]
-    ) -> Bool {
-        let p = pairs[Int(plan.exchanges[i].pair)], q = pairs[Int(plan.exchanges[j].pair)]
-        if p.low == q.low || p.low == q.high || p.high == q.low || p.high == q.high { return true }
-        guard plan.channels[i] == plan.channels[j] else { return false }
-        let a = positions[Int(p.low)], b = positions[Int(p.high)]
-        let c = positions[Int(q.low)], d = positions[Int(q.high)]
-        return (a - c).lengthSquared <= rangeSquared || (a - d).lengthSquared <= rangeSquared
-            || (b - c).lengthSquared <= rangeSquared || (b - d).lengthSquared <= rangeSquared
+    func level(_ a: Vector3, _ b: Vector3) -> Double {
+        let d2 = max((a - b).lengthSquared, nearestSquared)
+        return exponent == 2 ? 1 / d2 : pow(d2, -exponent / 2)
     }
 }

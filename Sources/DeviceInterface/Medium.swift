@@ -15,6 +15,16 @@ public struct Medium: Sendable, Equatable {
     /// device of the other, metres. Twice the distance at which half the exchanges still arrive (9 m), rounded: a
     /// preamble too weak to range on still corrupts another receiver's timing.
     public var interferenceRange = 20.0
+    /// Seconds of air one frame takes at the start of its slot: a 64-symbol preamble, its SFD and an STS of 64
+    /// symbols (about 140 µs, IEEE 802.15.4z HRP at 64 MHz PRF), or the control and report frames' payload at
+    /// 6.8 Mb/s (about 170 µs); 160 µs, so that the five frames of a double-sided exchange take 0.8 ms of its 10 ms.
+    public var frameDuration = 0.000_16
+    /// How much stronger a frame must arrive than the sum of the frames overlapping it at its receiver to be received
+    /// (capture), dB; `nil`: no capture, every overlapped frame is lost. An assumption: studies of concurrent UWB
+    /// frames (Corbalán & Picco 2018; Vecchia et al. 2019, DW1000) find the stronger of two overlapping frames often
+    /// received, depending on their power difference and offset; narrowband 802.15.4 radios need 3 to 4 dB (Son et
+    /// al. 2006). No phone figure is published (docs/airtime.md, "Frames and capture", has a sensitivity table).
+    public var captureThreshold: Double? = 6
     /// Ranging sessions one device keeps active at once; those over it are suspended (the app is told, and told
     /// again when one resumes). `nil`: no limit, as on phones, which publish none (NearCatch ran 99 per phone).
     public var sessionsPerDevice: Int?
@@ -56,6 +66,15 @@ public struct Medium: Sendable, Equatable {
         }
     }
 
+    /// Who sends each frame of an exchange of `scheme`, one frame at the start of each slot: `true` for the
+    /// initiator (control, poll, final), `false` for the responder (response, report). The last frame of a
+    /// double-sided exchange is the responder's report, which only the initiator's reading needs.
+    public func initiatorSends(_ scheme: RangingScheme) -> [Bool] {
+        let pattern = scheme == .doubleSided ? [true, true, false, true, false] : [true, true, false]
+        let slots = slotsPerExchange(scheme)
+        return Array(pattern.prefix(slots)) + repeatElement(false, count: max(0, slots - pattern.count))
+    }
+
     /// The slots an exchange of `scheme` takes.
     public func slotsPerExchange(_ scheme: RangingScheme) -> Int {
         scheme == .doubleSided ? doubleSidedSlots : singleSidedSlots
@@ -88,6 +107,12 @@ public struct Medium: Sendable, Equatable {
         guard interferenceRange.isFinite, interferenceRange >= 0, interferenceRange <= 1_000 else {
             throw MediumError(field: "interferenceRange", rule: "between 0 and 1000 metres")
         }
+        guard frameDuration.isFinite, frameDuration > 0, frameDuration <= slotDuration else {
+            throw MediumError(field: "frameDuration", rule: "above 0 and at most one slot (\(slotDuration) s)")
+        }
+        if let c = captureThreshold, !c.isFinite || c < -10 || c > 60 {
+            throw MediumError(field: "captureThreshold", rule: "between -10 and 60 dB, or none")
+        }
         if let n = sessionsPerDevice, n < 1 || n > 10_000 {
             throw MediumError(field: "sessionsPerDevice", rule: "between 1 and 10000")
         }
@@ -108,7 +133,8 @@ public struct MediumError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The command line's flag for the field, where it has one.
     public var flag: String? {
         ["channels": "--channels", "interferenceRange": "--interference-range",
-         "sessionsPerDevice": "--sessions-per-device", "exchangesPerDevicePerSecond": "--exchanges-per-device"][field]
+         "sessionsPerDevice": "--sessions-per-device",
+         "captureThreshold": "--capture-threshold", "frameDuration": "--frame-duration", "exchangesPerDevicePerSecond": "--exchanges-per-device"][field]
     }
 
     public var description: String { "\(flag ?? "medium \(field)") must be \(rule)" }

@@ -20,6 +20,9 @@ public struct RangingPlan: Sendable {
     public var collided: [Int] = []
     /// Sessions a device's limit suspended or let run again this round (``Medium/sessionsPerDevice``).
     public var suspensions: [SuspensionChange] = []
+    /// Beside ``exchanges`` once the world's air has decided: whether the exchange lost only the responder's report,
+    /// so that the responder reads it and the initiator does not (empty: no report lost).
+    public var reportLost: [Bool] = []
 
     public init() {}
 }

@@ -90,6 +90,10 @@ struct RunOptions: ParsableArguments, Sendable {
             help: "Metres within which two exchanges may not share a slot (default 20).")
     var interferenceRange: Double = SimulationSettings().medium.interferenceRange
 
+    @Option(name: .customLong("capture-threshold"), parsing: .unconditional,
+            help: ArgumentHelp("How much stronger a frame must arrive than the frames overlapping it to be received, dB, or 'none' for no capture (default 6; docs/airtime.md, \"Frames and capture\").", valueName: "dB|none"))
+    var captureThreshold: CaptureThreshold = CaptureThreshold(decibels: SimulationSettings().medium.captureThreshold)
+
     @Option(name: .customLong("sessions-per-device"), parsing: .unconditional,
             help: "Of the sessions a device holds (--max-sessions), those it keeps active; the others are suspended (default: all it holds).")
     var sessionsPerDevice: Int?
@@ -158,6 +162,7 @@ struct RunOptions: ParsableArguments, Sendable {
         s.rangingPolicy = rangingPolicy
         s.medium.channels = channels
         s.medium.interferenceRange = interferenceRange
+        s.medium.captureThreshold = captureThreshold.decibels
         s.medium.sessionsPerDevice = sessionsPerDevice
         if let discoveryRange { s.discoveryRange = discoveryRange.metres }
         s.medium.exchangesPerDevicePerSecond = exchangesPerDevice
@@ -173,4 +178,23 @@ struct RunOptions: ParsableArguments, Sendable {
         if let sensorGaps { s.imu.gapRate = sensorGaps / 60 }
         s.clockOffset = clockOffset
     }
+}
+
+/// `--capture-threshold`: decibels, or `none` for no capture.
+struct CaptureThreshold: ExpressibleByArgument, Sendable {
+    let decibels: Double?
+
+    init(decibels: Double?) { self.decibels = decibels }
+
+    init?(argument: String) {
+        if argument == "none" {
+            decibels = nil
+        } else if let x = Double(argument), x.isFinite {
+            decibels = x
+        } else {
+            return nil
+        }
+    }
+
+    var defaultValueDescription: String { decibels.map { String(format: "%g", $0) } ?? "none" }
 }

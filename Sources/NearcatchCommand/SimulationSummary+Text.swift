@@ -72,7 +72,7 @@ extension SimulationSummary {
             + (ranging.collided > 0 ? "; \(ranging.collided) lost to collisions" : "")
             + (ranging.suspensions > 0 ? "; \(count(ranging.suspensions, "suspension")) by the device limit" : ""))
         let air = ranging.airtime
-        lines.append("air         the plan asked for \(String(format: "%.0f", air.demandPerSecond)) exchanges/s; "
+        lines.append("air         \(air.model.map { "\($0): " } ?? "")the plan asked for \(String(format: "%.0f", air.demandPerSecond)) exchanges/s; "
             + "\(count(air.channels, "channel")) carr\(air.channels == 1 ? "ies" : "y") "
             + "\(String(format: "%.0f", air.capacityPerSecond)) (\(air.slotsPerExchange) slots each): "
             + (air.overCapacity <= 1.5 ? "\(String(format: "%.0f%%", air.overCapacity * 100)) of the air"
@@ -85,7 +85,12 @@ extension SimulationSummary {
                     : String(format: "; channel %d used %.1f times over by distance", c.channel, c.airShare))
                     + (c.collided > 0 ? String(format: ", %.0f%% of its exchanges collided",
                                                Double(c.collided) / Double(max(c.exchanges, 1)) * 100) : "")
-            }.joined())
+            }.joined()
+            + (air.survival.map { survival in
+                String(format: "; %.1f%% survived", survival * 100)
+                    + (air.expectedSurvival.map { String(format: " (%.1f%% expected frame by frame)", $0 * 100) } ?? "")
+            } ?? "")
+            + ((air.reportsLost ?? 0) > 0 ? "; \(air.reportsLost ?? 0) reports lost" : ""))
         lines.append("rate        exchanges per pair per second by true distance: " + ranging.bands.map { band in
             "\(String(format: "%g", band.fromMetres))-\(String(format: "%g", band.toMetres)) m "
                 + (band.perPairPerSecond.map { String(format: $0 < 0.1 ? "%.3f" : "%.1f", $0) } ?? "-")

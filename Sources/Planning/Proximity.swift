@@ -39,11 +39,12 @@ package struct ProximitySettings: Sendable, Equatable {
 /// for the estimate's age), or, without an estimate, from its Bluetooth distance. Its priority is how overdue it is: the time since
 /// it last ranged over the interval it wants, squared (so that a pair wanting 10 Hz outranks a far one that waited
 /// long). A pair whose phones just felt one knock goes first, and a pair whose app chose to walk to the other when
-/// due; then every pair by priority, each placed in the round's air (``AirAllocator``) until it is taken. A pair
+/// due; then every pair by priority, each placed by its `Placer`: by its initiator's chip when due, as phones range
+/// (``ChipScheduler``), or in a room-wide slot map until the round's air is taken (``AirAllocator``). A pair
 /// whose exchanges keep failing is tried less and less often.
-package struct Proximity: RangingPlanner {
+package struct Proximity<Placer: ExchangePlacer>: RangingPlanner {
     private let settings: ProximitySettings
-    private var air: AirAllocator
+    private var air: Placer
     private var admitted: AdmittedPairs
     /// When each pair last ranged, seconds (-∞ never), and the exchanges in a row since that gave it no estimate.
     private var lastRanged: [Float]
@@ -52,19 +53,22 @@ package struct Proximity: RangingPlanner {
     /// Pairs by priority, in half-octave buckets: the upper half for knocked pairs and walking pairs that are due,
     /// the lower for all others.
     private var buckets: [[[Int32]]]
-    private static let tierBuckets = 64
+    private static var tierBuckets: Int { 64 }
 
-    /// - Parameter workers: threads that share the ranking of the pairs (the plan is the same whatever it is).
-    package init(medium: Medium, scheme: RangingScheme, peers: Int,
-                settings: ProximitySettings = ProximitySettings(), workers: Int = 1,
-                hearingMargin: Float) {
+    /// - Parameters:
+    ///   - placer: where the pairs chosen go in the air: each chip on its own, or a room-wide slot map.
+    ///   - workers: threads that share the ranking of the pairs (the plan is the same whatever it is).
+    package init(placer: Placer, medium: Medium, peers: Int, settings: ProximitySettings = ProximitySettings(),
+                workers: Int = 1) {
         buckets = Array(repeating: Array(repeating: [], count: 2 * Self.tierBuckets), count: max(1, workers))
         self.settings = settings
-        air = AirAllocator(medium: medium, scheme: scheme, peers: peers, hearingMargin: hearingMargin)
+        air = placer
         admitted = AdmittedPairs(medium: medium, peers: peers)
         lastRanged = []
         failures = []
     }
+
+    package var roundIsCircular: Bool { air.roundIsCircular }
 
     package mutating func plan(_ context: PlanningContext, into plan: inout RangingPlan) {
         plan.suspensions.removeAll(keepingCapacity: true)
@@ -106,7 +110,7 @@ package struct Proximity: RangingPlanner {
                         for k in mine.indices { mine[k].removeAll(keepingCapacity: true) }
                         for i in (count * w / workers)..<(count * (w + 1) / workers) {
                             let (key, p) = scan.bucket(i)
-                            mine[key].append(p)
+                            if key >= 0 { mine[key].append(p) }
                         }
                     }
                 }
@@ -139,7 +143,10 @@ package struct Proximity: RangingPlanner {
         let waited = min(context.time - Double(lastRanged[Int(p)]), settings.longestInterval)
         let priority = waited / (wanted * wanted)
         let k = min(max(Self.halfOctave(priority) + 40, 0), Self.tierBuckets - 1)
-        return (walking && waited >= wanted - 1e-6 ? Self.tierBuckets + k : k, p)
+        let due = waited >= wanted - 1e-6
+        // A chip ranges a session at its own rate: one not due waits (-1: not placed).
+        if !due && air.placesOnlyDuePairs { return (-1, p) }
+        return (walking && due ? Self.tierBuckets + k : k, p)
     }
 
     /// Notes that pair `p` ranges at `t`: an exchange before it that gave no estimate (lost to distance, a body, a
@@ -153,7 +160,7 @@ package struct Proximity: RangingPlanner {
     }
 
     /// Failures in a row beyond which the interval grows no more (2^5: 32 times).
-    private static let backoffLimit: UInt8 = 5
+    private static var backoffLimit: UInt8 { 5 }
 
     /// Whether one device of pair `p` felt a tap in the last `tapWindow` seconds and has heard from the other, over
     /// the data channel, of a tap at the same instant (within `tapCoincidence`), and the pair may be near enough to
@@ -247,12 +254,35 @@ package struct Proximity: RangingPlanner {
 }
 
 /// A read-only view of the planner for the workers that rank the pairs: each reads, none writes.
-private struct ScanState: @unchecked Sendable {
-    let planner: Proximity
+private struct ScanState<Placer: ExchangePlacer>: @unchecked Sendable {
+    let planner: Proximity<Placer>
     let context: PlanningContext
 
     @inline(__always)
     func bucket(_ i: Int) -> (Int, Int32) { planner.bucket(ofRunning: i, context) }
+}
+
+extension Proximity where Placer == AirAllocator {
+    /// The pairs placed in a room-wide slot map (``AirAllocator``): the coordination phones do not have.
+    ///
+    /// - Parameter hearingMargin: how far beyond the interference range a pair is taken to be in hearing.
+    package init(medium: Medium, scheme: RangingScheme, peers: Int,
+                settings: ProximitySettings = ProximitySettings(), workers: Int = 1,
+                hearingMargin: Float) {
+        self.init(placer: AirAllocator(medium: medium, scheme: scheme, peers: peers, hearingMargin: hearingMargin),
+                  medium: medium, peers: peers, settings: settings, workers: workers)
+    }
+}
+
+extension Proximity where Placer == ChipScheduler {
+    /// The pairs placed by their initiators' chips, each on its own (``ChipScheduler``), as phones range.
+    ///
+    /// - Throws: a GSL allocation error.
+    package init(medium: Medium, scheme: RangingScheme, peers: Int, seed: UInt64,
+                settings: ProximitySettings = ProximitySettings(), workers: Int = 1) throws {
+        self.init(placer: try ChipScheduler(medium: medium, scheme: scheme, peers: peers, seed: seed),
+                  medium: medium, peers: peers, settings: settings, workers: workers)
+    }
 }
 
 /// The workers' buckets: worker `w` writes element `w` only.

@@ -42,13 +42,16 @@ package struct PlanningContext {
     /// ... and, by device, the taps its peers told it of over the data channel that have arrived by the round's
     /// start (their time on the pair's clock): a device knows of another's tap only when a message brought it.
     package let peerTaps: [[PeerTap]]
+    /// The device that initiates each pair's exchanges, by pair index, whose chip controls the session (empty: the
+    /// lower).
+    package let initiators: [Int32]
     /// The world's truth, for the `oracle` policy alone: every device's true pose at the round's start.
     package let truth: [Pose]?
 
     package init(time: Double, interval: Double, sessions: RunningSessions.Snapshot, pairs: PairTable,
                 estimates: [PairEstimate] = [], bluetooth: [Float] = [], bluetoothFloor: Float = 1,
                 targets: [Int32] = [], speeds: [Float] = [], taps: [Float] = [], peerTaps: [[PeerTap]] = [],
-                truth: [Pose]? = nil) {
+                initiators: [Int32] = [], truth: [Pose]? = nil) {
         self.time = time
         self.interval = interval
         self.sessions = sessions
@@ -61,7 +64,14 @@ package struct PlanningContext {
         self.speeds = speeds
         self.taps = taps
         self.peerTaps = peerTaps
+        self.initiators = initiators
         self.truth = truth
+    }
+
+    /// The device whose chip controls pair `p`'s session.
+    @inline(__always)
+    package func initiator(of p: Int) -> Int {
+        p < initiators.count ? Int(initiators[p]) : Int(pairs[p].low)
     }
 
     /// How fast two people may have closed on each other since an estimate, m/s, when the devices do not say (two

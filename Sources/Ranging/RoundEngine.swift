@@ -113,6 +113,9 @@ package final class RoundEngine {
     private var slotOf: [Int32] = []
     /// Each pair's latest estimate, by pair index.
     package private(set) var estimates: [PairEstimate] = []
+    /// The device that initiates each pair's exchanges (the lower peer id), by pair index: its chip controls the
+    /// session.
+    package private(set) var initiators: [Int32] = []
     private var outputs: [WorkerOutput]
     private let settings: PairSettings
     /// The radio's, the estimators' and the detectors' settings, one copy for all the slots.
@@ -168,6 +171,7 @@ package final class RoundEngine {
             if added {
                 slotOf.append(-1)
                 estimates.append(PairEstimate())
+                initiators.append(Int32(peerIDs[low] < peerIDs[high] ? low : high))
             }
             guard meeting.began else { continue }
             guard slotOf[p] >= 0 else {
@@ -300,6 +304,7 @@ package final class RoundEngine {
                                    heard: heard.count == peers ? heard : [],
                                    fused: settings.bump.method == .fused)
         let slotOf = self.slotOf
+        let reportLost = plan.reportLost
         // What makes sharing the buffers below safe, checked where the tests run (debug builds): a planner that
         // names a pair twice would have two workers write one slot and one estimate at once.
         assert(sharingBreach(plan) == nil, sharingBreach(plan) ?? "")
@@ -317,7 +322,9 @@ package final class RoundEngine {
                                 let slot = Int(slotOf[p])
                                 precondition(slot >= 0, "a planned pair holds sessions")
                                 Self.range(&shared.slots[slot], &shared.estimates[p], p, at: time,
-                                           offset: Double(exchange.offset), into: &shared.outputs[w], context)
+                                           offset: Double(exchange.offset),
+                                           reportLost: e < reportLost.count && reportLost[e],
+                                           into: &shared.outputs[w], context)
                             }
                         }
                     }
@@ -361,7 +368,7 @@ package final class RoundEngine {
     @inline(__always)
     private static func range(
         _ slot: inout PairSlot, _ latest: inout PairEstimate, _ pair: Int, at start: Double, offset: Double,
-        into out: inout WorkerOutput, _ context: RoundContext
+        reportLost: Bool = false, into out: inout WorkerOutput, _ context: RoundContext
     ) {
         let i = slot.initiator
         let r = slot.responder
@@ -382,14 +389,14 @@ package final class RoundEngine {
             out.statistics.raw.add(abs(e))
         }
         // Each phone filters its own reading when it holds the timestamps: the responder at the final's arrival, the
-        // initiator at the responder's report, when that arrives.
+        // initiator at the responder's report, when that arrives (its own draw, and the air's).
         let radio = context.settings.radio
         let ur = slot.estimatorR.update(distance: m.distance, angle: m.angleAtResponder,
                                         at: time + radio.responderReadingDelay)
         score(ur, truth: truth.distance, bearing: truth.bearingFromB, &slot, &out.statistics)
         out.statistics.updates += 1
         var ui: NearbyUpdate?
-        if m.reachedInitiator {
+        if m.reachedInitiator && !reportLost {
             let u = slot.estimatorI.update(distance: m.distance, angle: m.angleAtInitiator,
                                            at: time + radio.initiatorReadingDelay)
             score(u, truth: truth.distance, bearing: truth.bearingFromA, &slot, &out.statistics)

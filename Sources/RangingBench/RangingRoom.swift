@@ -49,7 +49,7 @@ package final class RangingRoom {
         try engine.adoptMeetings()
         pairs = engine.pairs.count
         planner = try s.makePlanner(peers: peers)
-        air = !s.rangingPolicy.modelsTheAir ? nil : AirPhysics(medium: s.medium, scheme: s.radio.scheme)
+        air = s.makeAir()
         oracle = s.rangingPolicy.isOracle
         sessions = running.snapshot()
         poses = world.poses
@@ -83,8 +83,10 @@ package final class RangingRoom {
     @discardableResult
     package func plan(at time: Double) -> Int {
         planner.plan(PlanningContext(time: time, interval: interval, sessions: sessions, pairs: engine.table,
-                                     estimates: engine.estimates, truth: oracle ? poses : nil), into: &plan)
-        air?.resolve(&plan, pairs: engine.pairs, positions: poses.map(\.position), interval: interval,
+                                     estimates: engine.estimates, initiators: engine.initiators,
+                                     truth: oracle ? poses : nil), into: &plan)
+        air?.resolve(&plan, pairs: engine.pairs, initiators: engine.initiators, positions: poses.map(\.position),
+                     interval: interval,
                      circular: planner.roundIsCircular)
         return plan.exchanges.count
     }

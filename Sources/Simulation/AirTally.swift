@@ -10,6 +10,11 @@ struct AirTally {
     private(set) var suspensions = 0
     /// Rounds planned (the one at the run's end ranges nothing and is not counted).
     private(set) var rounds = 0
+    /// Exchanges that lost only the responder's report to the air.
+    private(set) var reportsLost = 0
+    /// The frame-level analytic survival worked out: the sum over the exchanges worked out, and their count.
+    private(set) var expectedSum = 0.0
+    private(set) var expectedCount = 0
 
     init(channels: Int) {
         exchanges = [Int](repeating: 0, count: channels)
@@ -22,6 +27,7 @@ struct AirTally {
     /// run again.
     mutating func count(_ plan: RangingPlan, at time: Double, into out: inout StepOutput) {
         rounds += 1
+        for lost in plan.reportLost where lost { reportsLost += 1 }
         for c in plan.channels {
             exchanges[Int(c)] += 1
             secondExchanges[Int(c)] += 1
@@ -37,6 +43,12 @@ struct AirTally {
             out.happened(at: time, .session(device: change.device, peer: change.peer,
                                             event: change.suspended ? .suspended : .suspensionEnded, reading: nil))
         }
+    }
+
+    /// Adds a round's frame-level analytic survival (``AirPhysics/expectedSurvival``).
+    mutating func expect(_ worked: (sum: Double, count: Int)) {
+        expectedSum += worked.sum
+        expectedCount += worked.count
     }
 
     /// The exchanges and collisions by channel since the last call.

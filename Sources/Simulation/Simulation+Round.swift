@@ -144,7 +144,8 @@ extension Simulation {
         planner.plan(PlanningContext(time: time, interval: interval, sessions: sessions, pairs: engine.table,
                                      estimates: engine.estimates, bluetooth: phones.bluetooth.distances,
                                      bluetoothFloor: phones.bluetooth.floor, targets: targets,
-                                     speeds: speeds, taps: taps, peerTaps: peerTaps, truth: oracle ? poses : nil),
+                                     speeds: speeds, taps: taps, peerTaps: peerTaps, initiators: engine.initiators,
+                                     truth: oracle ? poses : nil),
                      into: &plan)
         record {
             // Under `ideal` the plan has no channels: each exchange's is 0.
@@ -153,8 +154,19 @@ extension Simulation {
             return "plan \(time) speeds \(speeds) taps \(taps) heard \(heard) "
                 + zip(plan.exchanges, channels).map { "\($0.pair):\($0.offset):\($1)" }.joined(separator: ",")
         }
-        air?.resolve(&plan, pairs: engine.pairs, positions: poses.map(\.position), interval: interval,
-                     circular: planner.roundIsCircular)
+        let positions = poses.map(\.position)
+        let timers = settings.rangingPolicy.ownTimers
+        if timers.applies, let air {
+            // The frame-level figure the air is checked against, on a bounded share of a crowd's exchanges.
+            let m = plan.exchanges.count
+            let worked = air.expectedSurvival(plan, pairs: engine.pairs, initiators: engine.initiators,
+                                              positions: positions, interval: interval, grouped: timers.chips,
+                                              victims: max(1, 2_000 / max(m, 1)))
+            // Weighted by the round's exchanges, as the simulated share is.
+            if worked.count > 0 { airTally.expect((worked.sum / Double(worked.count) * Double(m), m)) }
+        }
+        air?.resolve(&plan, pairs: engine.pairs, initiators: engine.initiators, positions: positions,
+                     interval: interval, circular: planner.roundIsCircular)
         airTally.count(plan, at: time, into: &out)
         let impacts = settings.bump.method == .fused ? felt : []
         record { "impacts \(time) \(impacts)" }

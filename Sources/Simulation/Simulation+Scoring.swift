@@ -130,6 +130,7 @@ extension Simulation {
         let capacity = settings.medium.capacityPerSecond(scheme)
         let demand = seconds > 0 ? Double(exchanges) / seconds : 0
         let duration = settings.medium.exchangeDuration(scheme)
+        let attempted = airTally.exchanges.reduce(0, +)
         return SimulationSummary.Airtime(
             channels: settings.medium.channels, slotsPerExchange: settings.medium.slotsPerExchange(scheme),
             capacityPerSecond: capacity, demandPerSecond: demand, overCapacity: capacity > 0 ? demand / capacity : 0,
@@ -138,7 +139,14 @@ extension Simulation {
                 SimulationSummary.ChannelUse(
                     channel: c + 1, exchanges: airTally.exchanges[c], collided: airTally.collided[c],
                     airShare: seconds > 0 ? Double(airTally.exchanges[c]) * duration / seconds : 0)
-            })
+            },
+            model: settings.rangingPolicy.air,
+            captureThreshold: settings.rangingPolicy.modelsTheAir ? settings.medium.captureThreshold : nil,
+            survival: attempted > 0 && settings.rangingPolicy.modelsTheAir
+                ? 1 - Double(airTally.collided.reduce(0, +)) / Double(attempted) : nil,
+            expectedSurvival: airTally.expectedCount > 0
+                ? airTally.expectedSum / Double(airTally.expectedCount) : nil,
+            reportsLost: settings.rangingPolicy.modelsTheAir ? airTally.reportsLost : nil)
     }
 
     /// The angle between two unit vectors whose chord is twice `halfChord`: 2 asin(halfChord), in degrees.

@@ -120,8 +120,7 @@ package final class Simulation {
             }
         }
         planner = try settings.makePlanner(peers: peers)
-        air = settings.rangingPolicy.modelsTheAir
-            ? AirPhysics(medium: settings.medium, scheme: settings.radio.scheme) : nil
+        air = settings.makeAir()
         signals = BluetoothSignals(seed: settings.seed, settings: settings.bluetooth)
         phones = Phones(
             bump: settings.bump, haptics: settings.haptics,

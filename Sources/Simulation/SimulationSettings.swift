@@ -1,3 +1,4 @@
+import Air
 import Bump
 import DeviceInterface
 import Discovery
@@ -188,5 +189,12 @@ extension SimulationSettings {
         return try rangingPolicy.makePlanner(medium: medium, scheme: radio.scheme, peers: peers, seed: seed,
                                              proximity: proximity, workers: workers,
                                              hearingMargin: Float(radio.estimatesReadLongBy))
+    }
+
+    /// The world's air for ``rangingPolicy``, its levels by the radio's path loss; `nil` under `ideal`, which has none.
+    package func makeAir() -> AirPhysics? {
+        guard rangingPolicy.modelsTheAir else { return nil }
+        return AirPhysics(medium: medium, scheme: radio.scheme, pathLossExponent: radio.pathLossExponent,
+                          nearestDistance: radio.nearestPathDistance)
     }
 }

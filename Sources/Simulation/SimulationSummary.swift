@@ -132,6 +132,18 @@ package struct SimulationSummary: Sendable, Codable, Equatable {
         package var interferenceRange: Double
         /// Each channel's use, from the policies that model the air (empty under `ideal`).
         package var perChannel: [ChannelUse]
+        /// The air the run models, in words: the phones' own chips (the default), sessions each on its own timer,
+        /// a room-wide slot map phones do not have, or none.
+        package var model: String?
+        /// The capture threshold frames were received with, dB (absent: no capture).
+        package var captureThreshold: Double?
+        /// The share of the exchanges asked for that the air did not lose (absent under `ideal` or with none asked).
+        package var survival: Double?
+        /// The same worked out frame by frame (docs/airtime.md, "Frames and capture"), where sessions run on their
+        /// own timers (`proximity`, `uncoordinated`).
+        package var expectedSurvival: Double?
+        /// Exchanges that lost only the responder's report: the responder read them, the initiator did not.
+        package var reportsLost: Int?
     }
 
     package struct ChannelUse: Sendable, Codable, Equatable {

@@ -46,7 +46,8 @@ package struct Crowd {
         let bluetooth = !hearsBluetooth ? [] : engine.pairs.map { Float((poses[Int($0.low)].position - poses[Int($0.high)].position).length) }
         return PlanningContext(time: Double(k) * interval, interval: interval, sessions: running.snapshot(),
                                pairs: engine.table, estimates: engine.estimates, bluetooth: bluetooth,
-                               bluetoothFloor: bluetoothFloor, speeds: speeds, taps: taps, peerTaps: peerTaps)
+                               bluetoothFloor: bluetoothFloor, speeds: speeds, taps: taps, peerTaps: peerTaps,
+                               initiators: engine.initiators)
     }
 
     /// Plans round `k` and ranges it.
@@ -55,7 +56,8 @@ package struct Crowd {
                                peerTaps: [[PeerTap]] = []) {
         let context = context(round: k, interval: interval, speeds: speeds, taps: taps, peerTaps: peerTaps)
         planner.plan(context, into: &plan)
-        air?.resolve(&plan, pairs: engine.pairs, positions: poses.map(\.position), interval: interval,
+        air?.resolve(&plan, pairs: engine.pairs, initiators: engine.initiators, positions: poses.map(\.position),
+                     interval: interval,
                      circular: planner.roundIsCircular)
         _ = engine.round(plan, at: context.time, poses: poses, sessions: context.sessions, record: false)
     }

@@ -7,14 +7,29 @@ import Ranging
 import Testing
 import TestSupport
 
-/// `uncoordinated` on a static crowd all in hearing, one channel: each of m sessions starts once a round of T at a
-/// uniform instant and lasts τ, so an exchange survives when none of the other m − 1 starts within τ of it:
-/// (1 − 2τ/T)^(m−1).
+/// `uncoordinated` on a static crowd all in hearing, one channel, no capture: each of m sessions starts once a round
+/// of T at a uniform instant. An exchange is lost to one that shares a device and began within τ before it
+/// (probability τ/T), and to one that does not when any of their frames overlap: 2F − 1 offsets a slot apart where
+/// frames of length d meet, (2F − 1)·2d/T. So it survives with (1 − τ/T)^s (1 − (2F − 1)·2d/T)^(m − 1 − s), s the
+/// sessions that share one of its devices.
 @Suite struct UncoordinatedTests {
-    @Test func collisionShareMatchesRandomAccess() throws {
-        // 8 devices within 2 m: 28 sessions; slots of 0.4 ms make an exchange 2 ms, 2τ/T = 0.04.
+    static func noCapture() -> Medium {
         var medium = Medium()
-        medium.slotDuration = 0.0004
+        medium.captureThreshold = nil
+        return medium
+    }
+
+    /// The closed form above for n devices all in session, each pair once a round.
+    static func survival(devices n: Int, _ medium: Medium) -> Double {
+        let m = n * (n - 1) / 2, shared = 2 * (n - 2)
+        let tau = medium.exchangeDuration(.doubleSided), frames = Double(medium.doubleSidedSlots)
+        let frameLoss = (2 * frames - 1) * 2 * medium.frameDuration / 0.1
+        return pow(1 - tau / 0.1, Double(shared)) * pow(1 - frameLoss, Double(m - 1 - shared))
+    }
+
+    @Test func collisionShareMatchesRandomAccess() throws {
+        // 8 devices within 2 m: 28 sessions; each shares a device with 12 others: 0.9^12 × 0.9712^15 = 0.182.
+        let medium = Self.noCapture()
         var crowd = try Crowd.grid(8, spacing: 0.6, medium: medium)
         var planner = try Uncoordinated(medium: medium, scheme: .doubleSided, peers: 8, seed: 5)
         var plan = RangingPlan()
@@ -26,9 +41,10 @@ import TestSupport
             collided += plan.collided.reduce(0, +)
             #expect(plan.exchanges.count + plan.collided[0] == 28)
         }
-        let expected: Double = 1 - pow(0.96, 27.0)
+        let expected = 1 - Self.survival(devices: 8, medium)
+        #expect(abs(expected - 0.818) < 0.001)
         let measured = Double(collided) / Double(attempts)
-        // 11,200 attempts, rounds independent: the share's standard error is about 0.005.
+        // 11,200 attempts: the share's standard error is about 0.004.
         #expect(attempts == 11_200)
         #expect(abs(measured - expected) < 0.02, "measured \(measured), expected \(expected)")
     }
@@ -37,8 +53,7 @@ import TestSupport
     @Test func distanceSeparatesCollisions() throws {
         let near = (0..<4).map { Vector3(Double($0) * 0.5, 0, 1.2) }
         let far = (0..<4).map { Vector3(100 + Double($0) * 0.5, 0, 1.2) }
-        var medium = Medium()
-        medium.slotDuration = 0.0004
+        let medium = Self.noCapture()
         var crowd = try Crowd(positions: near + far, medium: medium)
         // Sessions only within each group: 6 + 6.
         for a in 0..<8 { for b in 0..<8 where a != b && (a < 4) != (b < 4) { crowd.running.set(a, b, running: false) } }
@@ -50,9 +65,9 @@ import TestSupport
             collided += plan.collided[0]
             #expect(plan.exchanges.count + plan.collided[0] == 12)
         }
-        // Each group alone: 1 − 0.96^5 = 18.5% of 4,800 attempts.
+        // Each group alone: 1 − 0.9^4 × 0.9712 = 36.3% of 4,800 attempts (all twelve together would lose 71%).
         let measured = Double(collided) / 4_800
-        #expect(abs(measured - (1 - pow(0.96, 5.0))) < 0.025, "measured \(measured)")
+        #expect(abs(measured - (1 - Self.survival(devices: 4, medium))) < 0.025, "measured \(measured)")
     }
 }
 
