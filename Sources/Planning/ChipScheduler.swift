@@ -5,20 +5,23 @@ import GSL
 package protocol ExchangePlacer {
     /// Starts the round of `context`, and empties `plan` of the previous round's exchanges.
     mutating func begin(_ context: PlanningContext, into plan: inout RangingPlan)
-    /// Places pair `p`, adding it to `plan`; whether it was placed.
-    mutating func place(_ p: Int32, _ context: PlanningContext, into plan: inout RangingPlan) -> Bool
+    /// Places pair `p`, adding it to `plan`; whether it was placed. `urgent`: the devices know it may touch now (a
+    /// knock both felt, a walk's end, a pair a touch apart).
+    mutating func place(_ p: Int32, urgent: Bool, _ context: PlanningContext, into plan: inout RangingPlan) -> Bool
     /// Whether the round's air is taken, as far as a planner need try.
     var isSaturated: Bool { get }
     /// Whether the exchanges placed wrap around the round's end (sessions on their own timers).
     var roundIsCircular: Bool { get }
-    /// Whether only the sessions due take the air: a phone's session ranges at its own rate, and a chip does not
-    /// know that the room's air is free; a room-wide map fills the air it has by priority.
-    var placesOnlyDuePairs: Bool { get }
 }
 
 extension AirAllocator: ExchangePlacer {
     package var roundIsCircular: Bool { false }
-    package var placesOnlyDuePairs: Bool { false }
+
+    /// The room-wide map places by priority alone.
+    package mutating func place(_ p: Int32, urgent: Bool, _ context: PlanningContext,
+                                into plan: inout RangingPlan) -> Bool {
+        place(p, context, into: &plan)
+    }
 }
 
 /// Each phone's chip schedules only the sessions it controls, as phones range: nothing is shared between the chips
@@ -29,8 +32,15 @@ extension AirAllocator: ExchangePlacer {
 /// position per exchange's length (10 of 10 ms at 10 Hz). The chip gives each session it runs this round one of
 /// its free positions, drawn at random (FiRa's round hopping: which round of its block a session uses changes from
 /// block to block by a pseudo-random sequence, so that two sessions that collided once need not collide again), so
-/// that its own exchanges never overlap one another; a chip with no free position runs no more sessions this round.
-/// Each chip ranges on one channel of its own. What a chip cannot know is when its peer's radio is busy in another
+/// that its own exchanges never overlap one another.
+///
+/// A phone spends only its share of the air it believes there is: with n peers in session, it takes them all to be in
+/// hearing and to range too, and controls at most one n + 1-th of a channel's positions a round (10 / (n + 1) at
+/// 10 Hz), carried from round to round as a credit of at most one round's positions. Two phones range each other
+/// every round; in a hall of 100 each phone controls one exchange a second, and together they ask for about the
+/// one channel there is, at instants no one coordinates. A session the phone knows may touch soon (urgent: a knock
+/// both phones felt, a walk's end that is due, a pair that wants an update within four rounds) ranges beyond the
+/// share, in debt. Each chip ranges on one channel of its own. What a chip cannot know is when its peer's radio is busy in another
 /// phone's session, or who else is on the air: the world's air decides that (the `Air` module), the round taken as
 /// circular.
 package struct ChipScheduler: ExchangePlacer {
@@ -48,10 +58,19 @@ package struct ChipScheduler: ExchangePlacer {
     /// Whether each chip's position is taken this round (chip × positions + position), and how many are.
     private var taken: [Bool] = []
     private var takenCount: [UInt16] = []
-    private var fullChips = 0
+    /// Each chip's credit of positions, and the sessions each device holds running this round.
+    private var credit: [Double] = []
+    private var sessions: [Int32] = []
+    private var spent = 0
+    private var spenders = 0
 
+    private let sharesTheAir: Bool
+
+    /// - Parameter sharesTheAir: whether a phone keeps to its share of the air; otherwise each chip ranges as many
+    ///   sessions as its round holds.
     /// - Throws: a GSL allocation error.
-    package init(medium: Medium, scheme: RangingScheme, peers: Int, seed: UInt64) throws {
+    package init(medium: Medium, scheme: RangingScheme, peers: Int, seed: UInt64, sharesTheAir: Bool = true) throws {
+        self.sharesTheAir = sharesTheAir
         exchangeDuration = medium.exchangeDuration(scheme)
         channels = medium.channels
         perBlock = medium.exchangesPerDevicePerBlock
@@ -69,12 +88,14 @@ package struct ChipScheduler: ExchangePlacer {
         self.phase = phase
         self.channel = channel
         takenCount = [UInt16](repeating: 0, count: peers)
+        credit = [Double](repeating: 0, count: peers)
+        sessions = [Int32](repeating: 0, count: peers)
     }
 
     package var roundIsCircular: Bool { true }
-    package var placesOnlyDuePairs: Bool { true }
 
-    package var isSaturated: Bool { fullChips >= peers }
+    /// Whether every chip with a session has spent its share or filled its round.
+    package var isSaturated: Bool { spent >= spenders }
 
     package mutating func begin(_ context: PlanningContext, into plan: inout RangingPlan) {
         plan.exchanges.removeAll(keepingCapacity: true)
@@ -89,15 +110,31 @@ package struct ChipScheduler: ExchangePlacer {
         }
         if taken.count != peers * positions { taken = [Bool](repeating: false, count: peers * positions) }
         else { for k in taken.indices { taken[k] = false } }
-        for d in 0..<peers { takenCount[d] = 0 }
-        fullChips = 0
+        for d in 0..<peers {
+            takenCount[d] = 0
+            sessions[d] = 0
+        }
+        context.forEachRunningPair { p in
+            let pair = context.pairs[p]
+            sessions[Int(pair.low)] += 1
+            sessions[Int(pair.high)] += 1
+        }
+        spent = 0
+        spenders = 0
+        for d in 0..<peers where sessions[d] > 0 {
+            credit[d] = sharesTheAir
+                ? min(credit[d] + Double(positions) / Double(sessions[d] + 1), Double(positions)) : Double(positions)
+            if credit[d] >= 1 { spenders += 1 }
+        }
     }
 
+    /// An urgent session ranges beyond the chip's share, in debt of at most a round's positions.
     @discardableResult
-    package mutating func place(_ p: Int32, _ context: PlanningContext, into plan: inout RangingPlan) -> Bool {
+    package mutating func place(_ p: Int32, urgent: Bool = false, _ context: PlanningContext,
+                                into plan: inout RangingPlan) -> Bool {
         let chip = context.initiator(of: Int(p))
         let free = positions - Int(takenCount[chip])
-        guard free > 0 else { return false }
+        guard free > 0, credit[chip] >= 1 || (urgent && credit[chip] > 1 - Double(positions)) else { return false }
         // Round hopping: one of the chip's free positions, at random.
         var pick = min(Int(hopping.uniform() * Double(free)), free - 1)
         var k = 0
@@ -110,7 +147,9 @@ package struct ChipScheduler: ExchangePlacer {
         }
         taken[chip * positions + k] = true
         takenCount[chip] += 1
-        if Int(takenCount[chip]) == positions { fullChips += 1 }
+        let before = credit[chip]
+        credit[chip] -= 1
+        if before >= 1 && (credit[chip] < 1 || Int(takenCount[chip]) == positions) { spent += 1 }
         var offset = (phase[chip] * interval + Double(k) * exchangeDuration)
         if offset >= interval { offset -= interval }
         plan.exchanges.append(PlannedExchange(pair: Int(p), offset: Float(offset)))

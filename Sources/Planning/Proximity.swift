@@ -39,8 +39,9 @@ package struct ProximitySettings: Sendable, Equatable {
 /// for the estimate's age), or, without an estimate, from its Bluetooth distance. Its priority is how overdue it is: the time since
 /// it last ranged over the interval it wants, squared (so that a pair wanting 10 Hz outranks a far one that waited
 /// long). A pair whose phones just felt one knock goes first, and a pair whose app chose to walk to the other when
-/// due; then every pair by priority, each placed by its `Placer`: by its initiator's chip when due, as phones range
-/// (``ChipScheduler``), or in a room-wide slot map until the round's air is taken (``AirAllocator``). A pair
+/// due; then every pair by priority, each placed by its `Placer`: by its initiator's chip within the chip's share of
+/// the air, as phones range (``ChipScheduler``), or in a room-wide slot map until the round's air is taken
+/// (``AirAllocator``). A pair
 /// whose exchanges keep failing is tried less and less often.
 package struct Proximity<Placer: ExchangePlacer>: RangingPlanner {
     private let settings: ProximitySettings
@@ -110,7 +111,7 @@ package struct Proximity<Placer: ExchangePlacer>: RangingPlanner {
                         for k in mine.indices { mine[k].removeAll(keepingCapacity: true) }
                         for i in (count * w / workers)..<(count * (w + 1) / workers) {
                             let (key, p) = scan.bucket(i)
-                            if key >= 0 { mine[key].append(p) }
+                            mine[key].append(p)
                         }
                     }
                 }
@@ -121,7 +122,10 @@ package struct Proximity<Placer: ExchangePlacer>: RangingPlanner {
             for w in 0..<workers {
                 for p in buckets[w][k] {
                     if air.isSaturated { break place }
-                    if air.place(p, context, into: &plan) { ranged(Int(p), at: Float(t), context) }
+                    let pair = p & ~Self.urgentBit
+                    if air.place(pair, urgent: p & Self.urgentBit != 0, context, into: &plan) {
+                        ranged(Int(pair), at: Float(t), context)
+                    }
                 }
             }
         }
@@ -144,9 +148,10 @@ package struct Proximity<Placer: ExchangePlacer>: RangingPlanner {
         let priority = waited / (wanted * wanted)
         let k = min(max(Self.halfOctave(priority) + 40, 0), Self.tierBuckets - 1)
         let due = waited >= wanted - 1e-6
-        // A chip ranges a session at its own rate: one not due waits (-1: not placed).
-        if !due && air.placesOnlyDuePairs { return (-1, p) }
-        return (walking && due ? Self.tierBuckets + k : k, p)
+        // Urgent: a knocked pair, a walking pair that is due, a pair due that wants an update within four rounds
+        // (within 30 cm, or closing on a touch).
+        let urgent = due && (walking || wanted <= 4 * settings.shortestInterval + 1e-9)
+        return (walking && due ? Self.tierBuckets + k : k, urgent ? p | Self.urgentBit : p)
     }
 
     /// Notes that pair `p` ranges at `t`: an exchange before it that gave no estimate (lost to distance, a body, a
@@ -158,6 +163,9 @@ package struct Proximity<Placer: ExchangePlacer>: RangingPlanner {
         failures[p] = before.isFinite && !heard ? min(failures[p] + 1, Self.backoffLimit) : 0
         lastRanged[p] = t
     }
+
+    /// Marks an urgent pair's index in the buckets (pair indices stay under 2^30).
+    private static var urgentBit: Int32 { 1 << 30 }
 
     /// Failures in a row beyond which the interval grows no more (2^5: 32 times).
     private static var backoffLimit: UInt8 { 5 }

@@ -139,7 +139,8 @@ struct EveryPairAtItsRate: RangingPlanner {
             let crowd = try Crowd(positions: positions)
             var air = AirPhysics(medium: medium, scheme: .doubleSided)
             var planner = EveryPairAtItsRate(
-                chips: chips ? try ChipScheduler(medium: medium, scheme: .doubleSided, peers: n, seed: seed) : nil,
+                chips: chips ? try ChipScheduler(medium: medium, scheme: .doubleSided, peers: n, seed: seed,
+                                                sharesTheAir: false) : nil,
                 random: try RandomSource(seed: seed + 1_000), every: every)
             var plan = RangingPlan()
             for k in 1...rounds {

@@ -232,8 +232,10 @@ import Testing
             #expect(keys.subtracting(optional).isSubset(of: Set(object.keys)), "\(section) misses fields")
         }
         let airtime = try #require((json["ranging"] as? [String: Any])?["airtime"] as? [String: Any])
+        // Under `ideal` no air: no capture, survival or lost report is reported, only that there is none.
         #expect(Set(airtime.keys) == ["channels", "slotsPerExchange", "capacityPerSecond", "demandPerSecond", "overCapacity",
-                                      "interferenceRange", "perChannel"])
+                                      "interferenceRange", "perChannel", "model"])
+        #expect(airtime["model"] as? String == "none (no air)")
         // 1-2 m, in line of sight, every pair every round: the estimate an app holds is a round old or two.
         let band = try #require(((json["ranging"] as? [String: Any])?["bands"] as? [[String: Any]])?[2])
         #expect(Set(band.keys).isSubset(of: ["fromMetres", "toMetres", "pairSeconds", "received", "perPairPerSecond",

@@ -85,9 +85,10 @@ import World
             $0.rangingPolicy = SimulationSettings().rangingPolicy
         }
         // 220 devices find each other and bring up sessions, at most 100 a device (21,148 of 22,000 within 3 s,
-        // measured), and range the pairs near enough (368 updates).
+        // measured), and range the pairs near enough: 247 updates on the phones' own air, where each phone controls
+        // one exchange a second and some collide (368 under the room-wide slot map).
         #expect(summaries[0].discovery.sessions > 20_000)
-        #expect(summaries[0].ranging.updatesDelivered > 300)
+        #expect(summaries[0].ranging.updatesDelivered > 200)
         #expect(traces[0].count > 1_000_000)
         #expect(traces[0] == traces[1])
         #expect(summaries[0] == summaries[1])
@@ -295,9 +296,9 @@ import World
             #expect(traced == summary.ranging.exchanges)
             #expect(abs(try #require(air.survival) - (try #require(air.expectedSurvival))) < 0.01)
         case .proximity:
-            // Each chip ranges the sessions due, whatever the room's air: more than one channel carries, and the air
-            // loses many, as the frame-level figure says.
-            #expect(air.overCapacity > 1 && summary.ranging.collided > 0)
+            // Each phone keeps to its share of the air it believes there is: together about one channel, at instants
+            // no one coordinates, so some collide, as many as the frame-level figure says.
+            #expect(air.overCapacity > 0.5 && air.overCapacity < 1.2 && summary.ranging.collided > 0, "\(air)")
             #expect(air.perChannel.map(\.collided) == [summary.ranging.collided])
             let survival = try #require(air.survival), expected = try #require(air.expectedSurvival)
             #expect(abs(survival - expected) < 0.03, "simulated \(survival), expected \(expected)")
@@ -321,13 +322,15 @@ import World
     /// examples/approach-in-a-crowd.json: 16 people stand 1.5 m apart and four pairs, one after another, walk 4 m
     /// to touch in 2 s, with no one walking to anyone in the world's sense (a scripted scenario has no partners).
     /// 276 pairs share one channel's 100 exchanges a second: round-robin ranges a pair every 2.8 s and catches no
-    /// touch; proximity re-ranges a pair before it could have walked into touching and catches nearly all. The
-    /// radio at 1 cm, as for the three bumps: what is compared is who ranges when.
+    /// touch; the proximity ranking re-ranges a pair before it could have walked into touching and catches nearly
+    /// all, in the room-wide slot map (`coordinated`), and most on the phones' own air (`proximity`), where a quarter
+    /// of the exchanges of 16 phones within 6 m collide. The radio at 1 cm, as for the three bumps: what is compared
+    /// is who ranges when.
     @Test func proximityBeatsRoundRobinOnAScriptedApproach() async throws {
         let file = try ScenarioFile.load(path: Self.examples + "/approach-in-a-crowd.json")
         var detected: [SimulationSettings.RangingPolicy: Int] = [:]
         var latencies: [Double] = []
-        for policy in [SimulationSettings.RangingPolicy.roundRobin, .proximity] {
+        for policy in [SimulationSettings.RangingPolicy.roundRobin, .coordinated, .proximity] {
             for seed in 1...3 as ClosedRange<UInt64> {
                 let summary = try await Simulation(settings: settings {
                     $0.scenario = .scripted(file); $0.duration = 22; $0.seed = seed; $0.rangingPolicy = policy
@@ -338,14 +341,16 @@ import World
                 #expect(summary.bumps.trueContacts == 4 && summary.bumps.falseBumps == 0)
                 #expect(summary.ranging.airtime.overCapacity <= 1.001)
                 detected[policy, default: 0] += summary.bumps.detected
-                if policy == .proximity, let p95 = summary.bumps.latencyP95 { latencies.append(p95) }
+                if policy == .coordinated, let p95 = summary.bumps.latencyP95 { latencies.append(p95) }
             }
         }
         // Of 12 touches: none for round-robin (a pair ranged every 2.8 s never sees two readings in a 1-s touch);
-        // proximity at least 11, well within the 1-s touch (measured: 12, a p95 of 0.41 s in each seed): the
-        // walkers' phones tell they walk, and a pair that could close at their pace is ranged again in time.
+        // coordinated at least 11, well within the 1-s touch (measured: 12, a p95 of 0.41 s in each seed): the
+        // walkers' phones tell they walk, and a pair that could close at their pace is ranged again in time. On the
+        // phones' own air 8 (measured), the collisions costing a touch's second reading.
         #expect(detected[.roundRobin] == 0)
-        #expect(detected[.proximity]! >= 11)
+        #expect(detected[.coordinated]! >= 11)
+        #expect(detected[.proximity]! >= 8 && detected[.proximity]! <= detected[.coordinated]!)
         #expect(latencies.count == 3 && latencies.allSatisfy { $0 <= 0.6 }, "\(latencies)")
     }
 
@@ -361,7 +366,9 @@ import World
                 // Without the holders' swipes: a slow swipe under a touch widens its jolt, which then waits for the
                 // next (seed 1: one touch of 12 found 0.40 s late); the held-out sweeps judge the detector with them.
                 let summary = try await Simulation(settings: settings {
-                    $0.scenario = .scripted(file); $0.seed = seed; $0.rangingPolicy = .proximity; $0.bump.method = method
+                    // The room-wide air, so that what is judged is the detector (the phones' own air costs latency:
+                    // p95 0.35 to 0.54 s, docs/airtime.md).
+                    $0.scenario = .scripted(file); $0.seed = seed; $0.rangingPolicy = .coordinated; $0.bump.method = method
                     $0.motion.own.screenSwipeRate = 0
                 }).run()
                 #expect(summary.run.detector == method.rawValue)
