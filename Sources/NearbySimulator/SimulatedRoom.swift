@@ -24,8 +24,9 @@ public struct RoomConfiguration: Sendable {
     }
 
     /// Who ranges when: docs/airtime.md.
-    /// Who ranges when (docs/airtime.md): `proximity` (the command line's default), `ideal`, `roundRobin`,
-    /// `uncoordinated`, or `oracle` (an upper bound no phone reaches); one list with the command line's.
+    /// Who ranges when (docs/airtime.md): `proximity` (the command line's default: each phone's chip schedules its
+    /// own sessions), `coordinated` (a room-wide slot map no phone has), `ideal`, `roundRobin`, `uncoordinated`, or
+    /// `oracle` (an upper bound no phone reaches); one list with the command line's.
     public typealias Policy = RangingPolicy
 
     /// Devices in a generated crowd (2 to 1000); a file brings its own.
@@ -40,6 +41,9 @@ public struct RoomConfiguration: Sendable {
     public var sessionsPerDevice: Int?
     /// UWB channels.
     public var channels = 1
+    /// How much stronger a frame must arrive than the frames overlapping it to be received, dB (`nil`: no capture);
+    /// docs/airtime.md, "Frames and capture".
+    public var captureThreshold: Double? = 6
     /// What the network does to each datagram of discovery and data: loss, delay, duplication, reordering.
     public var network = NetworkConditions()
     /// Simulated seconds the room can be advanced to.
@@ -139,6 +143,7 @@ public final class SimulatedRoom {
         s.duration = configuration.horizon
         s.workers = 1
         s.medium.channels = configuration.channels
+        s.medium.captureThreshold = configuration.captureThreshold
         s.medium.sessionsPerDevice = configuration.sessionsPerDevice
         s.loss = configuration.network.loss
         s.radio.lineOfSightSigma = configuration.lineOfSightSigma

@@ -20,6 +20,7 @@ import Testing
         (["--sensors", "samples", "--scenario", examples + "/three-bumps.json", "--imu-rate", "1000"],
          "--imu-rate must be between 1 and 800 Hz, got 1000.0"),
         (["--clock-offset", "2"], "--clock-offset must be between 0 and 1 second, got 2.0"),
+        (["--capture-threshold", "70"], "--capture-threshold must be between -10 and 60 dB, or none"),
         (["--imu-range", "1"], "--imu-range must be between 2 and 64 g, got 1.0"),
         (["--stamp-jitter", "0.6"], "--stamp-jitter must be between 0 and 0.5, got 0.6"),
         (["--sensor-gaps", "-1"], "--sensor-gaps must be between 0 and 60 a minute, got -1.0"),
@@ -45,6 +46,9 @@ import Testing
         let devices = try #require(parseError(["--trace-devices", "some", "--transport", "memory"]))
         #expect(devices.contains("--trace-devices") && devices.contains("some"))
         #expect(parseError(["--trace-devices", "all", "--transport", "memory", "--duration", "0.5"]) == nil)
+        let capture = try #require(parseError(["--capture-threshold", "loud", "--transport", "memory"]))
+        #expect(capture.contains("--capture-threshold") && capture.contains("loud"))
+        #expect(parseError(["--capture-threshold", "none", "--transport", "memory", "--duration", "0.5"]) == nil)
     }
 
     @Test func unparsablePeersNamesTheFlag() throws {
