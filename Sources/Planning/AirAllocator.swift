@@ -56,10 +56,7 @@ package struct AirAllocator {
 
     /// Starts the round of `context`, and empties `plan` of the previous round's exchanges.
     package mutating func begin(_ context: PlanningContext, into plan: inout RangingPlan) {
-        plan.exchanges.removeAll(keepingCapacity: true)
-        plan.channels.removeAll(keepingCapacity: true)
-        plan.collided.removeAll(keepingCapacity: true)
-        plan.collided.append(contentsOf: repeatElement(0, count: channels))
+        plan.emptyExchanges(channels: channels)
         roundStart = context.time
         times.removeAll(keepingCapacity: true)
         blocks.removeAll(keepingCapacity: true)

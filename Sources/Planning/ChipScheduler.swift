@@ -14,6 +14,16 @@ package protocol ExchangePlacer {
     var roundIsCircular: Bool { get }
 }
 
+extension RangingPlan {
+    /// Empties the plan of the previous round's exchanges, channels and collisions, for a round on `channels`.
+    package mutating func emptyExchanges(channels: Int) {
+        exchanges.removeAll(keepingCapacity: true)
+        self.channels.removeAll(keepingCapacity: true)
+        collided.removeAll(keepingCapacity: true)
+        collided.append(contentsOf: repeatElement(0, count: channels))
+    }
+}
+
 extension AirAllocator: ExchangePlacer {
     package var roundIsCircular: Bool { false }
 
@@ -98,10 +108,7 @@ package struct ChipScheduler: ExchangePlacer {
     package var isSaturated: Bool { spent >= spenders }
 
     package mutating func begin(_ context: PlanningContext, into plan: inout RangingPlan) {
-        plan.exchanges.removeAll(keepingCapacity: true)
-        plan.channels.removeAll(keepingCapacity: true)
-        plan.collided.removeAll(keepingCapacity: true)
-        plan.collided.append(contentsOf: repeatElement(0, count: channels))
+        plan.emptyExchanges(channels: channels)
         interval = context.interval
         positions = max(1, Int((context.interval / exchangeDuration + 1e-9).rounded(.down)))
         // A chip's limit by block (``Medium/exchangesPerDevicePerSecond``), over the round's share of a block.

@@ -25,10 +25,7 @@ package struct Uncoordinated: RangingPlanner {
     package mutating func plan(_ context: PlanningContext, into plan: inout RangingPlan) {
         plan.suspensions.removeAll(keepingCapacity: true)
         admitted.refresh(context, into: &plan.suspensions)
-        plan.exchanges.removeAll(keepingCapacity: true)
-        plan.channels.removeAll(keepingCapacity: true)
-        plan.collided.removeAll(keepingCapacity: true)
-        plan.collided.append(contentsOf: repeatElement(0, count: channels))
+        plan.emptyExchanges(channels: channels)
         for p in admitted.pairs {
             let start = random.uniform() * context.interval
             let channel = channels == 1 ? 0 : UInt8(min(Int(random.uniform() * Double(channels)), channels - 1))
