@@ -138,8 +138,8 @@ import Testing
         #expect(spec.plot?.lines == "ranging-policy")
     }
 
-    @Test(arguments: ["airtime", "airtime-300", "airtime-range", "detectors-touch-or-stop", "detectors-mingle",
-                      "detectors-training", "detectors-held-out"])
+    @Test(arguments: ["airtime", "airtime-300", "airtime-range", "air-regimes", "air-regimes-capped", "capture",
+                      "detectors-touch-or-stop", "detectors-mingle", "detectors-training", "detectors-held-out"])
     func aCommittedSweepPlans(name: String) throws {
         let dir = try SweepFixture.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
