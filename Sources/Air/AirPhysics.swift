@@ -166,7 +166,8 @@ package struct AirPhysics {
         _ plan: RangingPlan, _ initiators: [Int32], _ positions: [Vector3]
     ) {
         let frames = senders.count
-        // Frame k of i at k slots, frame l of j at gap + l slots: they overlap when |gap − (k − l) slots| < a frame.
+        // Frame k of i at k slots, frame l of j at gap + l slots: they overlap when |gap − (k − l) slots| is under a
+        // frame.
         let nearest = (gap / slot).rounded()
         guard abs(gap - nearest * slot) < frame - 1e-12 else { return }
         let shift = Int(nearest)

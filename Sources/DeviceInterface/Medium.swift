@@ -134,7 +134,8 @@ public struct MediumError: Error, Sendable, Equatable, CustomStringConvertible {
     public var flag: String? {
         ["channels": "--channels", "interferenceRange": "--interference-range",
          "sessionsPerDevice": "--sessions-per-device",
-         "captureThreshold": "--capture-threshold", "frameDuration": "--frame-duration", "exchangesPerDevicePerSecond": "--exchanges-per-device"][field]
+         "captureThreshold": "--capture-threshold",
+         "exchangesPerDevicePerSecond": "--exchanges-per-device"][field]
     }
 
     public var description: String { "\(flag ?? "medium \(field)") must be \(rule)" }
