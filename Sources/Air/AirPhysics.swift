@@ -56,9 +56,6 @@ package struct AirPhysics {
 
     private static func ratio(dB: Double) -> Double { pow(10, dB / 10) }
 
-    /// Frames of one exchange.
-    package var framesPerExchange: Int { senders.count }
-
     /// Takes the collided exchanges out of `plan`, counts them in its `collided` by channel, and marks those that
     /// lost only their report (``RangingPlan/reportLost``).
     ///
@@ -107,7 +104,7 @@ package struct AirPhysics {
                 guard gap < exchangeDuration - 1e-6 else { break }
                 step += 1
                 let p = pairs[Int(plan.exchanges[i].pair)], q = pairs[Int(plan.exchanges[j].pair)]
-                if p.low == q.low || p.low == q.high || p.high == q.low || p.high == q.high {
+                if p.sharesADevice(with: q) {
                     lost[j] = true
                     continue
                 }

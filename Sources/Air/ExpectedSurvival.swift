@@ -24,19 +24,20 @@ extension AirPhysics {
     ) -> (sum: Double, count: Int) {
         let m = plan.exchanges.count
         guard m > 0, plan.channels.count == m else { return (0, 0) }
-        let devices = positions.count
-        // Each exchange's group, and the groups' members.
-        var members: [[Int]] = grouped ? Array(repeating: [], count: devices) : (0..<m).map { [$0] }
-        var groupOf = [Int](repeating: 0, count: m)
-        for i in 0..<m {
-            if grouped {
-                let p = plan.exchanges[i].pair
-                let g = roles(pairs[Int(p)], p, initiators).0
-                groupOf[i] = g
-                members[g].append(i)
-            } else {
-                groupOf[i] = i
-            }
+        // Each exchange's group (its initiator, or itself), and the groups' members in one array, by group in index
+        // order (a counting sort: no array a group).
+        let groups = grouped ? positions.count : m
+        let groupOf = (0..<m).map { i in
+            grouped ? roles(pairs[Int(plan.exchanges[i].pair)], plan.exchanges[i].pair, initiators).0 : i
+        }
+        var groupStart = [Int](repeating: 0, count: groups + 1)
+        for g in groupOf { groupStart[g + 1] += 1 }
+        for g in 0..<groups { groupStart[g + 1] += groupStart[g] }
+        var members = [Int](repeating: 0, count: m)
+        var fill = groupStart
+        for (i, g) in groupOf.enumerated() {
+            members[fill[g]] = i
+            fill[g] += 1
         }
         let wanted = max(victims, 1)
         let stride = wanted >= m ? 1 : (m + wanted - 1) / wanted
@@ -49,14 +50,13 @@ extension AirPhysics {
             let signal = level(positions[ia], positions[ib])
             let start = Double(plan.exchanges[i].offset)
             var survival = 1.0
-            for (g, group) in members.enumerated() where g != groupOf[i] && !group.isEmpty {
+            for g in 0..<groups where g != groupOf[i] && groupStart[g] < groupStart[g + 1] {
                 intervals.removeAll(keepingCapacity: true)
-                for j in group {
+                for j in members[groupStart[g]..<groupStart[g + 1]] {
                     let q = plan.exchanges[j].pair
                     let other = pairs[Int(q)]
                     let base = start - Double(plan.exchanges[j].offset)
-                    if pair.low == other.low || pair.low == other.high || pair.high == other.low
-                        || pair.high == other.high {
+                    if pair.sharesADevice(with: other) {
                         add(base - exchangeDuration, exchangeDuration, interval, &intervals)
                         continue
                     }

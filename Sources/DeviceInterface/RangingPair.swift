@@ -7,4 +7,10 @@ public struct RangingPair: Sendable, Equatable {
         self.low = low
         self.high = high
     }
+
+    /// Whether the two pairs have a device in common (whose one radio they would share).
+    @inline(__always)
+    public func sharesADevice(with other: RangingPair) -> Bool {
+        low == other.low || low == other.high || high == other.low || high == other.high
+    }
 }

@@ -113,7 +113,8 @@ package struct ChipScheduler: ExchangePlacer {
         positions = max(1, Int((context.interval / exchangeDuration + 1e-9).rounded(.down)))
         // A chip's limit by block (``Medium/exchangesPerDevicePerSecond``), over the round's share of a block.
         if let perBlock {
-            positions = min(positions, max(1, Int((Double(perBlock) * interval / blockDuration + 1e-9).rounded(.down))))
+            let share = Int((Double(perBlock) * interval / blockDuration + 1e-9).rounded(.down))
+            positions = min(positions, max(1, share))
         }
         if taken.count != peers * positions { taken = [Bool](repeating: false, count: peers * positions) }
         else { for k in taken.indices { taken[k] = false } }
