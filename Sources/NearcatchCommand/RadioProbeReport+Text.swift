@@ -67,3 +67,28 @@ extension String {
         count >= width ? self : String(repeating: " ", count: width - count) + self
     }
 }
+
+extension ProfileRow {
+    /// The profiles' table for a terminal, errors in centimetres, published figures beside the model's.
+    static func text(_ rows: [ProfileRow], heading: String) -> String {
+        func cm(_ v: Double) -> String { String(format: "%.1f", v * 100) }
+        func pct(_ v: Double) -> String { String(format: "%.1f%%", v * 100) }
+        var lines = [heading, "",
+                     "profile   RMSE (published)   1 / 2 / 3 / 4 / 5 m, cm            <20 cm   p99      "
+                     + "failing at 5 m (published)   at 5 cm: 0 m / fail   angle"]
+        for r in rows {
+            let published = r.published.map { "(\(cm($0.rootMeanSquare)))" } ?? "(none)"
+            let failing = r.published?.failingOrientationsAtFiveMetres.map { "(\(pct($0)))" } ?? "(not published)"
+            let byDistance = r.rootMeanSquareByDistance.map(cm).joined(separator: " / ")
+            lines.append(r.profile.padding(toLength: 10, withPad: " ", startingAt: 0)
+                + "\(cm(r.rootMeanSquare)) cm \(published)".padding(toLength: 19, withPad: " ", startingAt: 0)
+                + byDistance.padding(toLength: 34, withPad: " ", startingAt: 0)
+                + pct(r.underTwentyCentimetres).padding(toLength: 9, withPad: " ", startingAt: 0)
+                + "\(cm(r.p99)) cm".padding(toLength: 9, withPad: " ", startingAt: 0)
+                + "\(pct(r.failingOrientationsAtFiveMetres)) \(failing)".padding(toLength: 29, withPad: " ", startingAt: 0)
+                + "\(pct(r.touchingReadsZero)) / \(pct(r.touchingFails))".padding(toLength: 22, withPad: " ", startingAt: 0)
+                + (r.measuresAngle ? "yes" : "no"))
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import DeviceInterface
 import Radio
 import Simulation
 
@@ -39,6 +41,10 @@ struct RadioOptions: ParsableArguments, Sendable {
             help: "What a chip reports when the error exceeds the distance: zero (0 m, the default) or fail (no measurement, the exchange fails).")
     var negativeDistance: RadioConfiguration.NegativeFlight = RadioConfiguration().negativeFlight
 
+    @Option(name: .customLong("device-profile"),
+            help: "Each device's model: generic (the default: the model of --los-sigma and --negative-distance, fitted to no single device), iphone, pixel, galaxy or dw3000, each fitted to its published figures; a comma-separated list mixes them, device i taking the (i mod n)-th (docs/radio-model.md, \"Device profiles\").")
+    var deviceProfile: DeviceProfileList = DeviceProfileList(profiles: [.generic])
+
     @Option(help: "Line-of-sight model of every pair: geometry (obstructed by the bodies and walls on the line between the phones; in the radio probe no one stands in the way, as los), markov (obstructions come and go at random), los, or nlos (default: geometry in a run, los in the radio probe).")
     var link: RadioConfiguration.LinkModel?
 
@@ -59,6 +65,7 @@ struct RadioOptions: ParsableArguments, Sendable {
         radio.nearFieldBiasSlope = nearFieldSlope / 100
         radio.negativeFlight = negativeDistance
         radio.linkModel = link ?? defaultLink
+        radio.deviceProfiles = deviceProfile.profiles
     }
 }
 
@@ -73,4 +80,27 @@ struct SessionLimitOptions: ParsableArguments, Sendable {
     func validate() throws {
         try RunSettings.maximumSessions.validate(maxSessions)
     }
+}
+
+/// `--device-profile`: one device model, or several separated by commas.
+struct DeviceProfileList: ExpressibleByArgument, Sendable, Equatable {
+    let profiles: [DeviceProfile]
+
+    init(profiles: [DeviceProfile]) {
+        self.profiles = profiles
+    }
+
+    init?(argument: String) {
+        var profiles: [DeviceProfile] = []
+        for name in argument.split(separator: ",", omittingEmptySubsequences: false) {
+            guard let profile = DeviceProfile(rawValue: name.trimmingCharacters(in: .whitespaces)) else { return nil }
+            profiles.append(profile)
+        }
+        guard !profiles.isEmpty else { return nil }
+        self.profiles = profiles
+    }
+
+    var defaultValueDescription: String { profiles.map(\.rawValue).joined(separator: ",") }
+
+    static var allValueStrings: [String] { DeviceProfile.allCases.map(\.rawValue) }
 }

@@ -12,11 +12,14 @@ package struct DeviceRadio: Sendable, Equatable {
     package let antennaDelayBias: Double
     /// The clock the phone's apps read: its uptime, counted by this crystal.
     package let clock: DeviceClock
+    /// The device's model.
+    package let profile: DeviceProfile
 
     /// A device with the given imperfections.
     package init(clockOffset: Double, clockPhaseTicks: Double = 0, antennaDelayBias: Double = 0,
-                 uptimeAtStart: Double = 0) {
+                 uptimeAtStart: Double = 0, profile: DeviceProfile = .generic) {
         self.clockOffset = clockOffset
+        self.profile = profile
         self.clockPhaseTicks = clockPhaseTicks
         self.antennaDelayBias = antennaDelayBias
         clock = DeviceClock(uptimeAtStart: uptimeAtStart, rate: clockOffset)
@@ -32,6 +35,7 @@ package struct DeviceRadio: Sendable, Equatable {
         self.antennaDelayBias = random.gaussian(sigma: configuration.antennaDelaySigma)
         // Drawn last, so that the radio's own draws are those of every run before phones had clocks.
         clock = DeviceClock(uptimeAtStart: random.uniform() * DeviceClock.uptimeSpread, rate: clockOffset)
+        profile = configuration.profile(of: id)
     }
 
     /// The radios of devices 0 to `count - 1` of a run.

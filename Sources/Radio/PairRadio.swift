@@ -69,11 +69,11 @@ package struct PairRadio {
                 meanNLOS: shared.configuration.meanNonLineOfSightDuration, random: random)
             if !lineOfSight { extraLoss = shared.configuration.bodyLoss }
         }
+        let traits = shared.traits(initiator.profile, responder.profile)
         let pathLoss = shared.configuration.pathLoss(distance: geometry.distance)
-        let snr = shared.configuration.signalToNoise(
-            pathLoss: pathLoss,
-            gainA: shared.configuration.antennaGain(offBoresight: geometry.bearingFromA.offBoresight),
-            gainB: shared.configuration.antennaGain(offBoresight: geometry.bearingFromB.offBoresight), extraLoss: extraLoss)
+        let (gainA, gainB) = antennaGains(geometry, traits)
+        let snr = shared.configuration.signalToNoise(pathLoss: pathLoss, gainA: gainA, gainB: gainB,
+                                                     extraLoss: extraLoss)
         let floor = lineOfSight ? shared.configuration.lineOfSightDropout : shared.configuration.nonLineOfSightDropout
         let fade = shared.configuration.fadeLoss(snr: snr)
         let kept = (1 - floor) * (1 - fade)
@@ -90,15 +90,16 @@ package struct PairRadio {
         // In line of sight the leading edge reads short when the path is short and strong, long when it is weak.
         let level = lineOfSight ? shared.configuration.levelBias(pathLoss: pathLoss, less: shared.calibrationBias) : 0
         let distance = measureDistance(trueDistance: geometry.distance, lineOfSight: lineOfSight, weakness: weakness,
-                                       bias: shared.configuration.orientationBias * turned + level, at: time)
-        if distance < 0 && shared.configuration.negativeFlight == .fail { return nil }
+                                       bias: shared.configuration.orientationBias * turned + level,
+                                       floor: traits.lineOfSightSigma, at: time)
+        if distance < 0 && traits.failsOnNegativeFlight { return nil }
         var atInitiator: AngleMeasurement?
         var atResponder: AngleMeasurement?
         if lineOfSight {
             let floor = shared.configuration.boresightAngleSigma, w = shared.configuration.weakSignalAngleSigma
             let phaseNoise = Double.pi * (floor * floor + w * w * weakness).squareRoot()
-            atInitiator = measureAngle(geometry.bearingFromA, phaseNoise: phaseNoise)
-            atResponder = measureAngle(geometry.bearingFromB, phaseNoise: phaseNoise)
+            if traits.initiatorMeasuresAngle { atInitiator = measureAngle(geometry.bearingFromA, phaseNoise: phaseNoise) }
+            if traits.responderMeasuresAngle { atResponder = measureAngle(geometry.bearingFromB, phaseNoise: phaseNoise) }
         }
         // The responder's report is one more frame on the same link: of the exchange's three frames each is kept
         // with the cube root of the exchange's share.
@@ -112,12 +113,13 @@ package struct PairRadio {
     /// The channel's first-path error is common to the three messages of one exchange: the channel does not change
     /// in the few milliseconds it lasts. The distance then comes from the simulated timestamps.
     private mutating func measureDistance(
-        trueDistance: Double, lineOfSight: Bool, weakness: Double, bias: Double, at time: Double
+        trueDistance: Double, lineOfSight: Bool, weakness: Double, bias: Double, floor losFloor: Double,
+        at time: Double
     ) -> Double {
         var channelError = (initiator.antennaDelayBias + responder.antennaDelayBias) / 2 + bias
         let weak = shared.configuration.weakSignalSigma * shared.configuration.weakSignalSigma * weakness
         if lineOfSight {
-            let floor = shared.configuration.lineOfSightSigma
+            let floor = losFloor
             channelError += random.gaussian(sigma: (floor * floor + weak).squareRoot())
         } else {
             let floor = shared.configuration.nonLineOfSightSigma
@@ -147,6 +149,18 @@ package struct PairRadio {
         // Negative when the error exceeds the distance: the measurement reports that as zero, or the exchange
         // fails (``RadioConfiguration/negativeFlight``).
         return TwoWayRanging.distance(stamps, scheme: shared.configuration.scheme, tick: tick)
+    }
+
+    /// Each device's antenna gain toward the other, dB, by its own model's back lobe.
+    package func antennaGains(_ geometry: PairGeometry) -> (initiator: Double, responder: Double) {
+        antennaGains(geometry, shared.traits(initiator.profile, responder.profile))
+    }
+
+    @inline(__always)
+    private func antennaGains(_ geometry: PairGeometry, _ traits: PairTraits) -> (Double, Double) {
+        let c = shared.configuration
+        return (c.antennaGain(offBoresight: geometry.bearingFromA.offBoresight, rearGain: traits.initiatorRearGain),
+                c.antennaGain(offBoresight: geometry.bearingFromB.offBoresight, rearGain: traits.responderRearGain))
     }
 
     /// Simulates the phase differences on each baseline and solves the direction back from them.
@@ -229,6 +243,8 @@ package final class SharedRadioConfiguration: Sendable {
     let cosFieldOfView: Double
     /// The level's bias at the calibration distance, which the pair's calibration removes.
     let calibrationBias: Double
+    /// What each ordered pair of device models does to a pair's exchange, by ``PairTraits/index(_:_:)``.
+    let pairTraits: [PairTraits]
 
     /// - Throws: ``RadioConfigurationError`` when the configuration is out of range.
     package init(_ configuration: RadioConfiguration) throws(RadioConfigurationError) {
@@ -236,6 +252,59 @@ package final class SharedRadioConfiguration: Sendable {
         self.configuration = configuration
         cosFieldOfView = cos(configuration.fieldOfViewHalfAngle)
         calibrationBias = configuration.calibrationBias
+        let traits = DeviceProfile.allCases.map { $0.traits(in: configuration) }
+        var pairs: [PairTraits] = []
+        for a in traits {
+            for b in traits { pairs.append(PairTraits(initiator: a, responder: b)) }
+        }
+        pairTraits = pairs
+    }
+
+    /// The traits of a pair whose initiator is an `a` and responder a `b`.
+    @inline(__always)
+    func traits(_ a: DeviceProfile, _ b: DeviceProfile) -> PairTraits {
+        pairTraits[PairTraits.index(a, b)]
+    }
+}
+
+/// Two device models' traits as one exchange between them uses them.
+struct PairTraits: Sendable {
+    /// The line-of-sight floor of the pair: the root mean square of its devices' (their own when they are alike).
+    let lineOfSightSigma: Double
+    let initiatorRearGain: Double
+    let responderRearGain: Double
+    /// A chip that treats a negative flight as an error ends the exchange for both.
+    let failsOnNegativeFlight: Bool
+    let initiatorMeasuresAngle: Bool
+    let responderMeasuresAngle: Bool
+
+    init(initiator a: DeviceTraits, responder b: DeviceTraits) {
+        lineOfSightSigma = a.lineOfSightSigma == b.lineOfSightSigma
+            ? a.lineOfSightSigma
+            : ((a.lineOfSightSigma * a.lineOfSightSigma + b.lineOfSightSigma * b.lineOfSightSigma) / 2).squareRoot()
+        initiatorRearGain = a.rearGain
+        responderRearGain = b.rearGain
+        failsOnNegativeFlight = a.negativeFlight == .fail || b.negativeFlight == .fail
+        initiatorMeasuresAngle = a.measuresAngle
+        responderMeasuresAngle = b.measuresAngle
+    }
+
+    @inline(__always)
+    static func index(_ a: DeviceProfile, _ b: DeviceProfile) -> Int {
+        a.ordinal * DeviceProfile.allCases.count + b.ordinal
+    }
+}
+
+extension DeviceProfile {
+    /// The profile's place in `allCases`.
+    var ordinal: Int {
+        switch self {
+        case .generic: 0
+        case .iphone: 1
+        case .pixel: 2
+        case .galaxy: 3
+        case .dw3000: 4
+        }
     }
 }
 

@@ -22,6 +22,18 @@ package struct RadioConfiguration: Sendable, Equatable {
         case nonLineOfSight = "nlos"
     }
 
+    /// Each device's model (docs/radio-model.md, "Device profiles"): device i has the (i mod n)-th of these, unless
+    /// ``deviceProfileOverrides`` names its own. One profile is a room of one model; several, a mixed room.
+    package var deviceProfiles: [DeviceProfile] = [.generic]
+    /// Devices of a model of their own, by device id (a scenario file's peers, a room's devices).
+    package var deviceProfileOverrides: [UInt64: DeviceProfile] = [:]
+
+    /// The model of device `id`.
+    package func profile(of id: UInt64) -> DeviceProfile {
+        if let own = deviceProfileOverrides[id] { return own }
+        return deviceProfiles.isEmpty ? .generic : deviceProfiles[Int(id % UInt64(deviceProfiles.count))]
+    }
+
     /// Double-sided by default; single-sided is offered to show why it is not used.
     package var scheme: RangingScheme = .doubleSided
     /// Each device's crystal offset is drawn uniformly within +- this many parts per million.
@@ -219,8 +231,14 @@ package struct RadioConfiguration: Sendable, Equatable {
     /// The antenna gain toward a direction `offBoresight` radians off the boresight, dB.
     @inlinable
     package func antennaGain(offBoresight angle: Double) -> Double {
+        antennaGain(offBoresight: angle, rearGain: rearGain)
+    }
+
+    /// The same for an antenna whose gain toward the back is `rear` dB (a device profile's).
+    @inlinable
+    package func antennaGain(offBoresight angle: Double, rearGain rear: Double) -> Double {
         guard angle > fieldOfViewHalfAngle else { return 0 }
-        return rearGain * (angle - fieldOfViewHalfAngle) / (Double.pi - fieldOfViewHalfAngle)
+        return rear * (angle - fieldOfViewHalfAngle) / (Double.pi - fieldOfViewHalfAngle)
     }
 
     /// The share of exchanges the fade loses at `snr` dB (without the state's own floor).
@@ -299,6 +317,9 @@ package struct RadioConfiguration: Sendable, Equatable {
                     fadeWidth)
         try require(rearGain.isFinite && rearGain <= 0 && rearGain >= -60, "rearGain", "between -60 and 0 dB", rearGain)
         try require(bodyLoss.isFinite && bodyLoss >= 0 && bodyLoss <= 60, "bodyLoss", "between 0 and 60 dB", bodyLoss)
+        if deviceProfiles.isEmpty {
+            throw RadioConfigurationError(field: "deviceProfiles", value: 0, rule: "at least one profile")
+        }
         try require(wavelength.isFinite && wavelength > 0 && wavelength < 1, "wavelength", "above 0 and under 1 m",
                     wavelength)
     }

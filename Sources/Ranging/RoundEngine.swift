@@ -390,15 +390,16 @@ package final class RoundEngine {
         }
         // Each phone filters its own reading when it holds the timestamps: the responder at the final's arrival, the
         // initiator at the responder's report, when that arrives (its own draw, and the air's).
-        let radio = context.settings.radio
-        let ur = slot.estimatorR.update(distance: m.distance, angle: m.angleAtResponder,
-                                        at: time + radio.responderReadingDelay)
+        // Two delays, not a copy of the radio's configuration (its profiles' array and table) each exchange.
+        let responderDelay = context.settings.radio.responderReadingDelay
+        let initiatorDelay = context.settings.radio.initiatorReadingDelay
+        let ur = slot.estimatorR.update(distance: m.distance, angle: m.angleAtResponder, at: time + responderDelay)
         score(ur, truth: truth.distance, bearing: truth.bearingFromB, &slot, &out.statistics)
         out.statistics.updates += 1
         var ui: NearbyUpdate?
         if m.reachedInitiator && !reportLost {
             let u = slot.estimatorI.update(distance: m.distance, angle: m.angleAtInitiator,
-                                           at: time + radio.initiatorReadingDelay)
+                                           at: time + initiatorDelay)
             score(u, truth: truth.distance, bearing: truth.bearingFromA, &slot, &out.statistics)
             out.statistics.updates += 1
             if slot.estimatorI.distanceIsFresh, let d = u.distance { latest.take(d, at: Float(time)) }
@@ -431,8 +432,8 @@ package final class RoundEngine {
         if context.record {
             // Each side's app reads the time of its update on its own clock.
             var atI = ui, atR = ur
-            atI?.timestamp = context.clocks[i].reading(at: time + radio.initiatorReadingDelay)
-            atR.timestamp = context.clocks[r].reading(at: time + radio.responderReadingDelay)
+            atI?.timestamp = context.clocks[i].reading(at: time + initiatorDelay)
+            atR.timestamp = context.clocks[r].reading(at: time + responderDelay)
             out.round.exchanges.append(RangingExchange(pair: pair, initiator: i, responder: r, time: time, truth: truth,
                                                        measurement: m, atInitiator: atI, atResponder: atR))
         }

@@ -93,6 +93,13 @@ package final class Simulation {
     /// - Parameter udp: makes the cluster of a run over UDP; without it, only `--transport memory` runs.
     /// - Throws: ``SimulationSettingsError`` naming the setting at fault; nothing is written then.
     package init(settings: SimulationSettings, udp: ClusterMaker? = nil) throws {
+        var settings = settings
+        if case .scripted(let file) = settings.scenario {
+            // A scenario file's phones of a model of their own.
+            for (i, peer) in file.peers.enumerated() {
+                if let device = peer.device { settings.radio.deviceProfileOverrides[UInt64(i)] = device }
+            }
+        }
         try settings.validate()
         if settings.transport == .udp, udp == nil {
             throw SimulationSettingsError(message: "--transport udp is not available here: use --transport memory")

@@ -230,8 +230,7 @@ extension UCIRoom {
         guard let measured, let distance = measured.distance else { return nil }
         let radio = settings.radio
         let pathLoss = radio.pathLoss(distance: geometry.distance)
-        let gainA = radio.antennaGain(offBoresight: geometry.bearingFromA.offBoresight)
-        let gainB = radio.antennaGain(offBoresight: geometry.bearingFromB.offBoresight)
+        let (gainA, gainB) = link.antennaGains(geometry)
         let extra = measured.lineOfSight ? 0 : radio.bodyLoss
         let level = radio.referenceLevel - pathLoss + gainA + gainB - extra
         let snr = radio.signalToNoise(pathLoss: pathLoss, gainA: gainA, gainB: gainB, extraLoss: extra)

@@ -1,3 +1,4 @@
+import DeviceInterface
 import Foundation
 import Geometry
 
@@ -22,12 +23,16 @@ package struct ScenarioFile: Sendable, Equatable {
         package let waypoints: [Waypoint]
         /// Where the peer carries its phone: in the hand (the default), in a trouser pocket, or in a bag.
         package var carry = Carry.hand
+        /// The phone's model, where the file names one (docs/radio-model.md, "Device profiles"); else the run's.
+        package var device: DeviceProfile?
 
-        package init(name: String, interests: [String], waypoints: [Waypoint], carry: Carry = .hand) {
+        package init(name: String, interests: [String], waypoints: [Waypoint], carry: Carry = .hand,
+                     device: DeviceProfile? = nil) {
             self.name = name
             self.interests = interests
             self.waypoints = waypoints
             self.carry = carry
+            self.device = device
         }
     }
 
@@ -176,7 +181,7 @@ package struct ScenarioFile: Sendable, Equatable {
     /// otherwise be ignored in silence, and `"headng": 90` run with a heading of 0.
     static let fields: [(what: String, names: [String])] = [
         ("the scenario", ["$schema", "version", "name", "peers", "walls", "tables", "encounters", "motion"]),
-        ("a peer", ["name", "interests", "waypoints", "carry"]),
+        ("a peer", ["name", "interests", "waypoints", "carry", "device"]),
         ("a waypoint", ["t", "x", "y", "z", "heading", "pitch", "roll", "facing"]),
         ("a wall", ["x1", "y1", "x2", "y2", "loss"]),
         ("a table", ["x", "y", "height", "width", "depth", "heading", "mass"]),
@@ -220,6 +225,7 @@ private struct RawScenario {
         var interests: [String]?
         var waypoints: [RawWaypoint]?
         var carry: String?
+        var device: String?
     }
 
     struct RawEncounter {
@@ -390,6 +396,7 @@ private struct RawScenario {
             switch key {
             case "name": peer.name = try r.string(path)
             case "carry": peer.carry = try r.string(path)
+            case "device": peer.device = try r.string(path)
             case "interests":
                 peer.interests = try r.strings(
                     path, limit: ScenarioFile.maximumInterestBytes,
@@ -530,7 +537,16 @@ private struct RawScenario {
                 }
                 carry = known
             }
-            result.append(.init(name: peers![i].name!, interests: interests, waypoints: waypoints, carry: carry))
+            var device: DeviceProfile?
+            if let named = peers![i].device {
+                guard let known = DeviceProfile(rawValue: named) else {
+                    let names = DeviceProfile.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw fail("peers[\(i)].device", "must be one of \(names), not \"\(named)\"")
+                }
+                device = known
+            }
+            result.append(.init(name: peers![i].name!, interests: interests, waypoints: waypoints, carry: carry,
+                                device: device))
         }
         var checkedWalls: [Wall] = []
         for (k, w) in (walls ?? []).enumerated() {
