@@ -197,7 +197,7 @@ let package = Package(
         ]),
         .testTarget(name: "SweepTests", dependencies: ["Sweep", "NearcatchCommand", "TestSupport", "nearcatch-sim"]),
         .testTarget(name: "UCITests", dependencies: ["UCI", "UCIRoom", "UCIServer", "Geometry", "TestSupport"]),
-        .testTarget(name: "CalibrationTests", dependencies: ["Calibration", "Radio", "Geometry", "TestSupport"]),
+        .testTarget(name: "CalibrationTests", dependencies: ["Calibration", "DeviceInterface", "Radio", "Geometry", "TestSupport"]),
         // The command tests run the built executable too (two processes discovering each other).
         .testTarget(
             name: "NearcatchCommandTests",

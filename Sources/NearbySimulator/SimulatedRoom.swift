@@ -90,6 +90,15 @@ public struct RoomConfiguration: Sendable {
     /// (docs/sensors.md). `nil`, the default: the profile's.
     public var accelerometerRate: Double?
 
+    /// A device's model (docs/radio-model.md, "Device profiles"): `generic` (the default, the radio of
+    /// ``lineOfSightSigma``), `iphone`, `pixel`, `galaxy` or `dw3000`, each fitted to its published figures.
+    public typealias DeviceModel = DeviceProfile
+    /// Every device's model, unless ``deviceModels`` names its own.
+    public var deviceModel = DeviceModel.generic
+    /// Devices of a model of their own, by device index (0 to ``peers`` − 1): a mixed room. A scenario file's
+    /// peers may name theirs too (`device`), which wins.
+    public var deviceModels: [Int: DeviceModel] = [:]
+
     /// The defaults: 20 devices mingling, seed 1, `proximity` on one channel, no loss.
     public init() {}
 }
@@ -150,6 +159,11 @@ public final class SimulatedRoom {
         s.radio.antennaDelaySigma = configuration.antennaDelaySigma
         s.radio.levelBiasShare = configuration.levelBias
         s.radio.linkModel = configuration.obstructions ? .geometry : .lineOfSight
+        s.radio.deviceProfiles = [configuration.deviceModel]
+        for (device, model) in configuration.deviceModels {
+            guard device >= 0 else { throw SimulatorError("deviceModels: device \(device) is not a device index") }
+            s.radio.deviceProfileOverrides[UInt64(device)] = model
+        }
         s.rangingPolicy = configuration.policy
         do {
             switch configuration.crowd {
@@ -159,6 +173,10 @@ public final class SimulatedRoom {
             case .script(let script): s.scenario = .scripted(try script.scenario())
             }
             try configuration.network.validate()
+            if let device = configuration.deviceModels.keys.sorted().last, device >= s.peerCount {
+                throw SimulatorError("deviceModels: device \(device) is not in the room, whose devices are 0 to "
+                    + "\(s.peerCount - 1)")
+            }
             simulation = try Simulation(settings: s)
         } catch {
             throw SimulatorError(String(describing: error))

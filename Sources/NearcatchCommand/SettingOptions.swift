@@ -55,6 +55,14 @@ struct RadioOptions: ParsableArguments, Sendable {
         try RunSettings.antennaDelaySigma.validate(antennaSigma)
         try RunSettings.levelBias.validate(levelBias)
         try RunSettings.nearFieldSlope.validate(nearFieldSlope)
+        let defaults = RadioConfiguration()
+        if !deviceProfile.profiles.contains(.generic),
+           losSigma != defaults.lineOfSightSigma || negativeDistance != defaults.negativeFlight {
+            // Each named profile has its own: the flags would change nothing and say they had.
+            throw ValidationError("--los-sigma and --negative-distance set the generic profile's radio, and no device "
+                + "of --device-profile \(deviceProfile.defaultValueDescription) is generic: leave them out, or add "
+                + "generic to the list")
+        }
     }
 
     /// Sets the radio's fields from the flags; `--link` when given, else `link`.

@@ -9,9 +9,15 @@ extension SimulationSummary {
         return "nearcatch-sim \(run.version): \(run[RunSettings.peers] ?? 0) peers, \(run.scenario), "
             + "\(run.transport) transport, \(run.clock) clock, \(run[RunSettings.workers] ?? 0) workers, seed \(run.seed), "
             + "\(g(run[RunSettings.duration])) s at \(g(run[RunSettings.rate])) Hz, "
-            + "\(run.planner) ranging, \(run.detector) detector, \(run.link) link, "
+            + "\(run.planner) ranging, \(run.detector) detector, \(run.link) link, \(devices(run.devices)), "
             + (run[RunSettings.imuRate].map { "\(run.sensorProfile ?? "") sensors sampled at \(g($0)) Hz, " } ?? "")
             + (run.groupKey == "development" ? "development key (loopback only)" : "key \(run.groupKey)")
+    }
+
+    /// The devices' models: "generic devices", "iphone 50, pixel 50".
+    static func devices(_ counts: [String: Int]) -> String {
+        if counts.count == 1, let only = counts.keys.first { return "\(only) devices" }
+        return counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
     }
 
     /// Counts by band of true distance, in centimetres: "3 up to 8 cm, 1 at 8-12 cm, 0 beyond 20 cm".

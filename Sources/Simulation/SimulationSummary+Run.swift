@@ -7,6 +7,8 @@ extension SimulationSummary.Run {
             // The Float's decimal value, not its binary one (0.08, not 0.0799999982).
             bumpDistance: Double(String(settings.bump.distance)) ?? Double(settings.bump.distance),
             link: settings.radio.linkModel.rawValue, negativeDistance: settings.radio.negativeFlight.rawValue,
+            devices: Dictionary((0..<settings.peerCount).map { (settings.radio.profile(of: UInt64($0)).rawValue, 1) },
+                                uniquingKeysWith: +),
             planner: settings.rangingPolicy.label,
             detector: settings.bump.method.rawValue, sensors: settings.sensors.rawValue,
             sensorProfile: settings.sensors == .samples ? settings.sensorProfile.rawValue : nil,

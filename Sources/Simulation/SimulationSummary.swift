@@ -22,7 +22,11 @@ package struct SimulationSummary: Sendable, Codable, Equatable {
             package var link: String
             /// What the chips report when the error exceeds the distance: `zero` (0 m) or `fail` (no measurement).
             package var negativeDistance: String
-            /// Who ranges when: `ideal`, `uncoordinated`, `round-robin` or `proximity` (docs/airtime.md).
+            /// How many devices are of each model (`generic`, `iphone`, `pixel`, `galaxy`, `dw3000`;
+            /// docs/radio-model.md, "Device profiles").
+            package var devices: [String: Int]
+            /// Who ranges when: `proximity`, `coordinated`, `ideal`, `uncoordinated`, `round-robin` or `oracle`
+            /// (docs/airtime.md).
             package var planner: String
             /// How bumps are decided: `range` (the estimate alone) or `fused` (a joint accelerometer impact
             /// confirmed by range).

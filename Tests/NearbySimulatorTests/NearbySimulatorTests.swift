@@ -117,6 +117,27 @@ final class App: SimulatedDeviceDelegate, NearbySessionDelegate {
         #expect(error.code == .invalidConfiguration && events.count == 1)
     }
 
+    /// A room may mix device models: a DWM3000 board (one antenna) gives its app distances and never a direction,
+    /// while the phones around it measure theirs; a model given to a device the room has not is refused.
+    @Test func aMixedRoomGivesEachDeviceItsModel() throws {
+        var configuration = RoomConfiguration()
+        configuration.peers = 6
+        configuration.policy = .ideal
+        configuration.obstructions = false
+        configuration.deviceModel = .iphone
+        configuration.deviceModels = [1: .dw3000]
+        let room = try SimulatedRoom(configuration)
+        let apps = room.devices.map(App.init)
+        room.advance(by: 10)
+        #expect(apps[1].latest.count == 5 && apps[1].latest.values.allSatisfy { $0.distance != nil })
+        #expect(apps[1].latest.values.allSatisfy { $0.direction == nil })
+        #expect(apps.enumerated().contains { $0.offset != 1 && $0.element.latest.values.contains { $0.direction != nil } })
+        configuration.deviceModels = [6: .pixel]
+        #expect(throws: SimulatorError("deviceModels: device 6 is not in the room, whose devices are 0 to 5")) {
+            try SimulatedRoom(configuration)
+        }
+    }
+
     private static func room(
         peers: Int = 6, sessionsPerDevice: Int? = nil, policy: RoomConfiguration.Policy = .ideal
     ) throws -> (SimulatedRoom, [App]) {

@@ -75,6 +75,25 @@ import Testing
         #expect(text.split(separator: "\n").filter { $0.hasSuffix(" cm") && $0.contains("%") }.count == 7)
     }
 
+    /// `radio --profiles`: a row a profile, its figures beside the published ones, as text and as JSON.
+    @Test func theProfileTableHasARowAProfile() throws {
+        let command = try #require(try NearcatchSim.parseAsRoot(["radio", "--profiles", "--format", "json"])
+            as? RadioCommand)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(command.render().utf8)) as? [String: Any])
+        let rows = try #require(json["rows"] as? [[String: Any]])
+        #expect(rows.compactMap { $0["profile"] as? String } == ["generic", "iphone", "pixel", "galaxy", "dw3000"])
+        #expect(Set(rows[1].keys) == ["profile", "published", "rootMeanSquare", "rootMeanSquareByDistance",
+                                      "underTwentyCentimetres", "p99", "failingOrientationsAtFiveMetres",
+                                      "touchingReadsZero", "touchingFails", "measuresAngle"])
+        let iphone = try #require(rows[1]["published"] as? [String: Any])
+        #expect(iphone["rootMeanSquare"] as? Double == 0.177)
+        #expect(abs((rows[1]["rootMeanSquare"] as? Double ?? 0) - 0.177) < 0.02)
+        #expect(rows[0]["published"] == nil)
+        let text = try #require(try NearcatchSim.parseAsRoot(["radio", "--profiles"]) as? RadioCommand).render()
+        #expect(text.split(separator: "\n").count == 7)
+        #expect(text.contains("pixel     15.") && text.contains("(37.8%)"))
+    }
+
     @Test func negativeAnglesAreValues() throws {
         let command = try #require(
             try NearcatchSim.parseAsRoot(["radio", "--azimuth", "-30", "--elevation", "-10"]) as? RadioCommand)

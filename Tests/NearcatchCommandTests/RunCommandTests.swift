@@ -67,6 +67,24 @@ import Testing
                 == "--peers 5 disagrees with the scenario file, which has 6 peers")
     }
 
+    /// A scenario file's peer may name its phone's model, over the run's; an unknown model is named as the field.
+    @Test func aScenarioPeerNamesItsDevice() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("dev-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        func write(_ device: String) throws {
+            try Data((#"{"version": 1, "peers": [{"name": "A", "device": "\#(device)", "waypoints": [{"t": 0, "x": 0, "y": 0}]}, "#
+                + #"{"name": "B", "waypoints": [{"t": 0, "x": 1, "y": 0}]}, "#
+                + #"{"name": "C", "waypoints": [{"t": 0, "x": 2, "y": 0}]}]}"#).utf8).write(to: URL(fileURLWithPath: path))
+        }
+        try write("dw3000")
+        let command = try #require(try NearcatchSim.parseAsRoot(
+            ["--scenario", path, "--transport", "memory", "--duration", "1", "--device-profile", "pixel"]) as? RunCommand)
+        #expect(try await command.execute().run.devices == ["dw3000": 1, "pixel": 2])
+        try write("nokia")
+        #expect(parseError(["--scenario", path, "--transport", "memory"]) == "--scenario: scenario file \(path): "
+            + "peers[0].device must be one of generic, iphone, pixel, galaxy, dw3000, not \"nokia\"")
+    }
+
     @Test func traceNeverReplacesAFolderAndAFileOnlyWithForce() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("run-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
@@ -194,6 +212,27 @@ import Testing
         #expect(try plain.simulationSettings().imu.gapRate == 0 && plain.simulationSettings().imu.range == 8 * 9.80665)
     }
 
+    /// `--device-profile`: a list mixes the models, device i taking the (i mod n)-th, and the summary counts them;
+    /// the generic radio's flags are refused where no device is generic, since they would change nothing.
+    @Test func deviceProfilesMixAndAreCounted() async throws {
+        let command = try #require(try NearcatchSim.parseAsRoot(
+            ["--transport", "memory", "--peers", "5", "--duration", "2", "--device-profile", "iphone,pixel",
+             "--format", "json"]) as? RunCommand)
+        let s = try command.simulationSettings()
+        #expect((0..<5).map { s.radio.profile(of: UInt64($0)) } == [.iphone, .pixel, .iphone, .pixel, .iphone])
+        let run = try await command.execute().run
+        #expect(run.devices == ["iphone": 3, "pixel": 2])
+        let plain = try #require(try NearcatchSim.parseAsRoot(["--transport", "memory"]) as? RunCommand)
+        #expect(try plain.simulationSettings().radio.deviceProfiles == [.generic])
+        #expect(parseError(["--transport", "memory", "--device-profile", "iphone", "--los-sigma", "0.1"])
+            == "--los-sigma and --negative-distance set the generic profile's radio, and no device of "
+            + "--device-profile iphone is generic: leave them out, or add generic to the list")
+        #expect(parseError(["--transport", "memory", "--duration", "0.5", "--device-profile", "generic,dw3000",
+                            "--los-sigma", "0.1"]) == nil)
+        let unknown = try #require(parseError(["--transport", "memory", "--device-profile", "iphone,nokia"]))
+        #expect(unknown.contains("--device-profile") && unknown.contains("nokia"))
+    }
+
     @Test func defaultsAreTheMainJob() throws {
         let command = try #require(try NearcatchSim.parseAsRoot([]) as? RunCommand)
         let s = try command.simulationSettings()
@@ -212,7 +251,7 @@ import Testing
         let expected: [String: Set<String>] = [
             // The run's facts, and each setting its declaration reports.
             "run": Set(["scenario", "transport", "clock", "seed", "interruptedAt", "groupKey", "version", "bumpDistance",
-                        "link", "negativeDistance", "planner", "detector", "sensors", "sensorProfile"])
+                        "link", "negativeDistance", "devices", "planner", "detector", "sensors", "sensorProfile"])
                 .union(RunSettings.reported.compactMap { $0.reporting?.key }),
             "discovery": ["convergenceSeconds", "pairs", "sessions", "expectedSessions", "withinReach"],
             "ranging": ["exchanges", "received", "collided", "suspensions", "updatesDelivered", "sessionsRenewed",
