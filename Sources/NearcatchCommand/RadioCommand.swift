@@ -215,6 +215,8 @@ struct RadioProbeInputs: Encodable {
     let azimuthDegrees, elevationDegrees, rate, clockPPM, losSigma, levelBias, nearFieldSlope: Double
     let angleSigmaDegrees: Double
     let link, ranging, antennas, negativeDistance: String
+    /// A's model and B's (devices 0 and 1 of `--device-profile`).
+    let devices: [String]
     let samples: Int
     let seed: UInt64
 
@@ -232,6 +234,8 @@ struct RadioProbeInputs: Encodable {
         ranging = c.ranging.rawValue
         antennas = c.antennas.rawValue
         negativeDistance = c.radio.negativeDistance.rawValue
+        let radio = c.settings.radio
+        devices = [radio.profile(of: 0).rawValue, radio.profile(of: 1).rawValue]
         samples = c.samples
         seed = c.seed
     }

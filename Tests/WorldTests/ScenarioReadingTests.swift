@@ -60,13 +60,13 @@ import Testing
         (#"{"version": 1.5, "peers": []}"#, "scenario file s.json: version must be a whole number, not 1.5"),
         (#"{"version": 1, "peers": {}}"#, "scenario file s.json: peers must be a list, not an object"),
         (#"{"version": 1, "peers": [3]}"#,
-         "scenario file s.json: peers[0] must be an object (a peer, with the fields name, interests, waypoints, carry), not a number"),
+         "scenario file s.json: peers[0] must be an object (a peer, with the fields name, interests, waypoints, carry, device), not a number"),
         (#"{"version": 1, "peers": [{"name": "A", "waypoints": [{"t": 0, "x": 0, "y": 0}]}, \#(two)], "walls": [{"x1": 0, "y1": 0, "x2": 1, "y2": 1e9}]}"#,
          "scenario file s.json: walls[0].y2 must be between -100000 and 100000 metres, got 1000000000.0"),
         (#"{"version": 1, "peers": [{"name": "A", "waypoints": [{"t": 0, "x": 0, "y": 0}]}, \#(two)]} x"#,
          "scenario file s.json is not valid JSON: text after the scenario's closing brace at byte 139, line 1"),
         (#"{"version": 01, "peers": []}"#, "scenario file s.json is not valid JSON: a number with a leading zero at byte 13, line 1"),
-        ("{\"version\": 1,\n \"peers\": [NaN]}", "scenario file s.json is not valid JSON: 'N', which begins no JSON value, where an object (a peer, with the fields name, interests, waypoints, carry) should be at byte 27, line 2"),
+        ("{\"version\": 1,\n \"peers\": [NaN]}", "scenario file s.json is not valid JSON: 'N', which begins no JSON value, where an object (a peer, with the fields name, interests, waypoints, carry, device) should be at byte 27, line 2"),
         (#"{"version": 1, "peers": [{"name": "A\u0000"}]}"#, nil as String?),
     ])
     func refusalsNameTheFieldInTheDocsWords(_ json: String, _ message: String?) {

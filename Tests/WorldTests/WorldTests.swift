@@ -201,7 +201,7 @@ import TestSupport
         (#"{"version": 1, "peers": [{"name": "A", "waypoints": [{"t": 0, "x": 0, "y": 0}]}, {"name": "B", "waypoints": [{"t": 0, "x": 1, "y": 0}, {"t": 1, "x": 1, "y": 0, "headng": 90}]}]}"#,
          "scenario file s.json: peers[1].waypoints[1].headng is not a field of a waypoint (its fields: t, x, y, z, heading, pitch, roll, facing); did you mean \"heading\"?"),
         (#"{"version": 1, "peers": [{"name": "A", "intrests": ["film"], "waypoints": [{"t": 0, "x": 0, "y": 0}]}, {"name": "B", "waypoints": [{"t": 0, "x": 1, "y": 0}]}]}"#,
-         "scenario file s.json: peers[0].intrests is not a field of a peer (its fields: name, interests, waypoints, carry); did you mean \"interests\"?"),
+         "scenario file s.json: peers[0].intrests is not a field of a peer (its fields: name, interests, waypoints, carry, device); did you mean \"interests\"?"),
         (#"{"version": 1, "duration": 30, "peers": []}"#,
          "scenario file s.json: duration is not a field of the scenario (its fields: version, name, peers, walls, tables, encounters, motion)"),
         (#"{"version": 1, "peers": [{"name": "A", "waypoints": [{"t": 0, "x": 0, "y": 0}]}, {"name": "B", "waypoints": [{"t": 0, "x": 1, "y": 0}]}], "walls": [{"x1": 0, "y1": 0, "x2": 0, "y2": 0}]}"#,
