@@ -1,4 +1,5 @@
 import ArgumentParser
+import DeviceInterface
 import Foundation
 import Radio
 import UCIRoom
@@ -31,6 +32,10 @@ package struct UCICommand: AsyncParsableCommand, Sendable {
 
     @Option(help: "Line-of-sight state: geometry (clear between chips, as nothing stands between them), los, nlos or markov.")
     var link: RadioConfiguration.LinkModel = .geometry
+
+    @Option(name: .customLong("device-profile"),
+            help: "Each chip's model: generic (the default), iphone, pixel, galaxy or dw3000; a comma-separated list mixes them, chip N taking the (N mod n)-th; a scenario file's peer may name its own (docs/radio-model.md, \"Device profiles\").")
+    var deviceProfile: DeviceProfileList = DeviceProfileList(profiles: [.generic])
 
     @Option(parsing: .unconditional, help: "Spacing of the default row, metres (0.1 to 100).")
     var spacing: Double = 1
@@ -65,8 +70,8 @@ package struct UCICommand: AsyncParsableCommand, Sendable {
         try require((2...1000).contains(peers), "--peers must be between 2 and 1000, got \(peers)")
     }
 
-    /// The world the chips follow, if one moves them.
-    private func world() throws -> World? {
+    /// The world the chips follow, if one moves them, and the models its scenario file gives its peers.
+    private func world() throws -> (world: World, devices: [UInt64: DeviceProfile])? {
         let chosen: Scenario
         switch scenario {
         case "still": return nil
@@ -79,7 +84,11 @@ package struct UCICommand: AsyncParsableCommand, Sendable {
                 throw ValidationError("--scenario: \(error)")
             }
         }
-        return try World(scenario: chosen, peers: peers, seed: seed)
+        var devices: [UInt64: DeviceProfile] = [:]
+        if case .scripted(let file) = chosen {
+            for (i, peer) in file.peers.enumerated() { if let device = peer.device { devices[UInt64(i)] = device } }
+        }
+        return (try World(scenario: chosen, peers: peers, seed: seed), devices)
     }
 
     package func run() async throws {
@@ -96,9 +105,12 @@ package struct UCICommand: AsyncParsableCommand, Sendable {
         var settings = UCIRoomSettings()
         settings.seed = seed
         settings.radio.linkModel = link
+        settings.radio.deviceProfiles = deviceProfile.profiles
         settings.spacing = spacing
+        let moving = try world()
+        settings.radio.deviceProfileOverrides = moving?.devices ?? [:]
         let room = try UCIRoom(settings: settings)
-        if let world = try world() {
+        if let world = moving?.world {
             room.moves = { time in
                 _ = world.advance(to: time)
                 return world.poses

@@ -205,6 +205,26 @@ import UCI
         #expect(ok.allSatisfy { abs(Double($0.rssi) - expectedRSSI) <= 1 && $0.nlos == 0 && $0.azimuthFOM > 0 })
     }
 
+    /// A DWM3000 board as the controlee (`--device-profile generic,dw3000`): the phone controller still reports the
+    /// board's azimuth with a figure of merit, the board reports none of the phone's (one antenna), and both read
+    /// the distance.
+    @Test func aBoardWithOneAntennaReportsNoAngle() throws {
+        var settings = UCIRoomSettings()
+        settings.radio.deviceProfiles = [.generic, .dw3000]
+        let b = try Bench(chips: 2, settings: settings)
+        let at = Vector3(2, 0, 1)
+        _ = b.room.setPose(Pose(position: Vector3(0, 0, 1), orientation: Orientation(heading: 0)), of: 0)
+        _ = b.room.setPose(Pose(position: at, orientation: .facing(Vector3(0, 0, 1), from: at)), of: 1)
+        b.start(0, controller: true, own: [0, 1], peers: [[0, 2]])
+        b.start(1, controller: false, own: [0, 2], peers: [[0, 1]])
+        b.advance(to: 20)
+        let phone = b.reports(0).flatMap { $0 }.filter { $0.status == 0 }
+        let board = b.reports(1).flatMap { $0 }.filter { $0.status == 0 }
+        #expect(phone.count > 150 && board.count > 150)
+        #expect(phone.allSatisfy { $0.azimuthFOM > 0 } && board.allSatisfy { $0.azimuthFOM == 0 && $0.azimuth == 0 })
+        #expect(board.allSatisfy { abs(Double($0.distance) / 100 - 2) < 0.6 })
+    }
+
     /// Past the radio's range every exchange is a timeout (0x21), on both ends.
     @Test func beyondRangeEveryExchangeTimesOut() throws {
         let b = try Bench(chips: 2)
