@@ -138,7 +138,7 @@ import Testing
         #expect(spec.plot?.lines == "ranging-policy")
     }
 
-    @Test(arguments: ["airtime", "airtime-300", "airtime-range", "air-regimes", "air-regimes-capped", "capture",
+    @Test(arguments: ["airtime", "airtime-300", "airtime-range", "air-regimes", "air-regimes-capped", "capture", "device-profiles",
                       "detectors-touch-or-stop", "detectors-mingle", "detectors-training", "detectors-held-out"])
     func aCommittedSweepPlans(name: String) throws {
         let dir = try SweepFixture.scratch()
