@@ -135,29 +135,21 @@ package struct RadioCommand: ParsableCommand {
             var table = ProfileTable.Settings()
             table.seed = seed
             table.radio = settings.radio
-            let rows: [ProfileRow]
-            do {
-                rows = try ProfileTable(settings: table).run()
-            } catch {
-                throw ValidationError(String(describing: error))
-            }
-            switch format {
-            case .json:
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                return String(decoding: try encoder.encode(ProfileTableOutput(seed: seed, rows: rows)), as: UTF8.self)
-            case .text:
-                return ProfileRow.text(rows, heading: "radio probe, device profiles: facing in line of sight at 1 to 5 m, "
-                    + "\(table.pairs) pairs x \(table.exchanges) exchanges a distance; \(table.headings) headings at 5 m; seed \(seed)")
+            return try render(probing: { try ProfileTable(settings: table).run() },
+                              json: { ProfileTableOutput(seed: seed, rows: $0) }) {
+                ProfileRow.text($0, heading: "radio probe, device profiles: facing in line of sight at 1 to 5 m, "
+                    + "\(table.pairs) pairs x \(table.exchanges) exchanges a distance; \(table.headings) headings at 5 m; "
+                    + "seed \(seed)")
             }
         }
+        let probe = RadioProbe(settings: settings)
         guard nearField else {
-            return try render(probing: { try $0.run() }, json: { RadioProbeOutput(settings: self, report: $0) }) {
+            return try render(probing: { try probe.run() }, json: { RadioProbeOutput(settings: self, report: $0) }) {
                 $0.text(heading: "radio probe: \(distance) m, azimuth \(azimuth)°, elevation \(elevation)°, "
                     + "link \(link.rawValue), ranging \(ranging.rawValue), \(samples) samples at \(rate) Hz, seed \(seed)")
             }
         }
-        return try render(probing: { try $0.nearField() }, json: { NearFieldOutput(settings: self, rows: $0) }) {
+        return try render(probing: { try probe.nearField() }, json: { NearFieldOutput(settings: self, rows: $0) }) {
             $0.nearFieldText(heading: "radio probe, near field: azimuth \(azimuth)°, elevation \(elevation)°, "
                 + "link \(link.rawValue), ranging \(ranging.rawValue), negative distances "
                 + (radio.negativeDistance == .zero ? "read 0 m" : "fail") + ", near-field slope "
@@ -165,13 +157,13 @@ package struct RadioCommand: ParsableCommand {
         }
     }
 
-    /// Runs `probing` on the probe of these settings and renders what it found as JSON or text.
+    /// Runs `probing` and renders what it found as JSON or text.
     private func render<Found, Document: Encodable>(
-        probing: (RadioProbe) throws -> Found, json: (Found) -> Document, text: (Found) -> String
+        probing: () throws -> Found, json: (Found) -> Document, text: (Found) -> String
     ) throws -> String {
         let found: Found
         do {
-            found = try probing(RadioProbe(settings: settings))
+            found = try probing()
         } catch {
             // A bad radio configuration or a GSL failure (``PairRadioError``), in its own words.
             throw ValidationError(String(describing: error))
