@@ -151,8 +151,11 @@ open class MCNearbyServiceBrowser: NSObject, @unchecked Sendable {
     /// Invites a found peer into `session`, with `context` for its advertiser's delegate. The session's delegate is
     /// told `.connecting`, then `.connected` when the peer accepts, or `.notConnected` when it declines, when
     /// `timeout` seconds pass without an answer (30 when 0 or less), or when the peer was never found or the
-    /// session is full (8 peers).
+    /// session is full (8 peers). A peer the session already holds (connected, or being connected) is left as it
+    /// is and nothing is told: Apple documents no outcome, and a `.notConnected` for a peer that stays in
+    /// `connectedPeers` would leave an app believing the opposite of the session.
     open func invitePeer(_ peerID: MCPeerID, to session: MCSession, withContext context: Data?, timeout: TimeInterval) {
+        if session.holds(peerID) { return }
         guard let hub, session.hub === hub, let device = hub.host(of: peerID), session.canAdd(peerID) else {
             if let hub {
                 hub.later { [weak session] in

@@ -156,6 +156,11 @@ open class MCSession: NSObject, @unchecked Sendable {
     }
 
     /// Whether the session has room for one more peer and is not already with `peer` (the inviting side).
+    /// Whether `peer` is connected to this session or being connected.
+    func holds(_ peer: MCPeerID) -> Bool {
+        remotes.contains { $0.peer == peer }
+    }
+
     func canAdd(_ peer: MCPeerID) -> Bool {
         remotes.count < kMCSessionMaximumNumberOfPeers - 1 && !remotes.contains { $0.peer == peer }
     }
