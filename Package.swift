@@ -223,12 +223,3 @@ package.targets += [
     .testTarget(name: "AppleFacesTests", dependencies: ["NearbyInteraction", "MultipeerConnectivity", "NearbySimulator"]),
 ]
 #endif
-
-// Release builds leave out the run-time checks of exclusive access (`-enforce-exclusivity=unchecked`): they cost the
-// 100-peer run about 8% of its wall clock (0.62 s against 0.57 s, issue 27), mostly in the discovery driver's access
-// to its node for every datagram. Debug builds keep them, and the tests run in debug, as they do for the invariants
-// that make unsafe code safe (CONVENTIONS.md).
-for target in package.targets where target.type == .regular || target.type == .executable {
-    target.swiftSettings = (target.swiftSettings ?? [])
-        + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
-}

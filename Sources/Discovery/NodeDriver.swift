@@ -7,16 +7,16 @@ import TransportCore
 /// Confined to the clock's execution context (the virtual clock's loop, or one event loop): the node, the
 /// transport and the timers are touched from there alone, so nothing needs a lock.
 package final class NodeDriver: SteppedReceiver {
-    package private(set) var node: DiscoveryNode
+    @exclusivity(unchecked) package private(set) var node: DiscoveryNode
     package let transport: any DatagramTransport
     package let clock: any NodeClock
     /// Called for every event, with the time it happened.
-    package var onEvent: ((NodeEvent, Double) -> Void)?
-    private var wakeAt: Double?
-    package private(set) var isRunning = false
+    @exclusivity(unchecked) package var onEvent: ((NodeEvent, Double) -> Void)?
+    @exclusivity(unchecked) private var wakeAt: Double?
+    @exclusivity(unchecked) package private(set) var isRunning = false
     /// Seconds spent busy on every datagram before the node sees it, as a slower host would: an overload test
     /// slows the receive path with it. 0 (the default) adds nothing.
-    package var receiveCost: Double = 0
+    @exclusivity(unchecked) package var receiveCost: Double = 0
 
     /// The node's sessions whose two tokens are known, read in place (``node`` would copy the whole node).
     package var establishedSessions: Int { withUnsafeMutablePointer(to: &node) { $0.pointee.table.establishedCount } }
@@ -42,9 +42,9 @@ package final class NodeDriver: SteppedReceiver {
         return stream
     }
 
-    private var finishStreams: [() -> Void] = []
+    @exclusivity(unchecked) private var finishStreams: [() -> Void] = []
     /// What the node's taking of a group frame asked for, kept until ``settle()``.
-    private var taken: [NodeDirective]?
+    @exclusivity(unchecked) private var taken: [NodeDirective]?
 
     /// Starts the node: it announces, browses and answers from now on.
     package func start() {

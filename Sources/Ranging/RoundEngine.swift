@@ -109,14 +109,14 @@ package final class RoundEngine {
 
     /// The slots of the pairs that have begun a session, in the order they did, and each pair's slot (-1: none
     /// yet): a pair found but never in session takes a few bytes, not a slot.
-    private var slots: [PairSlot] = []
-    private var slotOf: [Int32] = []
+    @exclusivity(unchecked) private var slots: [PairSlot] = []
+    @exclusivity(unchecked) private var slotOf: [Int32] = []
     /// Each pair's latest estimate, by pair index.
-    package private(set) var estimates: [PairEstimate] = []
+    @exclusivity(unchecked) package private(set) var estimates: [PairEstimate] = []
     /// The device that initiates each pair's exchanges (the lower peer id), by pair index: its chip controls the
     /// session.
-    package private(set) var initiators: [Int32] = []
-    private var outputs: [WorkerOutput]
+    @exclusivity(unchecked) package private(set) var initiators: [Int32] = []
+    @exclusivity(unchecked) private var outputs: [WorkerOutput]
     private let settings: PairSettings
     /// The radio's, the estimators' and the detectors' settings, one copy for all the slots.
     private let sharedRadio: SharedRadioConfiguration
@@ -125,7 +125,7 @@ package final class RoundEngine {
     private let devices: [DeviceRadio]
     private let peerIDs: [UInt64]
     private let view: RunningSessions
-    private var sessionsRenewed = 0
+    @exclusivity(unchecked) private var sessionsRenewed = 0
     /// The pairs whose devices have found each other: the devices' Bluetooth readings and estimates are kept by
     /// their indices.
     package let table: PairTable

@@ -14,34 +14,34 @@ package final class InMemoryNetwork {
     package let clock: VirtualClock
     package let conditions: NetworkConditions
     private let random: RandomSource
-    private var members: [Endpoint: InMemoryTransport] = [:]
+    @exclusivity(unchecked) private var members: [Endpoint: InMemoryTransport] = [:]
     /// The members in endpoint order, rebuilt only when one joins or leaves: a group send visits them all.
-    private var orderedMembers: [InMemoryTransport]?
-    private var nextHost = 1
+    @exclusivity(unchecked) private var orderedMembers: [InMemoryTransport]?
+    @exclusivity(unchecked) private var nextHost = 1
     /// Datagrams handed to the network.
-    package private(set) var sent = 0
+    @exclusivity(unchecked) package private(set) var sent = 0
     /// Datagram deliveries dropped by the loss draw (a group datagram counts once per receiver).
-    package private(set) var dropped = 0
+    @exclusivity(unchecked) package private(set) var dropped = 0
     /// Deliveries handed to a receiver (a group datagram counts once per receiver that got it).
-    package private(set) var delivered = 0
+    @exclusivity(unchecked) package private(set) var delivered = 0
     /// Deliveries dropped because the receiver's queue was full (``NetworkConditions/receiveQueue``).
-    package private(set) var queueDrops = 0
+    @exclusivity(unchecked) package private(set) var queueDrops = 0
     /// Deliveries that did not happen because the receiver was out of the radio's ``reach`` (a group datagram
     /// counts once per receiver out of reach).
-    package private(set) var outOfReach = 0
+    @exclusivity(unchecked) package private(set) var outOfReach = 0
     /// Group frames whose receivers took them on several threads (``frameCopies``).
-    package private(set) var framesSpread = 0
+    @exclusivity(unchecked) package private(set) var framesSpread = 0
     /// Where hosts hear each other; `nil`: everywhere. Loss and delay are drawn as if everyone heard, so that the
     /// draws of the datagrams that do arrive do not depend on where the hosts stand.
-    package var reach: RadioReach?
+    @exclusivity(unchecked) package var reach: RadioReach?
     /// Copies of a group frame, one for each thread that takes it, each with its own bytes and a frozen
     /// ``FrameMemo`` filled as its receivers would fill it; `nil` for a frame that is handed out whole, receiver
     /// after receiver. Given (by the discovery layer, which knows what a frame holds), a frame with at least
     /// ``steppedReceivers`` receivers is taken on ``frameWorkers`` threads by those that are ``SteppedReceiver``s
     /// (the others take it whole at their turn).
-    package var frameCopies: ((IncomingDatagram, Int) -> [IncomingDatagram]?)?
+    @exclusivity(unchecked) package var frameCopies: ((IncomingDatagram, Int) -> [IncomingDatagram]?)?
     /// Threads a group frame's receivers are spread over.
-    package var frameWorkers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
+    @exclusivity(unchecked) package var frameWorkers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
     /// The fewest receivers of a frame worth spreading: a hand-off to the workers costs about as much as 20 to 40
     /// receivers' taking of an announcement they know (about 0.5 µs each), so a room of 100 is handed out whole.
     package static let steppedReceivers = 200
@@ -240,11 +240,11 @@ package final class InMemoryNetwork {
 package final class InMemoryTransport: DatagramTransport {
     private weak var network: InMemoryNetwork?
     package let unicastEndpoint: Endpoint
-    package var onReceive: ((IncomingDatagram) -> Void)?
+    @exclusivity(unchecked) package var onReceive: ((IncomingDatagram) -> Void)?
     /// Takes group frames in two steps (``SteppedReceiver``) when set; ``onReceive`` takes everything else.
     package weak var stepped: (any SteppedReceiver)?
     /// When this receiver will have read everything queued for it (with a receive cost).
-    var busyUntil = 0.0
+    @exclusivity(unchecked) var busyUntil = 0.0
     /// The host's number: its place in the order of attachment, from 0.
     package let host: Int
 
@@ -255,7 +255,7 @@ package final class InMemoryTransport: DatagramTransport {
     }
 
     /// Stored, not read from the weak reference: every delivery asks.
-    private(set) var isAttached = true
+    @exclusivity(unchecked) private(set) var isAttached = true
 
     package func send(_ bytes: [UInt8], to destination: Destination) {
         network?.send(bytes, from: unicastEndpoint, to: destination)

@@ -14,11 +14,11 @@ package final class VirtualClock: NodeClock {
         static func == (a: Item, b: Item) -> Bool { a.time == b.time && a.sequence == b.sequence }
     }
 
-    private var queue = Heap<Item>()
-    private var sequence: UInt64 = 0
-    package private(set) var now: Double = 0
+    @exclusivity(unchecked) private var queue = Heap<Item>()
+    @exclusivity(unchecked) private var sequence: UInt64 = 0
+    @exclusivity(unchecked) package private(set) var now: Double = 0
     /// Actions run so far.
-    package private(set) var executed: Int = 0
+    @exclusivity(unchecked) package private(set) var executed: Int = 0
 
     package init() {}
 

@@ -49,24 +49,24 @@ package final class World {
     package var floorAreaPerPeer: Double? { hallSide > 0 ? hallSide * hallSide / Double(peerCount) : nil }
     /// The interests each peer publishes in its discovery info.
     package let interests: [[String]]
-    package private(set) var time: Double = 0
+    @exclusivity(unchecked) package private(set) var time: Double = 0
     /// Where every phone's UWB antenna is and how the phone is turned: what the radio ranges between.
-    package private(set) var poses: [Pose] = []
+    @exclusivity(unchecked) package private(set) var poses: [Pose] = []
     /// Where every phone's body is (its centre) and how it is turned: what touches.
-    package private(set) var bodies: [Pose]
+    @exclusivity(unchecked) package private(set) var bodies: [Pose]
     /// Every phone's body and antenna (one model for all, for now).
     package let phone: PhoneBody
     /// The contacts and near misses, for the scorer: no device reads them.
-    package private(set) var tracker = ContactTracker()
+    @exclusivity(unchecked) package private(set) var tracker = ContactTracker()
     /// With ``TruthScramble``, the label each device carries in what only the scorer reads (contacts, near misses,
     /// partners): a permutation of the devices. `nil`: the true labels.
     private let scorerLabels: [Int]?
     /// What every phone's accelerometer felt in the last seconds.
-    package private(set) var accelerometers: Accelerometers
+    @exclusivity(unchecked) package private(set) var accelerometers: Accelerometers
     /// Encounters under way, by index; `nil` where one ended.
-    package private(set) var encounters: [Encounter?] = []
+    @exclusivity(unchecked) package private(set) var encounters: [Encounter?] = []
     /// Encounters that ended, in the order they ended.
-    package private(set) var finishedEncounters: [Encounter] = []
+    @exclusivity(unchecked) package private(set) var finishedEncounters: [Encounter] = []
     /// Whether peer `i` has discovered peer `j`; mingling peers only choose among those.
     package var knows: (Int, Int) -> Bool = { _, _ in true }
     package let mingle: MingleSettings
@@ -75,41 +75,41 @@ package final class World {
         if case .scripted(let file) = scenario { return file.walls }
         return []
     }
-    private var motion: [Motion] = []
+    @exclusivity(unchecked) private var motion: [Motion] = []
     /// The step's pairs of peers that may be near (``crowdPairs(_:)``): built-in halls only.
-    private var crowd: [(Int, Int)]?
+    @exclusivity(unchecked) private var crowd: [(Int, Int)]?
     /// A scripted scenario's encounters, each with the gesture its two hands make and the gap they started from.
-    package private(set) var scriptedEncounters: [(script: EncounterScript, gesture: EncounterScript.Gesture, startGap: Double)] = []
+    @exclusivity(unchecked) package private(set) var scriptedEncounters: [(script: EncounterScript, gesture: EncounterScript.Gesture, startGap: Double)] = []
     /// For each peer, the indices of its scripted encounters.
-    private var encountersOf: [[Int]] = []
+    @exclusivity(unchecked) private var encountersOf: [[Int]] = []
     /// With ``startSensing(clocks:seed:imu:motion:)``, what moves the phones the chips sample: a scripted
     /// scenario's motion, or the world's steps (one of the two).
     /// Two stored optionals rather than one enum, so that a step mutates the motion in place: taken out of an
     /// enum's payload and put back, its arrays were copied whole at every world step.
-    private var scriptedMotion: ScriptedMotion?
-    private var poseMotion: PoseMotion?
+    @exclusivity(unchecked) private var scriptedMotion: ScriptedMotion?
+    @exclusivity(unchecked) private var poseMotion: PoseMotion?
     private var isSensing: Bool { scriptedMotion != nil || poseMotion != nil }
 
-    private var chips: [Accelerometer] = []
+    @exclusivity(unchecked) private var chips: [Accelerometer] = []
     /// Each holder's own motion (tremor, heel strikes, screen taps), while the chips sample.
-    private var own: OwnMotions?
+    @exclusivity(unchecked) private var own: OwnMotions?
     /// When each mingling pair's hands last stopped closing, and how fast they closed until then.
-    private var closedAt: [Int64: (time: Double, speed: Double)] = [:]
+    @exclusivity(unchecked) private var closedAt: [Int64: (time: Double, speed: Double)] = [:]
     /// The close pairs' separating figures at the step before, to find where phones meet.
-    private var lastClose: [Int64: Double] = [:]
+    @exclusivity(unchecked) private var lastClose: [Int64: Double] = [:]
     /// The same for phones and forearms (``Forearm``), pair by pair: phone `i` and `j`'s forearm, `i`'s forearm and
     /// phone `j`, the two forearms.
-    private var lastLimbs: [Int64: SIMD3<Double>] = [:]
+    @exclusivity(unchecked) private var lastLimbs: [Int64: SIMD3<Double>] = [:]
     /// Meetings of a phone and a forearm, or of two forearms, so far.
-    package private(set) var limbMeetings = 0
-    package private(set) var samples: [[AccelerometerSample]] = []
-    package private(set) var gyroSamples: [[GyroSample]] = []
+    @exclusivity(unchecked) package private(set) var limbMeetings = 0
+    @exclusivity(unchecked) package private(set) var samples: [[AccelerometerSample]] = []
+    @exclusivity(unchecked) package private(set) var gyroSamples: [[GyroSample]] = []
     /// The phones' orientations at the start of the world's step, for the rate each turns at over it.
-    private var stepStartOrientations: [Orientation] = []
+    @exclusivity(unchecked) private var stepStartOrientations: [Orientation] = []
     /// Whether the phones' gyroscopes run: the rate each turns at is worked out only then.
     private var gyroscope: Bool { chips.first?.settings.gyroscope ?? false }
     private let random: RandomSource
-    private var nextPairingAt: Double = 0
+    @exclusivity(unchecked) private var nextPairingAt: Double = 0
 
     /// A world of `peers` peers (taken from the file for a scripted scenario), drawing from the run seed.
     ///
