@@ -218,8 +218,10 @@ package.targets += [
     // `simd`, which an iOS file may import for the directions' vectors; the face re-exports it. (Not `os` or
     // `OSLog`: packages probe `#if canImport(os)` and expect Apple's, as swift-argument-parser's locks do.)
     .target(name: "simd"),
-    .target(name: "NearbyInteraction", dependencies: ["NearbySimulator", "simd"]),
-    .target(name: "MultipeerConnectivity", dependencies: ["NearbySimulator"]),
+    // Apple's enums as Apple declares them, in C (open enums), so that Swift treats them as non-frozen.
+    .target(name: "FrameworkEnums"),
+    .target(name: "NearbyInteraction", dependencies: ["FrameworkEnums", "NearbySimulator", "simd"]),
+    .target(name: "MultipeerConnectivity", dependencies: ["FrameworkEnums", "NearbySimulator"]),
     .testTarget(name: "AppleFacesTests", dependencies: ["NearbyInteraction", "MultipeerConnectivity", "NearbySimulator"]),
 ]
 #endif

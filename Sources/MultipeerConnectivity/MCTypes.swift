@@ -1,34 +1,43 @@
 import Foundation
 
-/// Where a peer is in a session.
-public enum MCSessionState: Int, Sendable, CustomStringConvertible {
-    case notConnected = 0
-    case connecting = 1
-    case connected = 2
+// `MCSessionState` (`.notConnected`, `.connecting`, `.connected`), `MCSessionSendDataMode` (`.reliable`: arrives
+// once, whole and in order, while the peers stay connected, sent again over the lossy network until acknowledged;
+// `.unreliable`: one datagram, lost when the network loses it, at most about 1,000 bytes) and
+// `MCEncryptionPreference` (accepted for the API's sake: the simulated network neither encrypts nor refuses) are
+// declared in C as Apple declares them (module FrameworkEnums), so that Swift treats them as non-frozen.
+@_exported import FrameworkEnums
 
+// The case's name where an app prints a state (a C enum prints as its raw value).
+extension MCSessionState: @retroactive CustomStringConvertible {
     public var description: String {
         switch self {
         case .notConnected: "notConnected"
         case .connecting: "connecting"
         case .connected: "connected"
+        @unknown default: "MCSessionState(rawValue: \(rawValue))"
         }
     }
 }
 
-/// How ``MCSession/send(_:toPeers:with:)`` treats a message.
-public enum MCSessionSendDataMode: Int, Sendable {
-    /// Arrives once, whole and in order, while the peers stay connected: sent again over the lossy network until
-    /// acknowledged.
-    case reliable = 0
-    /// One datagram, lost when the network loses it (at most about 1,000 bytes).
-    case unreliable = 1
+extension MCSessionSendDataMode: @retroactive CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .reliable: "reliable"
+        case .unreliable: "unreliable"
+        @unknown default: "MCSessionSendDataMode(rawValue: \(rawValue))"
+        }
+    }
 }
 
-/// Accepted for the API's sake: the simulated network neither encrypts nor refuses.
-public enum MCEncryptionPreference: Int, Sendable {
-    case optional = 0
-    case required = 1
-    case none = 2
+extension MCEncryptionPreference: @retroactive CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .optional: "optional"
+        case .required: "required"
+        case .none: "none"
+        @unknown default: "MCEncryptionPreference(rawValue: \(rawValue))"
+        }
+    }
 }
 
 /// The smallest and largest number of peers in a session, the local one included, as Apple's framework allows.

@@ -1,25 +1,16 @@
 import Foundation
 import NearbySimulator
+@_exported import FrameworkEnums
 @_exported import simd
 
 /// What a session knows of its peer after one measurement, shaped like Apple's nearby object.
 public final class NINearbyObject: NSObject, @unchecked Sendable {
-    /// Why a peer was removed.
-    public enum RemovalReason: Int, Sendable {
-        /// The peer fell silent.
-        case timeout = 0
-        /// The peer's session ended.
-        case peerEnded = 1
-    }
+    /// Why a peer was removed: `.timeout` (the peer fell silent) or `.peerEnded` (its session ended). Non-frozen,
+    /// as Apple's: a `switch` takes `default:` or `@unknown default:`.
+    public typealias RemovalReason = NINearbyObjectRemovalReason
 
-    /// Where the peer is in height.
-    public enum VerticalDirectionEstimate: Int, Sendable {
-        case unknown = 0
-        case same = 1
-        case above = 2
-        case below = 3
-        case aboveOrBelow = 4
-    }
+    /// Where the peer is in height: `.unknown`, `.same`, `.above`, `.below`, `.aboveOrBelow`. Non-frozen, as Apple's.
+    public typealias VerticalDirectionEstimate = NINearbyObjectVerticalDirectionEstimate
 
     /// The peer session's token (equal to the one the session was run with).
     public let discoveryToken: NIDiscoveryToken
@@ -53,5 +44,29 @@ public final class NINearbyObject: NSObject, @unchecked Sendable {
 
     public override var description: String {
         "NINearbyObject(\(discoveryToken), distance: \(distance.map { "\($0)" } ?? "nil"))"
+    }
+}
+
+// The case's name where an app prints one (a C enum prints as its raw value).
+extension NINearbyObject.RemovalReason: @retroactive CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .timeout: "timeout"
+        case .peerEnded: "peerEnded"
+        @unknown default: "RemovalReason(rawValue: \(rawValue))"
+        }
+    }
+}
+
+extension NINearbyObject.VerticalDirectionEstimate: @retroactive CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .unknown: "unknown"
+        case .same: "same"
+        case .above: "above"
+        case .below: "below"
+        case .aboveOrBelow: "aboveOrBelow"
+        @unknown default: "VerticalDirectionEstimate(rawValue: \(rawValue))"
+        }
     }
 }

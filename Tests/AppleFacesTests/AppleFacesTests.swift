@@ -255,6 +255,52 @@ private final class RangingLog: NSObject, NISessionDelegate {
         #expect(p[0].session.connectedPeers.isEmpty)
     }
 
+    /// Inviting a peer the session already holds (NIPeekaboo's browser does after any disconnect) leaves it
+    /// connected and tells nothing: the state the delegate heard stays what `connectedPeers` says.
+    @Test func reinvitingAConnectedPeerLeavesItConnected() throws {
+        let room = try room(peers: 2)
+        let p = Self.advertisingAndBrowsing(room)
+        room.advance(by: 5)
+        p[0].browser.invitePeer(p[1].me, to: p[0].session, withContext: nil, timeout: 10)
+        room.advance(by: 2)
+        #expect(p[0].states == ["p1:connecting", "p1:connected"])
+        p[0].browser.invitePeer(p[1].me, to: p[0].session, withContext: nil, timeout: 10)
+        p[1].browser.invitePeer(p[0].me, to: p[1].session, withContext: nil, timeout: 10)
+        room.advance(by: 12)
+        #expect(p[0].states == ["p1:connecting", "p1:connected"] && p[1].states == ["p0:connecting", "p0:connected"])
+        #expect(p[0].session.connectedPeers == [p[1].me] && p[1].session.connectedPeers.count == 1)
+        #expect(p[1].contexts.count == 1)
+        try p[0].session.send(Data("still".utf8), toPeers: [p[1].me], with: .reliable)
+        room.advance(by: 1)
+        #expect(p[1].received == ["p0:still"])
+    }
+
+    /// Apple's enums are non-frozen: a `switch` takes `default:` without a warning (the build fails on one) and a
+    /// value no case names, and each prints its case's name.
+    @Test func applesEnumsAreNonFrozen() {
+        func reason(_ r: NINearbyObject.RemovalReason) -> String {
+            switch r {
+            case .timeout: "timeout"
+            case .peerEnded: "peerEnded"
+            default: "other"
+            }
+        }
+        func state(_ s: MCSessionState) -> String {
+            switch s {
+            case .notConnected: "notConnected"
+            case .connecting: "connecting"
+            case .connected: "connected"
+            @unknown default: "other"
+            }
+        }
+        #expect(reason(.timeout) == "timeout" && reason(.peerEnded) == "peerEnded")
+        #expect(NINearbyObject.RemovalReason(rawValue: 9).map(reason) == "other")
+        #expect(state(.connected) == "connected" && MCSessionState(rawValue: 5).map(state) == "other")
+        #expect(NINearbyObject.RemovalReason.peerEnded.rawValue == 1 && MCSessionState.connecting.rawValue == 1)
+        #expect("\(MCSessionState.connected)" == "connected" && "\(MCSessionSendDataMode.unreliable)" == "unreliable")
+        #expect("\(NINearbyObject.VerticalDirectionEstimate.aboveOrBelow)" == "aboveOrBelow")
+    }
+
     /// A session holds at most 8 peers, itself included: the eighth invitation ends `.notConnected`.
     @Test func aSessionHoldsEightPeers() throws {
         let room = try room(peers: 9)
