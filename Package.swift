@@ -126,7 +126,7 @@ let package = Package(
         ),
         .target(name: "Calibration", dependencies: ["GSL", "Geometry", "Radio", "Estimation"]),
         .target(name: "Report"),
-        // Sweeps: many runs of the simulator as separate processes (a local pool, or Dask through tools/sweep-dask.py),
+        // Sweeps: many runs of the simulator as separate processes (a local pool, or Dask through the program's own driver),
         // their summaries kept one file a run, aggregated with confidence intervals (docs/sweeps.md).
         .target(
             name: "Sweep",

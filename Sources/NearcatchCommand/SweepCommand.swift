@@ -90,7 +90,7 @@ struct SweepRunCommand: AsyncParsableCommand {
     @Option(help: "The simulator each run starts (default: this program).")
     var simulator: String?
 
-    @Option(help: "With --backend dask: a Python with Dask's distributed (default: .build/dask-venv/bin/python of the source tree, which tools/ensure-dask makes).")
+    @Option(help: "With --backend dask: a Python with Dask's distributed (default: .build/dask-venv/bin/python of the source tree the program was built in, which tools/ensure-dask makes; a program copied elsewhere takes python3 on the PATH). The driver is inside the program: it writes it to the sweep's folder as dask-driver.py.")
     var python: String?
 
     enum Backend: String, ExpressibleByArgument, CaseIterable {
@@ -132,9 +132,12 @@ struct SweepRunCommand: AsyncParsableCommand {
             chosen = LocalPool(simulator: simulator, jobs: jobs ?? cores, partialPath: folder.path + "/runs/partial")
         case .dask:
             let tree = Self.sourceTree(from: try Self.thisProgram()) ?? Self.sourceTree(from: simulator)
-            let python = self.python ?? tree.map { $0 + "/.build/dask-venv/bin/python" } ?? "python3"
-            let runner = tree.map { $0 + "/tools/sweep-dask.py" } ?? "tools/sweep-dask.py"
-            chosen = DaskBackend(python: python, runner: runner, simulator: simulator, scheduler: scheduler,
+            // The tree's Python with Dask where there is one; else the PATH's, which must have `distributed`.
+            let venv = tree.map { $0 + "/.build/dask-venv/bin/python" }
+            let python = self.python ?? venv.flatMap { FileManager.default.isExecutableFile(atPath: $0) ? $0 : nil }
+                ?? Self.onPath("python3") ?? "python3"
+            chosen = DaskBackend(python: python, runner: folder.path + "/dask-driver.py", simulator: simulator,
+                                 scheduler: scheduler,
                                  localWorkers: jobs ?? cores, logPath: folder.path + "/dask.log")
         }
         let runner = SweepRunner(folder: folder, backend: chosen) { line in
@@ -183,15 +186,22 @@ struct SweepRunCommand: AsyncParsableCommand {
         return path
     }
 
-    /// The source tree the simulator was built in (`.build/…/nearcatch-sim`), where tools/ lives.
+    /// The full path of `name` on the PATH, if it is there.
+    static func onPath(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// The source tree the simulator was built in (`.build/…/nearcatch-sim`), where tools/ensure-dask keeps its
+    /// Python; `nil` for a program copied elsewhere.
     static func sourceTree(from simulator: String) -> String? {
         var url = URL(fileURLWithPath: simulator).deletingLastPathComponent()
         for _ in 0..<5 {
-            if FileManager.default.fileExists(atPath: url.path + "/tools/sweep-dask.py") { return url.path }
+            if FileManager.default.fileExists(atPath: url.path + "/tools/ensure-dask") { return url.path }
             url = url.deletingLastPathComponent()
         }
         let here = FileManager.default.currentDirectoryPath
-        return FileManager.default.fileExists(atPath: here + "/tools/sweep-dask.py") ? here : nil
+        return FileManager.default.fileExists(atPath: here + "/tools/ensure-dask") ? here : nil
     }
 }
 

@@ -2,12 +2,14 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// The Dask backend: `tools/sweep-dask.py`, run by a Python that has `distributed` (tools/ensure-dask makes one),
+/// The Dask backend: the program's own driver (``DaskDriver``, written to `runner`), run by a Python that has
+/// `distributed` (tools/ensure-dask makes one),
 /// submits each run to a Dask scheduler (or to a `LocalCluster` of its own), ships the simulator's binary to the
 /// workers, and prints each run's summary back as a JSON line; this side keeps them as the local pool's are kept.
 /// The engine tries a failed run again and moves the runs of a worker that died to another.
 package final class DaskBackend: SweepBackend {
     let python: String
+    /// Where the driver is written (the sweep's folder).
     let runner: String
     let simulator: String
     /// `tcp://HOST:PORT`, or `nil` for a cluster of `localWorkers` worker processes on this machine.
@@ -42,10 +44,11 @@ package final class DaskBackend: SweepBackend {
             throw SweepError.backend("\(what) \(path) is not an executable file"
                                      + (what == "Python" ? " (tools/ensure-dask makes one with Dask's distributed)" : ""))
         }
-        guard FileManager.default.fileExists(atPath: runner) else {
-            throw SweepError.backend("the Dask driver \(runner) is missing (it is tools/sweep-dask.py in the source tree)")
-        }
         guard !runs.isEmpty else { return }
+        // Written each time, from the program that runs it: a driver of another version is never used.
+        guard FileManager.default.createFile(atPath: runner, contents: Data(DaskDriver.source.utf8)) else {
+            throw SweepError.io("cannot write the Dask driver to \(runner)")
+        }
         guard FileManager.default.createFile(atPath: logPath, contents: nil), let log = FileHandle(forWritingAtPath: logPath) else {
             throw SweepError.io("cannot write \(logPath)")
         }
@@ -72,7 +75,7 @@ package final class DaskBackend: SweepBackend {
         // The run list goes in from another thread, so that a long one cannot fill the pipe while this one waits.
         var lines = Data()
         for run in runs {
-            guard let line = try? JSONSerialization.data(withJSONObject: ["id": run.id, "arguments": run.commandLine]) else {
+            guard let line = try? JSONSerialization.data(withJSONObject: ["id": run.id, "arguments": run.arguments]) else {
                 throw SweepError.backend("run \(run.id): its arguments cannot be sent as JSON")
             }
             lines += line + Data("\n".utf8)

@@ -91,7 +91,7 @@ package final class LocalPool: SweepBackend {
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: simulator)
-        process.arguments = run.commandLine
+        process.arguments = run.arguments
         process.standardOutput = outHandle
         process.standardError = errHandle
         process.standardInput = FileHandle.nullDevice

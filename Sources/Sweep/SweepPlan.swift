@@ -8,15 +8,11 @@ package struct PlannedRun: Sendable, Equatable, Codable {
     /// The grid point's option values, by option.
     package let point: [String: String]
     package let seed: UInt64
-    /// What the simulator is given: `run`, the seed, `--format json`, then the options in name order.
+    /// What the simulator is started with, whole: `run`, the seed, `--format json`, the options in name order, the
+    /// flags, and `--workers 1` unless the spec chose a number (runs side by side share the cores; the outcome does
+    /// not depend on it).
     package let arguments: [String]
     package let version: String
-
-    /// What the simulator is started with: the arguments, and one worker thread unless the spec chose a number
-    /// (runs side by side share the cores; the outcome does not depend on it).
-    package var commandLine: [String] {
-        arguments.contains("--workers") ? arguments : arguments + ["--workers", "1"]
-    }
 
     /// The grid point as one label: `peers=100 ranging-policy=ideal`, options in name order.
     package var pointLabel: String {
@@ -48,6 +44,7 @@ package enum SweepPlan {
                     arguments += ["--\(key)", value]
                 }
                 arguments += spec.flags.sorted().map { "--\($0)" }
+                if options["workers"] == nil { arguments += ["--workers", "1"] }
                 return PlannedRun(id: id(version: version, arguments: arguments),
                                   point: Dictionary(uniqueKeysWithValues: point), seed: seed,
                                   arguments: arguments, version: version)

@@ -97,6 +97,7 @@ import TestSupport
         }
     }
 
+    /// Run from a copy of the binary alone (and a Python with Dask), as on a machine without the source tree.
     @Test func daskOnLoopbackGivesTheLocalPoolsSummariesAndTable() async throws {
         let dir = try SweepFixture.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -105,9 +106,15 @@ import TestSupport
         #expect(local.status == 0, "\(local.err)")
         let cluster = try await Cluster(workers: 2, in: dir)
         defer { cluster.end() }
+        // From a copy of the program alone, away from the source tree: the driver is inside it.
+        let copy = dir + "/bin/nearcatch-sim"
+        try FileManager.default.createDirectory(atPath: dir + "/bin", withIntermediateDirectories: false)
+        try FileManager.default.copyItem(atPath: try SweepFixture.simulator, toPath: copy)
+        let python = try Self.environment() + "/bin/python"
         let dask = try SweepFixture.sim(["sweep", "run", "small.toml", "--out", "dask.sweep", "--backend", "dask",
-                                         "--scheduler", cluster.address], in: dir)
+                                         "--scheduler", cluster.address, "--python", python], in: dir, program: copy)
         #expect(dask.status == 0, "\(dask.err)")
+        #expect(FileManager.default.fileExists(atPath: dir + "/dask.sweep/dask-driver.py"))
         #expect(dask.out.contains("4 runs done, 0 failed, 0 done before"))
         #expect(dask.out.contains("over 2 at once"))
         let a = SweepFolder(dir + "/local.sweep"), b = SweepFolder(dir + "/dask.sweep")
@@ -158,7 +165,7 @@ import TestSupport
         #expect(SweepFixture.lines(dir + "/started").count > 8)
         // And every summary is the one the run gives by hand.
         for run in try folder.plan() {
-            let byHand = try SweepFixture.sim(run.commandLine)
+            let byHand = try SweepFixture.sim(run.arguments)
             #expect(try SweepFixture.simulated(#require(folder.result(run.id))) == SweepFixture.simulated(Data(byHand.out.utf8)))
         }
     }

@@ -43,9 +43,10 @@ enum SweepFixture {
 
     /// Runs `nearcatch-sim` with `arguments`; its status, standard output and standard error.
     @discardableResult
-    static func sim(_ arguments: [String], in folder: String? = nil) throws -> (status: Int32, out: String, err: String) {
+    static func sim(_ arguments: [String], in folder: String? = nil,
+                    program: String? = nil) throws -> (status: Int32, out: String, err: String) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try simulator)
+        process.executableURL = URL(fileURLWithPath: try program ?? simulator)
         process.arguments = arguments
         if let folder { process.currentDirectoryURL = URL(fileURLWithPath: folder) }
         let out = Pipe(), err = Pipe()
@@ -114,7 +115,7 @@ private final class DataBox: @unchecked Sendable {
         let plan = try folder.plan()
         #expect(plan.count == 4)
         for planned in plan {
-            let byHand = try SweepFixture.sim(planned.commandLine)
+            let byHand = try SweepFixture.sim(planned.arguments)
             #expect(byHand.status == 0)
             let kept = try #require(folder.result(planned.id))
             #expect(try SweepFixture.simulated(kept) == SweepFixture.simulated(Data(byHand.out.utf8)))
@@ -235,7 +236,7 @@ private final class DataBox: @unchecked Sendable {
         let second = SweepFixture.lines(dir + "/started")
         #expect(second.count == 12 - done.count)
         for run in done {
-            #expect(!second.contains(run.commandLine.joined(separator: " ")))
+            #expect(!second.contains(run.arguments.joined(separator: " ")))
         }
         #expect(plan.allSatisfy { folder.result($0.id) != nil })
     }

@@ -102,8 +102,13 @@ import Testing
         #expect(runs.prefix(4).map(\.pointLabel) == Array(repeating: "channels=1 ranging-policy=proximity", count: 3)
             + ["channels=1 ranging-policy=round-robin"])
         #expect(runs[1].arguments == ["run", "--seed", "2", "--format", "json", "--channels", "1", "--duration", "30",
-                                      "--peers", "100", "--ranging-policy", "proximity", "--transport", "memory"])
-        #expect(runs[1].commandLine == runs[1].arguments + ["--workers", "1"])
+                                      "--peers", "100", "--ranging-policy", "proximity", "--transport", "memory",
+                                      "--workers", "1"])
+        // A spec that sets the workers keeps its number, once.
+        var twoWorkers = spec
+        twoWorkers.options["workers"] = "2"
+        let two = SweepPlan.runs(of: twoWorkers, version: "0.5.0")[1].arguments
+        #expect(two.filter { $0 == "--workers" }.count == 1 && two.suffix(4) == ["--transport", "memory", "--workers", "2"])
         // Planned again: the same ids; another version of the simulator, or another option, other runs.
         #expect(SweepPlan.runs(of: spec, version: "0.5.0").map(\.id) == runs.map(\.id))
         #expect(Set(SweepPlan.runs(of: spec, version: "0.6.0").map(\.id)).isDisjoint(with: runs.map(\.id)))

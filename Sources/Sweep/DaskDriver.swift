@@ -1,3 +1,7 @@
+/// The Dask side of `sweep run --backend dask`, inside the program so that a copy of the binary alone can drive a
+/// cluster: written into the sweep's folder (`dask-driver.py`) and run by a Python that has Dask's `distributed`.
+enum DaskDriver {
+    static let source = #"""
 #!/usr/bin/env python3
 """The Dask side of `nearcatch-sim sweep run --backend dask` (docs/sweeps.md).
 
@@ -113,3 +117,5 @@ def main():
 
 if __name__ == "__main__":
     main()
+"""#
+}
