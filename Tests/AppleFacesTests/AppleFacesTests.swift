@@ -275,6 +275,18 @@ private final class RangingLog: NSObject, NISessionDelegate {
         #expect(p[1].received == ["p0:still"])
     }
 
+    /// simd's functions take doubles as Apple's overloads do: a position in `simd_double3` and its length, a
+    /// direction made unit, a cross product.
+    @Test func simdTakesDoublesAndFloats() {
+        let p = simd_make_double3(3, 4, 12)
+        #expect(simd_length(p) == 13 && length_squared(p) == 169)
+        #expect(abs(simd_length(simd_normalize(p)) - 1) < 1e-15)
+        #expect(simd_distance(p, simd_double3(3, 4, 0)) == 12 && dot(p, simd_double3(1, 0, 0)) == 3)
+        #expect(simd_cross(simd_double3(1, 0, 0), simd_double3(0, 1, 0)) == simd_double3(0, 0, 1))
+        #expect(simd_length(simd_float2(3, 4)) == 5 && simd_float(p) == simd_float3(3, 4, 12))
+        #expect(simd_length(simd_float4(1, 1, 1, 1)) == 2)
+    }
+
     /// Apple's enums are non-frozen: a `switch` takes `default:` without a warning (the build fails on one) and a
     /// value no case names, and each prints its case's name.
     @Test func applesEnumsAreNonFrozen() {
