@@ -249,5 +249,6 @@ struct SweepReportCommand: ParsableCommand {
         if report.missing > 0 {
             FileHandle.standardError.write(Data("\(report.missing) planned runs have no result yet: `nearcatch-sim sweep run \(folder)`\n".utf8))
         }
+        for note in report.notes { FileHandle.standardError.write(Data((note + "\n").utf8)) }
     }
 }

@@ -72,6 +72,54 @@ package struct Metric: Sendable, Equatable {
         return evaluate(root).flatMap { $0.isFinite ? $0 : nil }
     }
 
+    /// The summary paths the expression reads, dotted (`bumps.recall`).
+    package var paths: [String] {
+        func walk(_ node: Node) -> [String] {
+            switch node {
+            case .number: []
+            case .path(let keys): [keys.joined(separator: ".")]
+            case .binary(_, let a, let b): walk(a) + walk(b)
+            case .extreme(_, let arguments): arguments.flatMap(walk)
+            }
+        }
+        return walk(root)
+    }
+
+    /// Every path `summary` holds, objects and arrays included, dotted (array positions from 0).
+    package static func paths(in summary: Any) -> Set<String> {
+        var found = Set<String>()
+        func walk(_ value: Any, _ prefix: String) {
+            if !prefix.isEmpty { found.insert(prefix) }
+            let joined = { (key: String) in prefix.isEmpty ? key : prefix + "." + key }
+            if let object = value as? [String: Any] {
+                for (key, child) in object { walk(child, joined(key)) }
+            } else if let array = value as? [Any] {
+                for (i, child) in array.enumerated() { walk(child, joined(String(i))) }
+            }
+        }
+        walk(summary, "")
+        return found
+    }
+
+    /// The path of `candidates` nearest `path` by edit distance, the first in order among the nearest.
+    package static func nearest(to path: String, in candidates: Set<String>) -> String? {
+        candidates.min { (editDistance(path, $0), $0) < (editDistance(path, $1), $1) }
+    }
+
+    /// Characters inserted, removed or replaced to make `a` into `b`.
+    package static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        var previous = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var current = [i + 1]
+            for (j, y) in b.enumerated() {
+                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+
     package static func == (a: Metric, b: Metric) -> Bool { a.name == b.name && a.expression == b.expression }
 
     /// Recursive descent over `+ - * /`, parentheses, numbers and paths.

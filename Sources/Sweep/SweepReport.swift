@@ -38,6 +38,7 @@ package struct SweepReport: Sendable {
             byPoint[key, default: []].append(run)
         }
         var rows: [Row] = []
+        var held = Set<String>()
         for key in order {
             let runs = byPoint[key]!
             var summaries: [Any] = []
@@ -48,6 +49,7 @@ package struct SweepReport: Sendable {
                         throw SweepError.io("\(folder.resultPath(run.id)) is not JSON: remove it and run the sweep again")
                     }
                     summaries.append(summary)
+                    held.formUnion(Metric.paths(in: summary))
                 } else if folder.failure(run.id) != nil {
                     failed += 1
                 }
@@ -61,8 +63,31 @@ package struct SweepReport: Sendable {
             rows.append(Row(point: runs[0].point, done: summaries.count, failed: failed,
                             missing: runs.count - summaries.count - failed, cells: cells))
         }
+        // A path no run's summary holds would give a silent column of "-". Within a few characters of one they hold it
+        // is a typo, and refused; farther, it may be a figure no run gave (a precision where nothing fired), and the
+        // report says so beside its table.
+        var notes: [String] = []
+        if !held.isEmpty {
+            for metric in spec.metrics {
+                for path in metric.paths where !held.contains(path) {
+                    let nearest = Metric.nearest(to: path, in: held)
+                    let said = "metric `\(metric.name)`: no run's summary holds `\(path)`"
+                    if let nearest, Metric.editDistance(path, nearest) <= Self.typoDistance {
+                        throw SweepError.spec(folder.specPath, said + "; did you mean `\(nearest)`?")
+                    }
+                    notes.append(said + ": a figure no run gave, or a path that is not in a summary (docs/simulation.md)")
+                }
+            }
+        }
         self.rows = rows
+        self.notes = notes
     }
+
+    /// Edits within which a path missing from every summary is taken for a typo of one they hold.
+    static let typoDistance = 3
+
+    /// What the report says beside its table: metrics whose path no run's summary holds.
+    package let notes: [String]
 
     var options: [String] { spec.grid.map(\.option) }
 

@@ -9,11 +9,12 @@ import Testing
 @Suite struct SweepReportTests {
     /// Two policies × two channel counts × five seeds; every run's `ranging.exchanges` is given, `bumps.precision`
     /// only by some, and one point has a failed run and one not run yet.
-    private func folder() throws -> (SweepFolder, [PlannedRun]) {
+    private func folder(metrics: String = #"["exchanges = ranging.exchanges", "bumps.precision"]"#) throws
+        -> (SweepFolder, [PlannedRun]) {
         let text = """
             name = "made"
             replicates = 5
-            metrics = ["exchanges = ranging.exchanges", "bumps.precision"]
+            metrics = \(metrics)
             [options]
             peers = 10
             [grid]
@@ -38,6 +39,22 @@ import Testing
             try folder.saveResult(run.id, Data("{\"ranging\": {\"exchanges\": \(exchanges)}, \"bumps\": {\"recall\": 1\(precision)}}".utf8))
         }
         return (folder, runs)
+    }
+
+    /// A metric whose path no run's summary holds is never a silent column of "-": within three characters of a path
+    /// they hold it is refused as a typo, naming that path; farther, the report says so beside its table.
+    @Test func aPathNoRunHoldsIsRefusedOrSaid() throws {
+        let (typo, _) = try folder(metrics: #"["recall = bumps.recal", "exchanges = ranging.exchanges"]"#)
+        defer { try? FileManager.default.removeItem(atPath: typo.path) }
+        #expect(throws: SweepError.spec(typo.specPath, "metric `recall`: no run's summary holds `bumps.recal`; "
+                                        + "did you mean `bumps.recall`?")) { try SweepReport(folder: typo) }
+        let (far, _) = try folder(metrics: #"["p95 = bumps.latencyP95", "exchanges = ranging.exchanges / 2"]"#)
+        defer { try? FileManager.default.removeItem(atPath: far.path) }
+        let report = try SweepReport(folder: far)
+        #expect(report.notes == ["metric `p95`: no run's summary holds `bumps.latencyP95`: a figure no run gave, or a "
+                                 + "path that is not in a summary (docs/simulation.md)"])
+        #expect(report.rows[0].cells[0] == nil && report.rows[0].cells[1]?.mean == 51.5)
+        #expect(Metric.editDistance("bumps.recal", "bumps.recall") == 1 && Metric.editDistance("", "abc") == 3)
     }
 
     @Test func eachPointGetsItsMeanDeviationAndInterval() throws {
