@@ -84,10 +84,7 @@ package struct UCICommand: AsyncParsableCommand, Sendable {
                 throw ValidationError("--scenario: \(error)")
             }
         }
-        var devices: [UInt64: DeviceProfile] = [:]
-        if case .scripted(let file) = chosen {
-            for (i, peer) in file.peers.enumerated() { if let device = peer.device { devices[UInt64(i)] = device } }
-        }
+        let devices: [UInt64: DeviceProfile] = if case .scripted(let file) = chosen { file.deviceProfiles } else { [:] }
         return (try World(scenario: chosen, peers: peers, seed: seed), devices)
     }
 

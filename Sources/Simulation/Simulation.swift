@@ -96,9 +96,7 @@ package final class Simulation {
         var settings = settings
         if case .scripted(let file) = settings.scenario {
             // A scenario file's phones of a model of their own.
-            for (i, peer) in file.peers.enumerated() {
-                if let device = peer.device { settings.radio.deviceProfileOverrides[UInt64(i)] = device }
-            }
+            settings.radio.deviceProfileOverrides.merge(file.deviceProfiles) { _, file in file }
         }
         try settings.validate()
         if settings.transport == .udp, udp == nil {

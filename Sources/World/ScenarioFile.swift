@@ -81,6 +81,13 @@ package struct ScenarioFile: Sendable, Equatable {
 
     package let name: String
     package let peers: [Peer]
+
+    /// The phones whose peers name their model, by device id (the peer's index).
+    package var deviceProfiles: [UInt64: DeviceProfile] {
+        var profiles: [UInt64: DeviceProfile] = [:]
+        for (i, peer) in peers.enumerated() { if let device = peer.device { profiles[UInt64(i)] = device } }
+        return profiles
+    }
     /// Walls standing in the room (floor to ceiling): a link through one is obstructed and loses its loss.
     package let walls: [Wall]
     /// Tables standing in the room.
