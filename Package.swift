@@ -67,10 +67,13 @@ let package = Package(
                 "Radio", "Ranging", "Sessions", "SimulatedNetwork", "Simulation", "World",
             ]
         ),
+        // What lets the room's thread stand for a phone's main thread, to Swift's run-time isolation checks.
+        .target(name: "MainActorHook"),
         .target(
             name: "NearbySimulator",
             dependencies: [
-                "Bump", "DeviceInterface", "Discovery", "DiscoveryRun", "GSL", "Planning", "Ranging", "Sessions", "Simulation",
+                "Bump", "DeviceInterface", "Discovery", "DiscoveryRun", "GSL", "MainActorHook", "Planning", "Ranging",
+                "Sessions", "Simulation",
                 "SimulatedNetwork", "TransportCore", "World",
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
@@ -213,6 +216,7 @@ let package = Package(
 package.products += [
     .library(name: "NearbyInteraction", targets: ["NearbyInteraction"]),
     .library(name: "MultipeerConnectivity", targets: ["MultipeerConnectivity"]),
+    .library(name: "CoreMotion", targets: ["CoreMotion"]),
 ]
 package.targets += [
     // `simd`, which an iOS file may import for the directions' vectors; the face re-exports it. (Not `os` or
@@ -220,8 +224,13 @@ package.targets += [
     .target(name: "simd"),
     // Apple's enums as Apple declares them, in C (open enums), so that Swift treats them as non-frozen.
     .target(name: "FrameworkEnums"),
-    .target(name: "NearbyInteraction", dependencies: ["FrameworkEnums", "NearbySimulator", "simd"]),
-    .target(name: "MultipeerConnectivity", dependencies: ["FrameworkEnums", "NearbySimulator"]),
-    .testTarget(name: "AppleFacesTests", dependencies: ["NearbyInteraction", "MultipeerConnectivity", "NearbySimulator"]),
+    // The main queue of a phone's app on the room's clock; every face re-exports it.
+    .target(name: "AppQueues", dependencies: ["NearbySimulator"]),
+    .target(name: "NearbyInteraction", dependencies: ["AppQueues", "FrameworkEnums", "NearbySimulator", "simd"]),
+    .target(name: "MultipeerConnectivity", dependencies: ["AppQueues", "FrameworkEnums", "NearbySimulator"]),
+    .target(name: "CoreMotion", dependencies: ["AppQueues", "DeviceInterface", "FrameworkEnums", "NearbySimulator"]),
+    .testTarget(
+        name: "AppleFacesTests", dependencies: ["CoreMotion", "NearbyInteraction", "MultipeerConnectivity", "NearbySimulator"]
+    ),
 ]
 #endif

@@ -44,6 +44,7 @@ open class MCNearbyServiceAdvertiser: NSObject, @unchecked Sendable {
         self.myPeerID = myPeerID
         discoveryInfo = info
         self.serviceType = serviceType
+        SimulatedDevice.madeOffPhone("MCNearbyServiceAdvertiser(peer:discoveryInfo:serviceType:)")
         hub = SimulatedDevice.current.flatMap { $0.isStopped ? nil : Hub.of($0) }
         super.init()
     }
@@ -121,6 +122,7 @@ open class MCNearbyServiceBrowser: NSObject, @unchecked Sendable {
     public init(peer myPeerID: MCPeerID, serviceType: String) {
         self.myPeerID = myPeerID
         self.serviceType = serviceType
+        SimulatedDevice.madeOffPhone("MCNearbyServiceBrowser(peer:serviceType:)")
         hub = SimulatedDevice.current.flatMap { $0.isStopped ? nil : Hub.of($0) }
         super.init()
     }
@@ -155,6 +157,7 @@ open class MCNearbyServiceBrowser: NSObject, @unchecked Sendable {
     /// is and nothing is told: Apple documents no outcome, and a `.notConnected` for a peer that stays in
     /// `connectedPeers` would leave an app believing the opposite of the session.
     open func invitePeer(_ peerID: MCPeerID, to session: MCSession, withContext context: Data?, timeout: TimeInterval) {
+        guard SimulatedDevice.admits("MCNearbyServiceBrowser.invitePeer") else { return }
         if session.holds(peerID) { return }
         guard let hub, session.hub === hub, let device = hub.host(of: peerID), session.canAdd(peerID) else {
             if let hub {

@@ -1,4 +1,5 @@
 import Foundation
+@_exported import AppQueues
 @_spi(Faces) import NearbySimulator
 
 /// Told what happens in an ``MCSession``, shaped like Apple's delegate. Stream and resource transfers are declared
@@ -66,6 +67,7 @@ open class MCSession: NSObject, @unchecked Sendable {
         self.myPeerID = myPeerID
         securityIdentity = identity
         self.encryptionPreference = encryptionPreference
+        SimulatedDevice.madeOffPhone("MCSession(peer:securityIdentity:encryptionPreference:)")
         hub = SimulatedDevice.current.flatMap { $0.isStopped ? nil : Hub.of($0) }
         id = hub?.nextID() ?? 0
         super.init()
@@ -92,6 +94,9 @@ open class MCSession: NSObject, @unchecked Sendable {
     /// - Throws: ``MCError`` `.notConnected` when one of them is not connected (nothing is sent), `.invalidParameter`
     ///   for no peers or unreliable data too long for one datagram.
     open func send(_ data: Data, toPeers peerIDs: [MCPeerID], with mode: MCSessionSendDataMode) throws {
+        guard SimulatedDevice.admits("MCSession.send(_:toPeers:with:)") else {
+            throw MCError(.unavailable, detail: "sent from work outside the room's call into the app")
+        }
         guard let hub else { throw MCError(.unavailable, detail: "the session is not on a simulated device") }
         guard !peerIDs.isEmpty else { throw MCError(.invalidParameter, detail: "no peers to send to") }
         var targets: [Remote] = []
@@ -114,6 +119,7 @@ open class MCSession: NSObject, @unchecked Sendable {
 
     /// Leaves the session: every peer is told, and goes `.notConnected` here and there.
     open func disconnect() {
+        guard SimulatedDevice.admits("MCSession.disconnect()") else { return }
         let leaving = remotes
         remotes = []
         for remote in leaving {

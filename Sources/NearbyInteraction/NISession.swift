@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+@_exported import AppQueues
 @_spi(Faces) import NearbySimulator
 
 /// Told what happens to an ``NISession``, shaped like Apple's delegate: every method is optional.
@@ -107,6 +108,7 @@ open class NISession: NSObject, @unchecked Sendable {
     private var lastUpdate: NearbyUpdate?
 
     public override init() {
+        SimulatedDevice.madeOffPhone("NISession()")
         device = SimulatedDevice.current
         core = device?.makeSession()
         discoveryToken = core.map { NIDiscoveryToken($0.discoveryToken) }
@@ -125,6 +127,7 @@ open class NISession: NSObject, @unchecked Sendable {
     /// removal. Anything else, or a token no live session of another device holds, invalidates the session
     /// (`invalidConfiguration`), told to the delegate shortly after, as the framework does.
     open func run(_ configuration: NIConfiguration) {
+        guard SimulatedDevice.admits("NISession.run(_:)") else { return }
         guard let core, let device else {
             tellLater { $0.session($1, didInvalidateWith: NIError(.unsupportedPlatform, detail: "not on a simulated device")) }
             return
@@ -150,11 +153,13 @@ open class NISession: NSObject, @unchecked Sendable {
 
     /// Stops ranging until ``run(_:)`` is called again.
     open func pause() {
+        guard SimulatedDevice.admits("NISession.pause()") else { return }
         core?.pause()
     }
 
     /// Ends the session for good; its delegate hears nothing more.
     open func invalidate() {
+        guard SimulatedDevice.admits("NISession.invalidate()") else { return }
         invalidatedByApp = true
         core?.invalidate()
     }

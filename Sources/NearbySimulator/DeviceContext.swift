@@ -1,22 +1,49 @@
+import Synchronization
+
 /// Which device's app is running now: set while the room calls an app (its delegates, sessions, timers, samples)
 /// and while a test runs code as one (``SimulatedDevice/perform(_:)``), so that code written for one phone, which
 /// makes its sessions and peers without naming a device (`NISession()`, `MCPeerID(displayName:)`), finds its own.
+///
+/// A task-local, so a `Task { }` made inside such a call inherits it; but that task runs on Swift's executors, at
+/// real time and on another thread, after the call has returned. The call's ``AppCall`` tells the two apart: open
+/// while the room's call lasts, closed for ever after.
 struct DeviceContext: @unchecked Sendable {
     // Read and written only on the thread that advances the room; the task-local merely carries it there.
     weak var device: SimulatedDevice?
+    let call: AppCall
 
     @TaskLocal static var value: DeviceContext?
 }
 
+/// One call of the room (or of a test) into a device's app, open while it lasts.
+final class AppCall: Sendable {
+    let isOpen = Atomic<Bool>(true)
+}
+
 extension SimulatedDevice {
     /// The device whose app is running now: inside ``perform(_:)``, and inside every call the room makes to this
-    /// device's app. `nil` elsewhere.
-    public static var current: SimulatedDevice? { DeviceContext.value?.device }
+    /// device's app. `nil` elsewhere, including in work such a call started that runs after it returned (a
+    /// `Task { }`, a queue other than the main one): see ``outlivedCall``.
+    public static var current: SimulatedDevice? {
+        guard let context = DeviceContext.value, context.call.isOpen.load(ordering: .acquiring) else { return nil }
+        return context.device
+    }
+
+    /// The device whose app started the work running now, when that work outlived the app's call (a `Task { }`
+    /// made in a delegate call, say): it runs at real time on another thread, outside the room's clock, so the
+    /// faces refuse it and say why (``AppProblem``).
+    @_spi(Faces)
+    public static var outlivedCall: SimulatedDevice? {
+        guard let context = DeviceContext.value, !context.call.isOpen.load(ordering: .acquiring) else { return nil }
+        return context.device
+    }
 
     /// Runs `body` as this device's app: an app object made here, and everything it makes later when the room calls
     /// it, belongs to this device (the Apple-shaped faces, docs/app-testing.md, find their device this way).
     public func perform<T>(_ body: () throws -> T) rethrows -> T {
-        try DeviceContext.$value.withValue(DeviceContext(device: self)) { try body() }
+        let call = AppCall()
+        defer { call.isOpen.store(false, ordering: .releasing) }
+        return try DeviceContext.$value.withValue(DeviceContext(device: self, call: call)) { try body() }
     }
 }
 

@@ -109,6 +109,34 @@ public final class SimulatedDevice {
         gyroHandler = nil
     }
 
+    /// A face's own listener to the motion sensors (Core Motion's), beside the app's handlers: each batch of samples
+    /// the room's clock has reached, the accelerometer's and the gyroscope's of the same instants.
+    @_spi(Faces)
+    public struct MotionObserver {
+        public weak var owner: AnyObject?
+        public let handler: (ArraySlice<AccelerometerSample>, ArraySlice<GyroSample>) -> Void
+    }
+    var motionObservers: [MotionObserver] = []
+
+    /// Starts handing `owner`'s `handler` the samples, in the order observers were added; again replaces it.
+    @_spi(Faces)
+    public func observeMotion(_ owner: AnyObject,
+                              _ handler: @escaping (ArraySlice<AccelerometerSample>, ArraySlice<GyroSample>) -> Void) {
+        guard !isStopped else { return }
+        motionObservers.removeAll { $0.owner == nil || $0.owner === owner }
+        motionObservers.append(MotionObserver(owner: owner, handler: handler))
+    }
+
+    /// `owner` hears no more samples.
+    @_spi(Faces)
+    public func stopObservingMotion(_ owner: AnyObject) {
+        motionObservers.removeAll { $0.owner == nil || $0.owner === owner }
+    }
+
+    /// The rate this phone's accelerometer and gyroscope sample at, Hz: the most an app can have.
+    @_spi(Faces)
+    public var sensorRate: Double? { room?.sensorRate }
+
     /// Runs `action` as this device's app (``perform(_:)``) after `seconds` of the room's clock, and again every
     /// `repeating` seconds if given (a timer on the app's run loop, as `Timer` or `asyncAfter` set one on a phone).
     /// It never fires once the device's life has ended or the returned timer is cancelled.

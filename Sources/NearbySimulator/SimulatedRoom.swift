@@ -7,6 +7,7 @@ import Ranging
 import Sessions
 import Simulation
 import SimulatedNetwork
+import Synchronization
 import World
 
 /// What a room is: its crowd, its seed, its air, its network.
@@ -135,6 +136,7 @@ public final class SimulatedRoom {
     /// - Throws: ``SimulatorError`` naming the setting at fault (or the scenario file's problem).
     public init(_ configuration: RoomConfiguration = RoomConfiguration()) throws(SimulatorError) {
         self.configuration = configuration
+        _ = PhoneMainActor.installed
         var s = SimulationSettings()
         s.transport = .memory
         s.clock = .virtual
@@ -225,6 +227,10 @@ public final class SimulatedRoom {
                 for turn in turns { handler(turn) }
             }
         }
+        guard !samples.isEmpty else { return }
+        for observer in device.motionObservers {
+            device.perform { observer.handler(samples, turns) }
+        }
     }
 
     /// Runs `action` as `device`'s app when the room's clock reaches `time`, and every `interval` after, until
@@ -238,6 +244,9 @@ public final class SimulatedRoom {
         }
     }
 
+    /// The rate every phone's accelerometer and gyroscope sample at, Hz.
+    var sensorRate: Double { configuration.accelerometerRate ?? configuration.sensorProfile.profile.imu.rate }
+
     /// Device `index`'s clock reading at the room's time `time`.
     func uptime(of index: Int, at time: Double) -> Double {
         simulation.clocks[index].reading(at: time)
@@ -250,8 +259,39 @@ public final class SimulatedRoom {
 
     /// Runs the room until `time` on its virtual clock (at most ``RoomConfiguration/horizon``).
     public func run(until time: Double) {
+        AppProblems.began(self)
+        defer { AppProblems.ended(self) }
         cluster.run(until: min(time, configuration.horizon))
+        checkRunLoopTimers()
     }
+
+    /// What the apps did that the room cannot run as a phone would (docs/app-testing.md, "The main queue, timers
+    /// and tasks"), in the order it happened; each kind is also said on standard error the first time.
+    public var appProblems: [AppProblem] { problems.withLock { $0 } }
+    private let problems = Mutex<[AppProblem]>([])
+
+    /// What apps did on no phone while a room advanced, in this process (an `NISession` made by work on the real
+    /// main queue, say): no room can tell it was its own, so it is kept here.
+    public static var problemsOnNoPhone: [AppProblem] { AppProblems.onNoPhone.withLock { $0 } }
+
+    func record(_ problem: AppProblem) {
+        problems.withLock { $0.append(problem) }
+    }
+
+    /// A `Timer` an app scheduled on this thread's run loop would fire on the wall clock, and only if something ran
+    /// the loop: said once per room. (Looking runs the loop once without waiting: a timer already due fires here.)
+    private func checkRunLoopTimers() {
+        guard !toldRunLoopTimer, let next = RunLoop.current.limitDate(forMode: .default),
+              next < Date.distantFuture else { return }
+        toldRunLoopTimer = true
+        AppProblems.report(AppProblem(kind: .runLoopTimer, device: nil, message: "a Timer was scheduled on the run "
+            + "loop of the thread that advances the room (Timer.scheduledTimer, or RunLoop.current.add): it fires on "
+            + "the wall clock, and only while something runs that loop, never on the room's clock. On a phone, use "
+            + "DispatchQueue.main.asyncAfter(deadline:), which the room runs on its clock, or "
+            + "SimulatedDevice.current?.schedule(after:repeating:_:) (docs/app-testing.md, \"The main queue, timers "
+            + "and tasks\")"), in: self)
+    }
+    private var toldRunLoopTimer = false
 
     /// The true distance between two devices' UWB antennas now, metres: what a test compares the estimates with.
     public func trueDistance(_ a: SimulatedDevice, _ b: SimulatedDevice) -> Double {
@@ -325,6 +365,8 @@ public final class SimulatedRoom {
         device.isStopped = true
         device.delegate = nil
         device.accelerometerHandler = nil
+        device.gyroHandler = nil
+        device.motionObservers = []
         for session in sessionsMade where session.owner === device {
             invalidate(session, error: SessionError(.sessionFailed, peer: session.peer ?? PeerID(0),
                                                     detail: "the device stopped"))

@@ -42,4 +42,19 @@ NEARCATCH_OPEN_ENUM(long, MCEncryptionPreference) {
 };
 typedef enum MCEncryptionPreference MCEncryptionPreference;
 
+NEARCATCH_OPEN_ENUM(int, CMMagneticFieldCalibrationAccuracy) {
+    CMMagneticFieldCalibrationAccuracyUncalibrated = -1,
+    CMMagneticFieldCalibrationAccuracyLow = 0,
+    CMMagneticFieldCalibrationAccuracyMedium = 1,
+    CMMagneticFieldCalibrationAccuracyHigh = 2,
+};
+typedef enum CMMagneticFieldCalibrationAccuracy CMMagneticFieldCalibrationAccuracy;
+
+NEARCATCH_OPEN_ENUM(long, CMDeviceMotionSensorLocation) {
+    CMDeviceMotionSensorLocationDefault = 0,
+    CMDeviceMotionSensorLocationHeadphoneLeft = 1,
+    CMDeviceMotionSensorLocationHeadphoneRight = 2,
+};
+typedef enum CMDeviceMotionSensorLocation CMDeviceMotionSensorLocation;
+
 #endif

@@ -1,0 +1,41 @@
+import Dispatch
+@_spi(Faces) import NearbySimulator
+
+// An iOS app's file hops to its main queue (`DispatchQueue.main.async { }`, `asyncAfter(deadline:)`) and expects the
+// block to run soon, on the phone, in order with the framework's callbacks. On Linux the real main queue runs on
+// another thread at real time, or never, beside the room. These overloads, which Swift prefers to Dispatch's own
+// for the closure forms (they take fewer defaulted arguments), put the block on the room's clock as the phone that
+// sent it; anywhere else they are Dispatch's. docs/app-testing.md, "The main queue, timers and tasks", says what
+// is covered and what is not.
+extension DispatchQueue {
+    /// Dispatch's `async`; on a simulated phone's main queue, the block runs as that phone on the room's clock, at
+    /// the time of the call, after what the room already has to do then.
+    public func async(execute work: @escaping @Sendable @convention(block) () -> Void) {
+        if let device = phoneOfMainQueue("DispatchQueue.main.async") {
+            device.schedule(after: 0, work)
+            return
+        }
+        async(group: nil, qos: .unspecified, flags: [], execute: work)
+    }
+
+    /// Dispatch's `asyncAfter(deadline:)`; on a simulated phone's main queue, the block runs as that phone when the
+    /// room's clock has gone on by the deadline's delay, read to the millisecond (`.now() + 0.5` is taken a moment
+    /// before this call: reading it finer would make runs differ).
+    public func asyncAfter(deadline: DispatchTime, execute work: @escaping @Sendable @convention(block) () -> Void) {
+        if let device = phoneOfMainQueue("DispatchQueue.main.asyncAfter") {
+            let now = DispatchTime.now().uptimeNanoseconds
+            let nanoseconds = deadline.uptimeNanoseconds > now ? deadline.uptimeNanoseconds - now : 0
+            device.schedule(after: (Double(nanoseconds) / 1e6).rounded() / 1e3, work)
+            return
+        }
+        asyncAfter(deadline: deadline, qos: .unspecified, flags: [], execute: work)
+    }
+
+    /// The phone whose app sends work to the main queue now, if this is the main queue and the sender a phone's
+    /// app; from work that outlived the app's call, the refusal is said and the real queue takes the block.
+    private func phoneOfMainQueue(_ what: String) -> SimulatedDevice? {
+        guard label == DispatchQueue.main.label else { return nil }
+        guard SimulatedDevice.admits(what) else { return nil }
+        return SimulatedDevice.current
+    }
+}

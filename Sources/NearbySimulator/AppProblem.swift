@@ -1,0 +1,109 @@
+import Foundation
+import Synchronization
+
+/// Something an app did that the room cannot run as a phone would, on Linux (docs/app-testing.md, "The main queue,
+/// timers and tasks"): said on standard error the first time each kind happens in a process, and kept, every time,
+/// in ``SimulatedRoom/appProblems`` for a test to check.
+public struct AppProblem: Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: String, Sendable, Equatable {
+        /// A framework call from work that outlived the app's call (a `Task { }`, a queue other than the main one):
+        /// it would run at real time on another thread while the room runs; it is refused.
+        case workOutsideTheRoom
+        /// A `Timer` scheduled on the run loop of the thread that advances the room (`Timer.scheduledTimer`,
+        /// `RunLoop.current.add`): it would fire on the wall clock, never on the room's.
+        case runLoopTimer
+        /// An `NISession` made outside any phone while a room advances: work sent to the real main queue (a
+        /// `DispatchWorkItem`, `OperationQueue.main`, `RunLoop.main.perform`) runs there, on no phone.
+        case sessionOffPhone
+    }
+
+    /// What kind of thing.
+    public let kind: Kind
+    /// The device whose app did it (its index), when known.
+    public let device: Int?
+    /// What happened and what to write instead.
+    public let message: String
+
+    public var description: String {
+        (device.map { "device \($0): " } ?? "") + message
+    }
+}
+
+/// The problems of every room in the process, and which kinds were already said on standard error.
+@_spi(Faces)
+public enum AppProblems {
+    private static let said = Mutex<Set<AppProblem.Kind>>([])
+    /// The rooms advancing now, on any thread.
+    private static let advancing = Mutex<[AdvancingRoom]>([])
+
+    private struct AdvancingRoom: @unchecked Sendable {
+        // Only `record`, which locks, is called on it from other threads.
+        weak var room: SimulatedRoom?
+    }
+
+    static func began(_ room: SimulatedRoom) {
+        advancing.withLock { $0.append(AdvancingRoom(room: room)) }
+    }
+
+
+    static var roomsAdvancing: Int { advancing.withLock { $0.count } }
+
+    static func ended(_ room: SimulatedRoom) {
+        advancing.withLock { rooms in
+            if let i = rooms.lastIndex(where: { $0.room === room }) { rooms.remove(at: i) }
+        }
+    }
+
+    /// What happened on no phone, beside whichever rooms advanced then.
+    static let onNoPhone = Mutex<[AppProblem]>([])
+
+    /// Tells `problem`: on standard error if its kind is new in this process, and to its device's room (with none,
+    /// to ``SimulatedRoom/problemsOnNoPhone``: no room can tell it was its own).
+    public static func report(_ problem: AppProblem, in room: SimulatedRoom?) {
+        if let room {
+            room.record(problem)
+        } else {
+            onNoPhone.withLock { $0.append(problem) }
+        }
+        let first = said.withLock { $0.insert(problem.kind).inserted }
+        guard first else { return }
+        FileHandle.standardError.write(Data("nearcatch-sim: \(problem)\n".utf8))
+    }
+}
+
+extension SimulatedDevice {
+    /// Reports that the app of this device did something the room cannot run (``AppProblem``).
+    @_spi(Faces)
+    public func report(_ kind: AppProblem.Kind, _ message: String) {
+        AppProblems.report(AppProblem(kind: kind, device: index, message: message), in: room)
+    }
+
+    /// Whether a face may act for the work running now; if not (the work outlived the app's call), says so and
+    /// returns false. `what` names the call, as the app wrote it.
+    @_spi(Faces)
+    public static func admits(_ what: String) -> Bool {
+        guard let device = outlivedCall else { return true }
+        device.report(.workOutsideTheRoom, "\(what) was called from work that outlived a call of the room into "
+            + "the app (a Task { }, or a queue other than the main one): that work runs at real time on another "
+            + "thread, beside the room, which cannot run it on its clock on Linux; the call is refused. Hop with "
+            + "DispatchQueue.main.async { } instead (the room runs the block as the phone, on its clock), or make "
+            + "the call in the delegate method itself (docs/app-testing.md, \"The main queue, timers and tasks\")")
+        return false
+    }
+
+    /// Says, when a room is advancing, that an `NISession` or a peer was made on no phone (`what` names it); a
+    /// test that makes one outside ``perform(_:)`` on purpose, between advances, hears nothing.
+    @_spi(Faces)
+    public static func madeOffPhone(_ what: String) {
+        guard current == nil else { return }
+        guard admits(what) else { return }
+        let rooms = AppProblems.roomsAdvancing
+        guard rooms > 0 else { return }
+        AppProblems.report(AppProblem(kind: .sessionOffPhone, device: nil, message: "\(what) was made on no "
+            + "phone while a room advanced: work sent to the real main queue (a DispatchWorkItem, "
+            + "OperationQueue.main, RunLoop.main.perform) runs there, on another thread, outside every phone; it "
+            + "has no hardware. Send it with DispatchQueue.main.async { } (the room runs the block as the phone "
+            + "that sent it) or make it in the delegate method (docs/app-testing.md, \"The main queue, timers and "
+            + "tasks\")"), in: nil)
+    }
+}
