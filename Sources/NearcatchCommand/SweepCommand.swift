@@ -30,6 +30,14 @@ package struct SweepCommand: AsyncParsableCommand {
     /// Reads and plans `specPath` into `folder`, refusing a run whose options the simulator would refuse.
     static func plan(_ specPath: String, into folder: String) throws -> (SweepFolder, [PlannedRun], SweepSpec) {
         let spec = try SweepSpec(contentsOf: specPath)
+        // A metric naming no path a summary can hold would be a column of "-" after the whole sweep has run.
+        for metric in spec.metrics {
+            for path in metric.paths where !Metric.path(path, isIn: SummaryShape.paths) {
+                let nearest = Metric.nearest(to: path, in: SummaryShape.paths).map { "; did you mean `\($0)`?" } ?? ""
+                throw SweepError.spec(specPath, "metric `\(metric.name)`: no run's summary has `\(path)`\(nearest) "
+                                      + "(docs/simulation.md, \"Summary\")")
+            }
+        }
         let eachSeed = SweepPlan.namesTheSeed(spec)
         for run in SweepPlan.runs(of: spec, version: NearcatchSim.version) where eachSeed || run.seed == spec.seeds[0] {
             do {

@@ -101,6 +101,16 @@ package struct Metric: Sendable, Equatable {
         return found
     }
 
+    /// Whether `path` is one of `shape`'s, where a `*` in the shape stands for any one key or position.
+    package static func path(_ path: String, isIn shape: Set<String>) -> Bool {
+        if shape.contains(path) { return true }
+        let keys = path.split(separator: ".", omittingEmptySubsequences: false)
+        return shape.contains { pattern in
+            let parts = pattern.split(separator: ".", omittingEmptySubsequences: false)
+            return parts.count == keys.count && zip(parts, keys).allSatisfy { $0 == "*" || $0 == $1 }
+        }
+    }
+
     /// The path of `candidates` nearest `path` by edit distance, the first in order among the nearest.
     package static func nearest(to path: String, in candidates: Set<String>) -> String? {
         candidates.min { (editDistance(path, $0), $0) < (editDistance(path, $1), $1) }

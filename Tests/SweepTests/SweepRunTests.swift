@@ -241,6 +241,24 @@ private final class DataBox: @unchecked Sendable {
         #expect(plan.allSatisfy { folder.result($0.id) != nil })
     }
 
+    /// A metric naming a path no summary can have is refused when the sweep is planned, before any run, with the
+    /// nearest path a summary can have; a dictionary's key (a device model) is a path it can have.
+    @Test func aMetricNoSummaryCanHaveIsRefusedAtPlanning() throws {
+        let dir = try SweepFixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let typo = SweepFixture.spec().replacingOccurrences(of: "\"bumps.recall\"", with: "\"r = bumps.recal * 2\"")
+        try Data(typo.utf8).write(to: URL(fileURLWithPath: dir + "/typo.toml"))
+        let planned = try SweepFixture.sim(["sweep", "plan", "typo.toml"], in: dir)
+        #expect(planned.status != 0)
+        #expect(planned.err.contains("metric `r`: no run's summary has `bumps.recal`; did you mean `bumps.recall`?"),
+                "\(planned.err)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/typo.sweep"))
+        let keyed = SweepFixture.spec().replacingOccurrences(of: "\"bumps.recall\"", with: "\"run.devices.iphone\"")
+        try Data(keyed.utf8).write(to: URL(fileURLWithPath: dir + "/keyed.toml"))
+        let fine = try SweepFixture.sim(["sweep", "plan", "keyed.toml"], in: dir)
+        #expect(fine.status == 0, "\(fine.err)")
+    }
+
     @Test func aSpecWhoseRunsTheSimulatorRefusesIsRefusedAtPlanning() throws {
         let dir = try SweepFixture.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
