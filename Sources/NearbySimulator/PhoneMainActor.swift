@@ -1,17 +1,48 @@
 import MainActorHook
 
-/// The room's thread stands for a phone's main thread while the room calls that phone's app: so code isolated to
-/// the main actor (an iOS view controller's, `@MainActor`) runs there, and Swift's run-time checks of that isolation
-/// (`MainActor.assumeIsolated`, a `@preconcurrency` conformance to a framework's delegate) pass inside such a call,
-/// as they do on a phone, and fail elsewhere as they would. Installed once, by the first room.
+/// A phone's main actor and its tasks, in the room. The room's thread stands for a phone's main thread while the
+/// room calls that phone's app, so:
+/// - Swift's run-time checks of main-actor isolation (`MainActor.assumeIsolated`, a `@preconcurrency` conformance
+///   to a framework's delegate) pass inside such a call, as on a phone, and fail elsewhere as they would;
+/// - a job an app's call starts on the main actor (`Task { @MainActor in }`, a hop back to it) or on the global
+///   executor (`Task { }`) runs on the room's clock as that phone, at the time it was started, instead of on
+///   another thread at real time; so does every job such a job starts, until it waits on real time
+///   (`Task.sleep`), after which it runs beside the room and the faces refuse what it asks (``AppProblem``).
+///
+/// Installed once, by the first room: Swift's runtime offers its jobs to the room first (docs/app-testing.md,
+/// "The main queue, timers and tasks").
 enum PhoneMainActor {
-    static let installed: Bool = {
+    static let installed: (isolation: Bool, mainJobs: Bool, globalJobs: Bool) = {
         mainIdentity = unsafeBitCast(MainActor.sharedUnownedExecutor, to: (UnsafeRawPointer?, UnsafeRawPointer?).self).0
-        return nearcatch_install_isolation_decider { executor in
+        let isolation = nearcatch_install_isolation_decider { executor in
             executor != nil && executor == mainIdentity && SimulatedDevice.current != nil ? 1 : 0
         } == 1
+        let takers = nearcatch_install_job_takers({ context, work in
+            guard let work, let device = SimulatedDevice.current, !device.isStopped else { return 0 }
+            device.schedule(after: 0) { runAsPhone(device) { work(context) } }
+            return 1
+        }, { job in
+            guard let job, let device = SimulatedDevice.current, !device.isStopped else { return 0 }
+            device.schedule(after: 0) { runAsPhone(device) { nearcatch_run_global_job(job) } }
+            return 1
+        })
+        return (isolation, takers & 1 != 0, takers & 2 != 0)
     }()
 
     // Written once, before the decider is installed; read only by it.
     nonisolated(unsafe) private static var mainIdentity: UnsafeRawPointer?
+
+    /// Runs a phone's job: while it runs, the thread is that phone's (a task's own context, inherited from a call
+    /// that has ended, does not say so).
+    private static func runAsPhone(_ device: SimulatedDevice, _ body: () -> Void) {
+        let previous = nearcatch_running_phone()
+        nearcatch_set_running_phone(Unmanaged.passUnretained(device).toOpaque())
+        defer { nearcatch_set_running_phone(previous) }
+        body()
+    }
+
+    /// The phone whose job this thread runs now, if any.
+    static var runningPhone: SimulatedDevice? {
+        nearcatch_running_phone().map { Unmanaged<SimulatedDevice>.fromOpaque($0).takeUnretainedValue() }
+    }
 }

@@ -42,11 +42,40 @@ private final class Log: @unchecked Sendable {
         #expect(room.appProblems.isEmpty)
     }
 
-    /// A framework call from a `Task` a phone's app started runs outside the room's call: it is refused and said,
-    /// naming the phone; the session it made has no token.
-    @Test func aTaskThatOutlivesTheCallIsRefusedAndSaid() async throws {
+    /// `Task { @MainActor in }` and `Task { }` made in a phone's call run on the room's clock as that phone, at the
+    /// call's time, on its main actor for the first; hops between the two (a `Task.yield()`) stay on the room's
+    /// thread; nothing runs before the room advances.
+    @Test func tasksRunOnTheRoomsClockAsThePhone() throws {
+        nonisolated(unsafe) let room = try room()
+        let log = Log()
+        room.advance(by: 1)
+        room.devices[1].perform {
+            Task { @MainActor in
+                log.entries.append((room.now, SimulatedDevice.current?.index))
+                await Task.yield()
+                log.entries.append((room.now, SimulatedDevice.current?.index))
+                #expect(NISession().discoveryToken != nil)
+            }
+            Task { log.entries.append((room.now, SimulatedDevice.current?.index)) }
+        }
+        #expect(log.entries.isEmpty)
+        room.advance(by: 0.5)
+        #expect(log.entries.count == 3 && log.entries.allSatisfy { $0.device == 1 && abs($0.time - 1) < 1e-9 },
+                "\(log.entries)")
+        #expect(room.appProblems.isEmpty, "\(room.appProblems)")
+    }
+
+    /// A task that waits on real time (`Task.sleep`) goes on beside the room: a framework call it makes then is
+    /// refused and said, naming the phone; the session it made has no token.
+    @Test func aTaskThatWaitsOnRealTimeIsRefusedAndSaid() async throws {
         let room = try room()
-        let task = room.devices[0].perform { Task { NISession().discoveryToken == nil } }
+        let task = room.devices[0].perform {
+            Task {
+                try? await Task.sleep(for: .milliseconds(1))
+                return NISession().discoveryToken == nil
+            }
+        }
+        room.advance(by: 0.1)
         #expect(await task.value)
         let problems = room.appProblems
         #expect(problems.count == 1 && problems.first?.kind == .workOutsideTheRoom && problems.first?.device == 0,

@@ -1,0 +1,135 @@
+#define _GNU_SOURCE
+#include "MainActorHook.h"
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* Swift's runtime hands a main-actor job to the main queue, and many a global one to a global queue, by calling
+   libdispatch's dispatch_async_f through its own import table: the one place such a job can be seen before it
+   leaves for another thread. The slot is
+   pointed at a function that offers the job to the room first. Global jobs have a hook of the runtime's own. */
+
+typedef void (*nearcatch_async_f)(void *queue, void *context, void (*work)(void *));
+static nearcatch_async_f real_async_f;
+static void *main_queue;
+static nearcatch_main_job_taker main_taker;
+static nearcatch_global_job_taker global_taker;
+static __thread void *running_phone;
+
+void *nearcatch_running_phone(void) { return running_phone; }
+void nearcatch_set_running_phone(void *phone) { running_phone = phone; }
+
+/* The runtime's own calls reach the global executor's queues this way too, past the global hook (a continuation
+   resumed, a task switching executors): offered the same. */
+static void offer_async_f(void *queue, void *context, void (*work)(void *)) {
+    if (main_taker != NULL && main_taker(context, work)) return;
+    real_async_f(queue, context, work);
+}
+
+struct nearcatch_patch {
+    const char *library;
+    const char *symbol;
+    void *replacement;
+    int patched;
+};
+
+#if defined(__x86_64__)
+#define NEARCATCH_JUMP_SLOT R_X86_64_JUMP_SLOT
+#define NEARCATCH_GLOB_DAT R_X86_64_GLOB_DAT
+#elif defined(__aarch64__)
+#define NEARCATCH_JUMP_SLOT R_AARCH64_JUMP_SLOT
+#define NEARCATCH_GLOB_DAT R_AARCH64_GLOB_DAT
+#else
+#define NEARCATCH_JUMP_SLOT 0xffffffffu
+#define NEARCATCH_GLOB_DAT 0xffffffffu
+#endif
+
+static uintptr_t absolute(uintptr_t value, uintptr_t base) { return value < base ? value + base : value; }
+
+static int patch_import(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    struct nearcatch_patch *patch = data;
+    if (info->dlpi_name == NULL || strstr(info->dlpi_name, patch->library) == NULL) return 0;
+    const ElfW(Dyn) *dynamic = NULL;
+    uintptr_t relro_start = 0, relro_end = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_DYNAMIC) dynamic = (const ElfW(Dyn) *)(info->dlpi_addr + ph->p_vaddr);
+        if (ph->p_type == PT_GNU_RELRO) {
+            relro_start = info->dlpi_addr + ph->p_vaddr;
+            relro_end = relro_start + ph->p_memsz;
+        }
+    }
+    if (dynamic == NULL) return 0;
+    const ElfW(Sym) *symbols = NULL;
+    const char *names = NULL;
+    const ElfW(Rela) *tables[2] = {NULL, NULL};
+    size_t sizes[2] = {0, 0};
+    for (const ElfW(Dyn) *d = dynamic; d->d_tag != DT_NULL; d++) {
+        switch (d->d_tag) {
+        case DT_SYMTAB: symbols = (const ElfW(Sym) *)absolute(d->d_un.d_ptr, info->dlpi_addr); break;
+        case DT_STRTAB: names = (const char *)absolute(d->d_un.d_ptr, info->dlpi_addr); break;
+        case DT_JMPREL: tables[0] = (const ElfW(Rela) *)absolute(d->d_un.d_ptr, info->dlpi_addr); break;
+        case DT_PLTRELSZ: sizes[0] = d->d_un.d_val; break;
+        case DT_RELA: tables[1] = (const ElfW(Rela) *)absolute(d->d_un.d_ptr, info->dlpi_addr); break;
+        case DT_RELASZ: sizes[1] = d->d_un.d_val; break;
+        default: break;
+        }
+    }
+    if (symbols == NULL || names == NULL) return 0;
+    long page = sysconf(_SC_PAGESIZE);
+    for (int t = 0; t < 2; t++) {
+        if (tables[t] == NULL) continue;
+        for (size_t k = 0; k < sizes[t] / sizeof(ElfW(Rela)); k++) {
+            const ElfW(Rela) *r = &tables[t][k];
+            uint32_t type = ELF64_R_TYPE(r->r_info);
+            if (type != NEARCATCH_JUMP_SLOT && type != NEARCATCH_GLOB_DAT) continue;
+            if (strcmp(names + symbols[ELF64_R_SYM(r->r_info)].st_name, patch->symbol) != 0) continue;
+            void **slot = (void **)(info->dlpi_addr + r->r_offset);
+            uintptr_t first = (uintptr_t)slot & ~(uintptr_t)(page - 1);
+            if (mprotect((void *)first, (size_t)page, PROT_READ | PROT_WRITE) != 0) continue;
+            *slot = patch->replacement;
+            if ((uintptr_t)slot >= relro_start && (uintptr_t)slot < relro_end) {
+                mprotect((void *)first, (size_t)page, PROT_READ);
+            }
+            patch->patched = 1;
+        }
+    }
+    return patch->patched;
+}
+
+typedef void (*nearcatch_global_original)(void *job) __attribute__((swiftcall));
+typedef void (*nearcatch_global_hook_t)(void *job, nearcatch_global_original original) __attribute__((swiftcall));
+extern nearcatch_global_hook_t swift_task_enqueueGlobal_hook __attribute__((weak));
+extern void swift_job_run(void *job, void *identity, void *witness) __attribute__((swiftcall, weak));
+
+static void __attribute__((swiftcall)) offer_global(void *job, nearcatch_global_original original) {
+    if (global_taker != NULL && global_taker(job)) return;
+    original(job);
+}
+
+void nearcatch_run_global_job(void *job) { swift_job_run(job, NULL, NULL); }
+
+int nearcatch_install_job_takers(nearcatch_main_job_taker main, nearcatch_global_job_taker global) {
+    int installed = 0;
+#if defined(__x86_64__) || defined(__aarch64__)
+    main_queue = dlsym(RTLD_DEFAULT, "_dispatch_main_q");
+    real_async_f = (nearcatch_async_f)dlsym(RTLD_DEFAULT, "dispatch_async_f");
+    if (main_queue != NULL && real_async_f != NULL) {
+        main_taker = main;
+        struct nearcatch_patch patch = {"libswift_Concurrency.so", "dispatch_async_f", (void *)offer_async_f, 0};
+        dl_iterate_phdr(patch_import, &patch);
+        if (patch.patched) installed |= 1;
+    }
+#endif
+    if (&swift_task_enqueueGlobal_hook != NULL && &swift_job_run != NULL) {
+        global_taker = global;
+        swift_task_enqueueGlobal_hook = offer_global;
+        installed |= 2;
+    }
+    return installed;
+}
