@@ -62,3 +62,29 @@ import Testing
         #expect(room.appProblems.isEmpty, "\(room.appProblems)")
     }
 }
+
+/// The file in today's style (ModernStyleApp.swift): its `Task { @MainActor in }` hops run on the room's clock.
+@MainActor @Suite struct ModernStyleTests {
+    @Test func eightPhonesRangeThroughTaskHops() throws {
+        var configuration = RoomConfiguration()
+        configuration.peers = 8
+        configuration.policy = .ideal
+        let room = try SimulatedRoom(configuration)
+        let models = room.devices.map { device in
+            device.perform {
+                let model = NearbyModel()
+                model.start(name: "phone-\(device.index)")
+                return model
+            }
+        }
+        room.advance(by: 20)
+        for (k, model) in models.enumerated() {
+            let others = Set((0..<8).filter { $0 != k }.map { "phone-\($0)" })
+            #expect(Set(model.distances.keys) == others, "phone-\(k): \(model.distances.keys.sorted())")
+            #expect(model.tokensReceived == 7)
+            // 20 updates a second asked for, over 20 s.
+            #expect(abs(model.accelerometerSamples - 400) <= 4, "phone-\(k): \(model.accelerometerSamples)")
+        }
+        #expect(room.appProblems.isEmpty, "\(room.appProblems)")
+    }
+}
