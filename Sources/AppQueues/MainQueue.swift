@@ -5,8 +5,9 @@ import Dispatch
 // block to run soon, on the phone, in order with the framework's callbacks. On Linux the real main queue runs on
 // another thread at real time, or never, beside the room. These overloads, which Swift prefers to Dispatch's own
 // for the closure forms (they take fewer defaulted arguments), put the block on the room's clock as the phone that
-// sent it; anywhere else they are Dispatch's. docs/app-testing.md, "The main queue, timers and tasks", says what
-// is covered and what is not.
+// sent it, without leaving Swift; the other forms the room takes where they reach libdispatch (PhoneMainActor).
+// Anywhere else they are Dispatch's. docs/app-testing.md, "The main queue, timers and tasks", says what is covered
+// and what is not.
 extension DispatchQueue {
     /// Dispatch's `async`; on a simulated phone's main queue, the block runs as that phone on the room's clock, at
     /// the time of the call, after what the room already has to do then.

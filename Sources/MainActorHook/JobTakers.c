@@ -133,3 +133,87 @@ int nearcatch_install_job_takers(nearcatch_main_job_taker main, nearcatch_global
     }
     return installed;
 }
+
+/* Blocks sent to the main queue by Swift's Dispatch overlay and by Foundation (a DispatchWorkItem, `asyncAfter`
+   with one, `OperationQueue.main`, `DispatchQueue.main.sync`) leave through their import tables the same way. */
+
+typedef void (*nearcatch_dispatch_async)(void *queue, void *block);
+typedef void (*nearcatch_dispatch_after)(uint64_t when, void *queue, void *block);
+typedef uint64_t (*nearcatch_dispatch_time)(uint64_t when, int64_t delta);
+static nearcatch_dispatch_async real_async;
+static nearcatch_dispatch_async real_sync;
+static nearcatch_dispatch_after real_after;
+static nearcatch_dispatch_time real_time;
+static nearcatch_block_taker block_taker;
+static nearcatch_phone_test in_phone;
+static void *(*block_copy)(const void *);
+static void (*block_release)(const void *);
+
+struct nearcatch_block {
+    void *isa;
+    int flags;
+    int reserved;
+    void (*invoke)(void *);
+};
+
+void nearcatch_run_block(void *block) {
+    ((struct nearcatch_block *)block)->invoke(block);
+    block_release(block);
+}
+
+static void offer_async(void *queue, void *block) {
+    if (queue == main_queue && block_taker != NULL) {
+        void *copy = block_copy(block);
+        if (block_taker(copy, 0)) return;
+        block_release(copy);
+    }
+    real_async(queue, block);
+}
+
+/* On a phone, the room's thread is its main thread: a block sent synchronously to the main queue runs at once. */
+static void offer_sync(void *queue, void *block) {
+    if (queue == main_queue && in_phone != NULL && in_phone()) {
+        ((struct nearcatch_block *)block)->invoke(block);
+        return;
+    }
+    real_sync(queue, block);
+}
+
+/* A deadline on the machine's uptime clock (its top bit clear) is a delay from now; a wall-clock one is left to
+   libdispatch. */
+static void offer_after(uint64_t when, void *queue, void *block) {
+    if (queue == main_queue && block_taker != NULL && (when >> 63) == 0) {
+        uint64_t now = real_time(0, 0);
+        double delay = when > now ? (double)(when - now) / 1e9 : 0;
+        void *copy = block_copy(block);
+        if (block_taker(copy, delay)) return;
+        block_release(copy);
+    }
+    real_after(when, queue, block);
+}
+
+int nearcatch_install_block_takers(nearcatch_block_taker taker, nearcatch_phone_test test) {
+    main_queue = dlsym(RTLD_DEFAULT, "_dispatch_main_q");
+    real_async = (nearcatch_dispatch_async)dlsym(RTLD_DEFAULT, "dispatch_async");
+    real_sync = (nearcatch_dispatch_async)dlsym(RTLD_DEFAULT, "dispatch_sync");
+    real_after = (nearcatch_dispatch_after)dlsym(RTLD_DEFAULT, "dispatch_after");
+    real_time = (nearcatch_dispatch_time)dlsym(RTLD_DEFAULT, "dispatch_time");
+    block_copy = (void *(*)(const void *))dlsym(RTLD_DEFAULT, "_Block_copy");
+    block_release = (void (*)(const void *))dlsym(RTLD_DEFAULT, "_Block_release");
+    if (main_queue == NULL || real_async == NULL || real_sync == NULL || real_after == NULL || real_time == NULL
+        || block_copy == NULL || block_release == NULL) return 0;
+    block_taker = taker;
+    in_phone = test;
+    int patched = 0;
+    const char *libraries[2] = {"libswiftDispatch.so", "libFoundation.so"};
+    for (int k = 0; k < 2; k++) {
+        struct nearcatch_patch async = {libraries[k], "dispatch_async", (void *)offer_async, 0};
+        dl_iterate_phdr(patch_import, &async);
+        struct nearcatch_patch sync = {libraries[k], "dispatch_sync", (void *)offer_sync, 0};
+        dl_iterate_phdr(patch_import, &sync);
+        struct nearcatch_patch after = {libraries[k], "dispatch_after", (void *)offer_after, 0};
+        dl_iterate_phdr(patch_import, &after);
+        patched += async.patched;
+    }
+    return patched;
+}

@@ -12,8 +12,8 @@ public struct AppProblem: Sendable, Equatable, CustomStringConvertible {
         /// A `Timer` scheduled on the run loop of the thread that advances the room (`Timer.scheduledTimer`,
         /// `RunLoop.current.add`): it would fire on the wall clock, never on the room's.
         case runLoopTimer
-        /// An `NISession` made outside any phone while a room advances: work sent to the real main queue (a
-        /// `DispatchWorkItem`, `OperationQueue.main`, `RunLoop.main.perform`) runs there, on no phone.
+        /// An `NISession` made outside any phone while a room advances: work on another queue, or sent to the main
+        /// thread by a means the room cannot reach (`RunLoop.main.perform`), runs there, on no phone.
         case sessionOffPhone
     }
 
@@ -100,10 +100,10 @@ extension SimulatedDevice {
         let rooms = AppProblems.roomsAdvancing
         guard rooms > 0 else { return }
         AppProblems.report(AppProblem(kind: .sessionOffPhone, device: nil, message: "\(what) was made on no "
-            + "phone while a room advanced: work sent to the real main queue (a DispatchWorkItem, "
-            + "OperationQueue.main, RunLoop.main.perform) runs there, on another thread, outside every phone; it "
-            + "has no hardware. Send it with DispatchQueue.main.async { } (the room runs the block as the phone "
-            + "that sent it) or make it in the delegate method (docs/app-testing.md, \"The main queue, timers and "
-            + "tasks\")"), in: nil)
+            + "phone while a room advanced: work on a queue other than the main one, or sent to the main thread by "
+            + "a means the room cannot reach (RunLoop.main.perform, a DispatchSource), runs on another thread, "
+            + "outside every phone; it has no hardware. Send it with DispatchQueue.main.async { } (the room runs the "
+            + "block as the phone that sent it) or make it in the delegate method (docs/app-testing.md, \"The main "
+            + "queue, timers and tasks\")"), in: nil)
     }
 }

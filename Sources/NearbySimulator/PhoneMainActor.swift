@@ -7,12 +7,15 @@ import MainActorHook
 /// - a job an app's call starts on the main actor (`Task { @MainActor in }`, a hop back to it) or on the global
 ///   executor (`Task { }`) runs on the room's clock as that phone, at the time it was started, instead of on
 ///   another thread at real time; so does every job such a job starts, until it waits on real time
-///   (`Task.sleep`), after which it runs beside the room and the faces refuse what it asks (``AppProblem``).
+///   (`Task.sleep`), after which it runs beside the room and the faces refuse what it asks (``AppProblem``);
+/// - a block a phone's app sends to the main queue through Dispatch's overlay or Foundation (a `DispatchWorkItem`,
+///   `asyncAfter`, `OperationQueue.main`) runs on the room's clock as that phone, and `DispatchQueue.main.sync`
+///   runs it at once.
 ///
 /// Installed once, by the first room: Swift's runtime offers its jobs to the room first (docs/app-testing.md,
 /// "The main queue, timers and tasks").
 enum PhoneMainActor {
-    static let installed: (isolation: Bool, mainJobs: Bool, globalJobs: Bool) = {
+    static let installed: (isolation: Bool, mainJobs: Bool, globalJobs: Bool, mainBlocks: Bool) = {
         mainIdentity = unsafeBitCast(MainActor.sharedUnownedExecutor, to: (UnsafeRawPointer?, UnsafeRawPointer?).self).0
         let isolation = nearcatch_install_isolation_decider { executor in
             executor != nil && executor == mainIdentity && SimulatedDevice.current != nil ? 1 : 0
@@ -26,7 +29,14 @@ enum PhoneMainActor {
             device.schedule(after: 0) { runAsPhone(device) { nearcatch_run_global_job(job) } }
             return 1
         })
-        return (isolation, takers & 1 != 0, takers & 2 != 0)
+        let blocks = nearcatch_install_block_takers({ block, delay in
+            guard let block, let device = SimulatedDevice.current, !device.isStopped else { return 0 }
+            // Read to the millisecond: the deadline was taken a moment before the call, and finer would make runs
+            // differ.
+            device.schedule(after: (delay * 1e3).rounded() / 1e3) { runAsPhone(device) { nearcatch_run_block(block) } }
+            return 1
+        }, { SimulatedDevice.current != nil ? 1 : 0 })
+        return (isolation, takers & 1 != 0, takers & 2 != 0, blocks > 0)
     }()
 
     // Written once, before the decider is installed; read only by it.

@@ -42,6 +42,28 @@ private final class Log: @unchecked Sendable {
         #expect(room.appProblems.isEmpty)
     }
 
+    /// The forms Dispatch and Foundation send to the main queue themselves (a `DispatchWorkItem`, `asyncAfter` with
+    /// one, `OperationQueue.main`) run as the phone on the room's clock too; `DispatchQueue.main.sync` runs at once,
+    /// the room's thread being the phone's main thread.
+    @Test func workItemsAndTheMainOperationQueueRunOnTheRoomsClock() throws {
+        nonisolated(unsafe) let room = try room()
+        let log = Log()
+        room.advance(by: 1)
+        room.devices[0].perform {
+            let item = DispatchWorkItem { log.entries.append((room.now, SimulatedDevice.current?.index)) }
+            DispatchQueue.main.asyncAfter(deadline: .now() + 0.3, execute: item)
+            DispatchQueue.main.async(execute: DispatchWorkItem { log.entries.append((room.now, SimulatedDevice.current?.index)) })
+            OperationQueue.main.addOperation { log.entries.append((room.now, SimulatedDevice.current?.index)) }
+            DispatchQueue.main.sync { log.entries.append((-1, SimulatedDevice.current?.index)) }
+        }
+        #expect(log.entries.count == 1 && log.entries.first?.time == -1 && log.entries.first?.device == 0)
+        room.advance(by: 1)
+        let times = log.entries.dropFirst().map { $0.time - 1 }
+        #expect(log.entries.allSatisfy { $0.device == 0 }, "\(log.entries)")
+        #expect(times.count == 3 && abs(times[0]) < 1e-9 && abs(times[1]) < 1e-9 && abs(times[2] - 0.3) < 1e-9,
+                "\(times)")
+    }
+
     /// `Task { @MainActor in }` and `Task { }` made in a phone's call run on the room's clock as that phone, at the
     /// call's time, on its main actor for the first; hops between the two (a `Task.yield()`) stay on the room's
     /// thread; nothing runs before the room advances.

@@ -28,4 +28,17 @@ void nearcatch_run_global_job(void *job);
 void *nearcatch_running_phone(void);
 void nearcatch_set_running_phone(void *phone);
 
+/* Offered a block bound for the main queue, copied (`nearcatch_run_block` runs and releases it), to run after
+   `delay` seconds: returns 1 when it takes it, or 0 (then the copy is released). */
+typedef int (*nearcatch_block_taker)(void *block, double delay);
+/* Whether the code running now is a phone's. */
+typedef int (*nearcatch_phone_test)(void);
+
+/* Puts the taker in front of the main queue for the blocks Swift's Dispatch overlay and Foundation send it
+   (`async`, `asyncAfter`, and `sync`, which runs a phone's block at once). Returns how many libraries it reached. */
+int nearcatch_install_block_takers(nearcatch_block_taker taker, nearcatch_phone_test test);
+
+/* Runs a block a taker took, and releases it. */
+void nearcatch_run_block(void *block);
+
 #endif
