@@ -14,6 +14,8 @@
    pointed at a function that offers the job to the room first. Global jobs have a hook of the runtime's own. */
 
 typedef void (*nearcatch_async_f)(void *queue, void *context, void (*work)(void *));
+typedef uint64_t (*nearcatch_time_f)(uint64_t when, int64_t delta);
+static int delay_until(uint64_t when, double *delay);
 static nearcatch_async_f real_async_f;
 static void *main_queue;
 static nearcatch_main_job_taker main_taker;
@@ -114,6 +116,29 @@ static void __attribute__((swiftcall)) offer_global(void *job, nearcatch_global_
 
 void nearcatch_run_global_job(void *job) { swift_job_run(job, NULL, NULL); }
 
+/* A task's sleep (`Task.sleep`) reaches libdispatch as a job after a deadline: on a phone, the wait is taken on
+   the room's clock instead. */
+typedef void (*nearcatch_after_f)(uint64_t when, void *queue, void *context, void (*work)(void *));
+static nearcatch_after_f real_after_f;
+static nearcatch_time_f time_f;
+static nearcatch_sleep_taker sleep_taker;
+
+static void offer_after_f(uint64_t when, void *queue, void *context, void (*work)(void *)) {
+    double delay = 0;
+    if (sleep_taker != NULL && delay_until(when, &delay) && sleep_taker(context, work, delay)) return;
+    real_after_f(when, queue, context, work);
+}
+
+int nearcatch_install_sleep_taker(nearcatch_sleep_taker taker) {
+    real_after_f = (nearcatch_after_f)dlsym(RTLD_DEFAULT, "dispatch_after_f");
+    time_f = (nearcatch_time_f)dlsym(RTLD_DEFAULT, "dispatch_time");
+    if (real_after_f == NULL || time_f == NULL) return 0;
+    sleep_taker = taker;
+    struct nearcatch_patch after = {"libswift_Concurrency.so", "dispatch_after_f", (void *)offer_after_f, 0};
+    dl_iterate_phdr(patch_import, &after);
+    return after.patched;
+}
+
 int nearcatch_install_job_takers(nearcatch_main_job_taker main, nearcatch_global_job_taker global) {
     int installed = 0;
 #if defined(__x86_64__) || defined(__aarch64__)
@@ -149,6 +174,19 @@ static nearcatch_phone_test in_phone;
 static void *(*block_copy)(const void *);
 static void (*block_release)(const void *);
 
+/* A deadline says its clock in its top two bits: none, the machine's uptime; 10, the monotonic clock; 11, the wall
+   clock (left to libdispatch, as is "forever"). Its delay, seconds, is read against that clock's now. */
+static int delay_until(uint64_t when, double *delay) {
+    static nearcatch_time_f now_of;
+    uint64_t clock = when & (3ull << 62);
+    if (now_of == NULL) now_of = (nearcatch_time_f)dlsym(RTLD_DEFAULT, "dispatch_time");
+    if (when == ~0ull || clock == (3ull << 62) || clock == (1ull << 62) || now_of == NULL) return 0;
+    uint64_t now = now_of(clock, 0);
+    if ((now & (3ull << 62)) != clock) return 0;
+    *delay = when > now ? (double)(when - now) / 1e9 : 0;
+    return 1;
+}
+
 struct nearcatch_block {
     void *isa;
     int flags;
@@ -179,12 +217,9 @@ static void offer_sync(void *queue, void *block) {
     real_sync(queue, block);
 }
 
-/* A deadline on the machine's uptime clock (its top bit clear) is a delay from now; a wall-clock one is left to
-   libdispatch. */
 static void offer_after(uint64_t when, void *queue, void *block) {
-    if (queue == main_queue && block_taker != NULL && (when >> 63) == 0) {
-        uint64_t now = real_time(0, 0);
-        double delay = when > now ? (double)(when - now) / 1e9 : 0;
+    double delay = 0;
+    if (queue == main_queue && block_taker != NULL && delay_until(when, &delay)) {
         void *copy = block_copy(block);
         if (block_taker(copy, delay)) return;
         block_release(copy);

@@ -6,8 +6,8 @@ import Synchronization
 /// in ``SimulatedRoom/appProblems`` for a test to check.
 public struct AppProblem: Sendable, Equatable, CustomStringConvertible {
     public enum Kind: String, Sendable, Equatable {
-        /// A framework call from a task that outlived the app's call by waiting on real time (`Task.sleep`): it runs
-        /// at real time on another thread, beside the room; it is refused.
+        /// A framework call from a task resumed from another thread (a real queue's callback): it runs at real time
+        /// on another thread, beside the room; it is refused.
         case workOutsideTheRoom
         /// A `Timer` scheduled on the run loop of the thread that advances the room (`Timer.scheduledTimer`,
         /// `RunLoop.current.add`): it would fire on the wall clock, never on the room's.
@@ -83,11 +83,10 @@ extension SimulatedDevice {
     @_spi(Faces)
     public static func admits(_ what: String) -> Bool {
         guard let device = outlivedCall else { return true }
-        device.report(.workOutsideTheRoom, "\(what) was called from a task the app started that waited on real "
-            + "time (Task.sleep) or was resumed from another thread: it runs at real time on another thread, beside "
-            + "the room, which cannot run it on its clock on Linux; the call is refused. Wait with "
-            + "DispatchQueue.main.asyncAfter(deadline:) instead (the room runs the block as the phone, on its clock) "
-            + "(docs/app-testing.md, \"The main queue, timers and tasks\")")
+        device.report(.workOutsideTheRoom, "\(what) was called from a task the app started that was resumed from "
+            + "another thread (a real queue's callback): it runs at real time on that thread, beside the room, which "
+            + "cannot run it on its clock; the call is refused. Resume it from the main queue, or from the room's "
+            + "calls (docs/app-testing.md, \"The main queue, timers and tasks\")")
         return false
     }
 

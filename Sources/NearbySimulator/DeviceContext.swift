@@ -5,8 +5,7 @@ import Synchronization
 /// makes its sessions and peers without naming a device (`NISession()`, `MCPeerID(displayName:)`), finds its own.
 ///
 /// A task-local, so a `Task { }` made inside such a call inherits it. The room runs such a task on its clock as the
-/// phone (``PhoneMainActor``); but once the task waits on real time it runs on another thread, after the call has
-/// returned. The call's ``AppCall`` tells the two apart: open while the room's call lasts, closed for ever after.
+/// phone (``PhoneMainActor``); but a task resumed from another thread runs there, after the call has returned. The call's ``AppCall`` tells the two apart: open while the room's call lasts, closed for ever after.
 struct DeviceContext: @unchecked Sendable {
     // Read and written only on the thread that advances the room; the task-local merely carries it there.
     weak var device: SimulatedDevice?
@@ -23,16 +22,15 @@ final class AppCall: Sendable {
 extension SimulatedDevice {
     /// The device whose app is running now: inside ``perform(_:)``, inside every call the room makes to this
     /// device's app, and inside the tasks such a call started while the room runs them. `nil` elsewhere, including
-    /// in a task that waited on real time and runs beside the room: see ``outlivedCall``.
+    /// in a task resumed from another thread, which runs beside the room: see ``outlivedCall``.
     public static var current: SimulatedDevice? {
         if let phone = PhoneMainActor.runningPhone { return phone }
         guard let context = DeviceContext.value, context.call.isOpen.load(ordering: .acquiring) else { return nil }
         return context.device
     }
 
-    /// The device whose app started the task running now, when that task outlived the app's call by waiting on
-    /// real time: it runs on another thread, outside the room's clock, so the faces refuse it and say why
-    /// (``AppProblem``).
+    /// The device whose app started the task running now, when that task outlived the app's call and was resumed
+    /// from another thread: it runs outside the room's clock, so the faces refuse it and say why (``AppProblem``).
     @_spi(Faces)
     public static var outlivedCall: SimulatedDevice? {
         guard PhoneMainActor.runningPhone == nil, let context = DeviceContext.value, !context.call.isOpen.load(ordering: .acquiring) else { return nil }

@@ -6,8 +6,9 @@ import MainActorHook
 ///   to a framework's delegate) pass inside such a call, as on a phone, and fail elsewhere as they would;
 /// - a job an app's call starts on the main actor (`Task { @MainActor in }`, a hop back to it) or on the global
 ///   executor (`Task { }`) runs on the room's clock as that phone, at the time it was started, instead of on
-///   another thread at real time; so does every job such a job starts, until it waits on real time
-///   (`Task.sleep`), after which it runs beside the room and the faces refuse what it asks (``AppProblem``);
+///   another thread at real time; so does every job such a job starts, and a task's sleep (`Task.sleep`) is on
+///   the room's clock; a task resumed from another thread (a real queue's callback) runs beside the room, and the
+///   faces refuse what it asks (``AppProblem``);
 /// - a block a phone's app sends to the main queue through Dispatch's overlay or Foundation (a `DispatchWorkItem`,
 ///   `asyncAfter`, `OperationQueue.main`) runs on the room's clock as that phone, and `DispatchQueue.main.sync`
 ///   runs it at once.
@@ -15,7 +16,7 @@ import MainActorHook
 /// Installed once, by the first room: Swift's runtime offers its jobs to the room first (docs/app-testing.md,
 /// "The main queue, timers and tasks").
 enum PhoneMainActor {
-    static let installed: (isolation: Bool, mainJobs: Bool, globalJobs: Bool, mainBlocks: Bool) = {
+    static let installed: (isolation: Bool, mainJobs: Bool, globalJobs: Bool, sleeps: Bool, mainBlocks: Bool) = {
         mainIdentity = unsafeBitCast(MainActor.sharedUnownedExecutor, to: (UnsafeRawPointer?, UnsafeRawPointer?).self).0
         let isolation = nearcatch_install_isolation_decider { executor in
             executor != nil && executor == mainIdentity && SimulatedDevice.current != nil ? 1 : 0
@@ -36,7 +37,13 @@ enum PhoneMainActor {
             device.schedule(after: (delay * 1e3).rounded() / 1e3) { runAsPhone(device) { nearcatch_run_block(block) } }
             return 1
         }, { SimulatedDevice.current != nil ? 1 : 0 })
-        return (isolation, takers & 1 != 0, takers & 2 != 0, blocks > 0)
+        let sleeps = nearcatch_install_sleep_taker { context, work, delay in
+            guard let work, let device = SimulatedDevice.current, !device.isStopped else { return 0 }
+            // Read to the millisecond, as asyncAfter's deadline is.
+            device.schedule(after: (delay * 1e3).rounded() / 1e3) { runAsPhone(device) { work(context) } }
+            return 1
+        } == 1
+        return (isolation, takers & 1 != 0, takers & 2 != 0, sleeps, blocks > 0)
     }()
 
     // Written once, before the decider is installed; read only by it.

@@ -87,13 +87,35 @@ private final class Log: @unchecked Sendable {
         #expect(room.appProblems.isEmpty, "\(room.appProblems)")
     }
 
-    /// A task that waits on real time (`Task.sleep`) goes on beside the room: a framework call it makes then is
-    /// refused and said, naming the phone; the session it made has no token.
-    @Test func aTaskThatWaitsOnRealTimeIsRefusedAndSaid() async throws {
+    /// A phone's task sleeps on the room's clock: `Task.sleep(for: .seconds(2))` wakes when the room has run 2 s.
+    @Test func aTaskSleepsOnTheRoomsClock() throws {
+        nonisolated(unsafe) let room = try room()
+        let log = Log()
+        room.advance(by: 1)
+        _ = room.devices[1].perform {
+            Task { @MainActor in
+                try await Task.sleep(for: .seconds(2))
+                log.entries.append((room.now, SimulatedDevice.current?.index))
+                try await Task.sleep(nanoseconds: 250_000_000)
+                log.entries.append((room.now, SimulatedDevice.current?.index))
+            }
+        }
+        room.advance(by: 1.5)
+        #expect(log.entries.isEmpty)
+        room.advance(by: 2)
+        #expect(log.entries.count == 2 && log.entries.allSatisfy { $0.device == 1 }
+                && abs(log.entries[0].time - 3) < 1e-9 && abs(log.entries[1].time - 3.25) < 1e-9, "\(log.entries)")
+    }
+
+    /// A task resumed from another thread (a real queue's callback) goes on beside the room: a framework call it
+    /// makes then is refused and said, naming the phone; the session it made has no token.
+    @Test func aTaskResumedFromAnotherThreadIsRefusedAndSaid() async throws {
         let room = try room()
         let task = room.devices[0].perform {
             Task {
-                try? await Task.sleep(for: .milliseconds(1))
+                await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                    DispatchQueue.global().async { done.resume() }
+                }
                 return NISession().discoveryToken == nil
             }
         }

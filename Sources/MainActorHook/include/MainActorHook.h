@@ -21,6 +21,12 @@ typedef int (*nearcatch_global_job_taker)(void *job);
    executor's. */
 int nearcatch_install_job_takers(nearcatch_main_job_taker main, nearcatch_global_job_taker global);
 
+/* Offered a job the runtime is to run after `delay` seconds (a task's sleep; `work(context)` runs it): 1 when it
+   takes it. */
+typedef int (*nearcatch_sleep_taker)(void *context, void (*work)(void *), double delay);
+/* Puts the taker in front of the runtime's delayed jobs. Returns 1 when installed. */
+int nearcatch_install_sleep_taker(nearcatch_sleep_taker taker);
+
 /* Runs a job taken from the global executor, as the global executor would. */
 void nearcatch_run_global_job(void *job);
 
