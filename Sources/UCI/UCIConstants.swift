@@ -5,6 +5,8 @@ package enum UCIGroup {
     package static let sessionConfig: UInt8 = 1
     package static let sessionControl: UInt8 = 2
     package static let dataControl: UInt8 = 3
+    /// Android's vendor group: what Android's UWB service sends beside FiRa's commands.
+    package static let android: UInt8 = 0x0C
 }
 
 package enum UCIOpcode {
@@ -16,6 +18,7 @@ package enum UCIOpcode {
     package static let setConfig: UInt8 = 4
     package static let getConfig: UInt8 = 5
     package static let genericError: UInt8 = 7
+    package static let queryTimestamp: UInt8 = 8
     // Session configuration.
     package static let sessionInit: UInt8 = 0
     package static let sessionDeinit: UInt8 = 1
@@ -25,6 +28,7 @@ package enum UCIOpcode {
     package static let sessionCount: UInt8 = 5
     package static let sessionState: UInt8 = 6
     package static let multicastList: UInt8 = 7
+    package static let queryDataSize: UInt8 = 0x0B
     // Session control.
     package static let sessionStart: UInt8 = 0
     package static let sessionInfo: UInt8 = 0
@@ -32,6 +36,9 @@ package enum UCIOpcode {
     package static let rangingCount: UInt8 = 3
     package static let dataCredit: UInt8 = 4
     package static let dataTransferStatus: UInt8 = 5
+    // Android's vendor group.
+    package static let androidGetPowerStats: UInt8 = 0
+    package static let androidSetCountryCode: UInt8 = 1
 }
 
 /// The data packet formats (the low four bits of a data packet's first byte).

@@ -209,6 +209,7 @@ extension UCIRoom {
         report(chip, &mineSession, reports, at: end, &out)
         chip.sessions[session.id] = mineSession
         airLog.append(air)
+        tally(air)
         // Every later round starts at or after the earliest next round of an active controller.
         let horizon = chips.values.flatMap { $0.sessions.values }.filter { $0.state == .active && $0.isController }
             .map { $0.id == session.id ? start + $0.interval : $0.nextRound }.min() ?? end

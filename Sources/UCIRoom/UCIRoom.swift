@@ -120,11 +120,20 @@ package final class UCIRoom {
         var dataJoin: DataJoin?
         /// The address of the session configured last, which the web API names the chip by.
         var lastAddress: UCIAddress?
+        /// When its host connected, seconds on the room's clock: the chip's own clock counts from there.
+        let since: Double
+        /// Microseconds it sent and received frames, and the rounds it woke for (Android's power statistics).
+        var transmitting = 0
+        var receiving = 0
+        var wakes = 0
+        /// The country its host set (Android's vendor command), two ASCII letters.
+        var countryCode: [UInt8]?
 
-        init(id: Int, pose: Pose, radio: DeviceRadio) {
+        init(id: Int, pose: Pose, radio: DeviceRadio, since: Double) {
             self.id = id
             self.pose = pose
             self.radio = radio
+            self.since = since
         }
 
         /// The default address, before any session gave one: the chip's number from 1, two bytes.
@@ -157,7 +166,7 @@ package final class UCIRoom {
         let id = nextChip
         nextChip += 1
         let radio = try DeviceRadio(id: UInt64(id), runSeed: settings.seed, configuration: settings.radio)
-        chips[id] = Chip(id: id, pose: defaultPose(id), radio: radio)
+        chips[id] = Chip(id: id, pose: defaultPose(id), radio: radio, since: time)
         var out: [UCIOutgoing] = []
         notify(id, UCIGroup.core, UCIOpcode.deviceStatus, [UCIDeviceState.ready.rawValue], time, &out)
         return (id, out)
@@ -219,7 +228,7 @@ package final class UCIRoom {
         out.append(UCIOutgoing(device: device, message: UCIMessage(type: .notification, group: group, opcode: opcode, payload: payload), time: time))
     }
 
-    private func respond(_ device: Int, _ command: UCIMessage, _ payload: [UInt8], _ time: Double, _ out: inout [UCIOutgoing]) {
+    func respond(_ device: Int, _ command: UCIMessage, _ payload: [UInt8], _ time: Double, _ out: inout [UCIOutgoing]) {
         out.append(UCIOutgoing(device: device, message: UCIMessage(type: .response, group: command.group, opcode: command.opcode, payload: payload), time: time))
     }
 
@@ -409,6 +418,30 @@ package final class UCIRoom {
             w.u32(session.rangingCount)
             respond(d, m, w.bytes, time, &out)
 
+        case (UCIGroup.core, UCIOpcode.queryTimestamp):
+            guard m.payload.isEmpty else { return refuse(.invalidMessageSize, [UInt8](repeating: 0, count: 8)) }
+            var w = UCIByteWriter()
+            w.u8(UCIStatus.ok.rawValue)
+            w.u64(chip.microseconds(at: time))
+            respond(d, m, w.bytes, time, &out)
+
+        case (UCIGroup.sessionConfig, UCIOpcode.queryDataSize):
+            guard let id = r.u32(), r.remaining == 0 else { return refuse(.invalidMessageSize) }
+            var w = UCIByteWriter()
+            w.u32(id)
+            guard chip.sessions[id] != nil else {
+                counters.badCommands += 1
+                w.u8(UCIStatus.sessionNotExist.rawValue)
+                w.u16(0)
+                return respond(d, m, w.bytes, time, &out)
+            }
+            w.u8(UCIStatus.ok.rawValue)
+            w.u16(UInt16(Self.largestDataPayload))
+            respond(d, m, w.bytes, time, &out)
+
+        case (UCIGroup.android, _):
+            android(m, chip, time, &out)
+
         case (UCIGroup.core, _), (UCIGroup.sessionConfig, _), (UCIGroup.sessionControl, _), (UCIGroup.dataControl, _):
             refuse(.unknownOpcode)
         default:
@@ -487,6 +520,9 @@ package final class UCIRoom {
     }
 
     /// CORE_GET_CAPS_INFO's TLVs.
+    /// The largest application data a data packet, or a ranging round, carries, bytes.
+    static let largestDataPayload = 1_024
+
     static let capabilities: [UInt8] = {
         var tlvs: [[UInt8]] = []
         tlvs.append([0x02, 1, 0x03])  // device roles: responder, initiator
@@ -496,7 +532,7 @@ package final class UCIRoom {
         tlvs.append([0x10, 1, 0x01])  // angle of arrival
         tlvs.append([0x11, 1, 0x01])  // extended MAC addresses
         tlvs.append([0x12, 2, 0xFF, 0x00])  // largest control payload, 255
-        tlvs.append([0x13, 2, 0x00, 0x04])  // largest data packet payload, 1,024
+        tlvs.append([0x13, 2, UInt8(largestDataPayload & 0xFF), UInt8(largestDataPayload >> 8)])  // data packet payload
         return [UInt8(tlvs.count)] + tlvs.joined()
     }()
 }
