@@ -87,6 +87,32 @@ private final class Log: @unchecked Sendable {
         #expect(room.appProblems.isEmpty, "\(room.appProblems)")
     }
 
+    /// Structured concurrency inside a phone's task stays on the room's thread as the phone: `async let` children, a
+    /// task group's children and `await MainActor.run { }` all run at the call's time, before the room moves on.
+    @Test func childTasksAndMainActorHopsStayOnTheRoomsClock() throws {
+        nonisolated(unsafe) let room = try room()
+        let log = Log()
+        room.advance(by: 1)
+        @Sendable func note() -> Int {
+            log.entries.append((room.now, SimulatedDevice.current?.index))
+            return 1
+        }
+        _ = room.devices[1].perform {
+            Task {
+                async let a = note()
+                let b = await withTaskGroup(of: Int.self) { group in
+                    for _ in 0..<2 { group.addTask { note() } }
+                    return await group.reduce(0, +)
+                }
+                let c = await MainActor.run { note() }
+                #expect(await a + b + c == 4)
+            }
+        }
+        room.advance(by: 0.5)
+        #expect(log.entries.count == 4 && log.entries.allSatisfy { $0.device == 1 && abs($0.time - 1) < 1e-9 },
+                "\(log.entries)")
+    }
+
     /// A phone's task sleeps on the room's clock: `Task.sleep(for: .seconds(2))` wakes when the room has run 2 s.
     @Test func aTaskSleepsOnTheRoomsClock() throws {
         nonisolated(unsafe) let room = try room()
