@@ -225,7 +225,7 @@ package.targets += [
     // Apple's enums as Apple declares them, in C (open enums), so that Swift treats them as non-frozen.
     .target(name: "FrameworkEnums"),
     // The main queue of a phone's app on the room's clock; every face re-exports it.
-    .target(name: "AppQueues", dependencies: ["NearbySimulator"]),
+    .target(name: "AppQueues", dependencies: ["MainActorHook", "NearbySimulator"]),
     .target(name: "NearbyInteraction", dependencies: ["AppQueues", "FrameworkEnums", "NearbySimulator", "simd"]),
     .target(name: "MultipeerConnectivity", dependencies: ["AppQueues", "FrameworkEnums", "NearbySimulator"]),
     .target(name: "CoreMotion", dependencies: ["AppQueues", "DeviceInterface", "FrameworkEnums", "NearbySimulator"]),

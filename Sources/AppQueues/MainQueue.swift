@@ -1,4 +1,5 @@
 import Dispatch
+import MainActorHook
 @_spi(Faces) import NearbySimulator
 
 // An iOS app's file hops to its main queue (`DispatchQueue.main.async { }`, `asyncAfter(deadline:)`) and expects the
@@ -20,14 +21,15 @@ extension DispatchQueue {
     }
 
     /// Dispatch's `asyncAfter(deadline:)`; on a simulated phone's main queue, the block runs as that phone when the
-    /// room's clock has gone on by the deadline's delay, read to the millisecond (`.now() + 0.5` is taken a moment
-    /// before this call: reading it finer would make runs differ).
+    /// room's clock has gone on by the deadline's delay (a phone's `DispatchTime.now()` reads the room's clock, so
+    /// `.now() + 0.5` is 0.5 s of it exactly).
     public func asyncAfter(deadline: DispatchTime, execute work: @escaping @Sendable @convention(block) () -> Void) {
         if let device = phoneOfMainQueue("DispatchQueue.main.asyncAfter") {
-            let now = DispatchTime.now().uptimeNanoseconds
-            let nanoseconds = deadline.uptimeNanoseconds > now ? deadline.uptimeNanoseconds - now : 0
-            device.schedule(after: (Double(nanoseconds) / 1e6).rounded() / 1e3, work)
-            return
+            var delay = 0.0
+            if nearcatch_delay_until(deadline.rawValue, &delay) != 0 {
+                device.schedule(after: delay, work)
+                return
+            }
         }
         asyncAfter(deadline: deadline, qos: .unspecified, flags: [], execute: work)
     }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Swift's runtime hands a main-actor job to the main queue, and many a global one to a global queue, by calling
@@ -16,11 +17,28 @@
 typedef void (*nearcatch_async_f)(void *queue, void *context, void (*work)(void *));
 typedef uint64_t (*nearcatch_time_f)(uint64_t when, int64_t delta);
 static int delay_until(uint64_t when, double *delay);
+int nearcatch_delay_until(uint64_t when, double *delay) { return delay_until(when, delay); }
 static nearcatch_async_f real_async_f;
 static void *main_queue;
 static nearcatch_main_job_taker main_taker;
 static nearcatch_global_job_taker global_taker;
 static __thread void *running_phone;
+
+/* A phone's code reads its clocks as the room's: while the room runs a phone's call or job, every clock Swift's
+   runtime and Dispatch's overlay read (`ContinuousClock.now`, `DispatchTime.now()`) gives one reading, the room's
+   time since a base taken when the takers were installed. So a deadline made there (`Task.sleep(for:)`,
+   `.now() + 0.5`) is the room's time plus the delay, and the delay is read back exactly, however long the call took
+   on the machine. 0: not in a phone's call. */
+static __thread uint64_t phone_now;
+static uint64_t clock_base;
+
+uint64_t nearcatch_set_phone_time(double seconds) {
+    uint64_t previous = phone_now;
+    phone_now = seconds < 0 ? 0 : clock_base + (uint64_t)(seconds * 1e9 + 0.5);
+    return previous;
+}
+
+void nearcatch_restore_phone_time(uint64_t previous) { phone_now = previous; }
 
 void *nearcatch_running_phone(void) { return running_phone; }
 void nearcatch_set_running_phone(void *phone) { running_phone = phone; }
@@ -129,6 +147,27 @@ static void offer_after_f(uint64_t when, void *queue, void *context, void (*work
     real_after_f(when, queue, context, work);
 }
 
+typedef int (*nearcatch_clock_gettime_t)(clockid_t clock, struct timespec *time);
+static nearcatch_clock_gettime_t real_clock_gettime;
+
+static int phone_clock_gettime(clockid_t clock, struct timespec *time) {
+    if (phone_now != 0 && time != NULL
+        && (clock == CLOCK_MONOTONIC || clock == CLOCK_BOOTTIME || clock == CLOCK_MONOTONIC_RAW)) {
+        time->tv_sec = (time_t)(phone_now / 1000000000ull);
+        time->tv_nsec = (long)(phone_now % 1000000000ull);
+        return 0;
+    }
+    return real_clock_gettime(clock, time);
+}
+
+static uint64_t phone_dispatch_time(uint64_t when, int64_t delta) {
+    if (phone_now != 0 && when == 0) {
+        int64_t at = (int64_t)phone_now + delta;
+        return at < 0 ? 0 : (uint64_t)at;
+    }
+    return time_f(when, delta);
+}
+
 int nearcatch_install_sleep_taker(nearcatch_sleep_taker taker) {
     real_after_f = (nearcatch_after_f)dlsym(RTLD_DEFAULT, "dispatch_after_f");
     time_f = (nearcatch_time_f)dlsym(RTLD_DEFAULT, "dispatch_time");
@@ -136,6 +175,16 @@ int nearcatch_install_sleep_taker(nearcatch_sleep_taker taker) {
     sleep_taker = taker;
     struct nearcatch_patch after = {"libswift_Concurrency.so", "dispatch_after_f", (void *)offer_after_f, 0};
     dl_iterate_phdr(patch_import, &after);
+    real_clock_gettime = (nearcatch_clock_gettime_t)dlsym(RTLD_DEFAULT, "clock_gettime");
+    if (real_clock_gettime != NULL) {
+        struct timespec base;
+        real_clock_gettime(CLOCK_MONOTONIC, &base);
+        clock_base = (uint64_t)base.tv_sec * 1000000000ull + (uint64_t)base.tv_nsec;
+        struct nearcatch_patch clock = {"libswift_Concurrency.so", "clock_gettime", (void *)phone_clock_gettime, 0};
+        dl_iterate_phdr(patch_import, &clock);
+        struct nearcatch_patch now = {"libswiftDispatch.so", "dispatch_time", (void *)phone_dispatch_time, 0};
+        dl_iterate_phdr(patch_import, &now);
+    }
     return after.patched;
 }
 
@@ -181,6 +230,11 @@ static int delay_until(uint64_t when, double *delay) {
     uint64_t clock = when & (3ull << 62);
     if (now_of == NULL) now_of = (nearcatch_time_f)dlsym(RTLD_DEFAULT, "dispatch_time");
     if (when == ~0ull || clock == (3ull << 62) || clock == (1ull << 62) || now_of == NULL) return 0;
+    if (phone_now != 0) {
+        uint64_t at = when & ~(3ull << 62);
+        *delay = at > phone_now ? (double)(at - phone_now) / 1e9 : 0;
+        return 1;
+    }
     uint64_t now = now_of(clock, 0);
     if ((now & (3ull << 62)) != clock) return 0;
     *delay = when > now ? (double)(when - now) / 1e9 : 0;

@@ -1,3 +1,4 @@
+import MainActorHook
 import Synchronization
 
 /// Which device's app is running now: set while the room calls an app (its delegates, sessions, timers, samples)
@@ -41,7 +42,11 @@ extension SimulatedDevice {
     /// it, belongs to this device (the Apple-shaped faces, docs/app-testing.md, find their device this way).
     public func perform<T>(_ body: () throws -> T) rethrows -> T {
         let call = AppCall()
-        defer { call.isOpen.store(false, ordering: .releasing) }
+        let clock = nearcatch_set_phone_time(room?.now ?? -1)
+        defer {
+            call.isOpen.store(false, ordering: .releasing)
+            nearcatch_restore_phone_time(clock)
+        }
         return try DeviceContext.$value.withValue(DeviceContext(device: self, call: call)) { try body() }
     }
 }

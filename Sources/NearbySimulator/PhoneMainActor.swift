@@ -32,15 +32,12 @@ enum PhoneMainActor {
         })
         let blocks = nearcatch_install_block_takers({ block, delay in
             guard let block, let device = SimulatedDevice.current, !device.isStopped else { return 0 }
-            // Read to the millisecond: the deadline was taken a moment before the call, and finer would make runs
-            // differ.
-            device.schedule(after: (delay * 1e3).rounded() / 1e3) { runAsPhone(device) { nearcatch_run_block(block) } }
+            device.schedule(after: delay) { runAsPhone(device) { nearcatch_run_block(block) } }
             return 1
         }, { SimulatedDevice.current != nil ? 1 : 0 })
         let sleeps = nearcatch_install_sleep_taker { context, work, delay in
             guard let work, let device = SimulatedDevice.current, !device.isStopped else { return 0 }
-            // Read to the millisecond, as asyncAfter's deadline is.
-            device.schedule(after: (delay * 1e3).rounded() / 1e3) { runAsPhone(device) { work(context) } }
+            device.schedule(after: delay) { runAsPhone(device) { work(context) } }
             return 1
         } == 1
         return (isolation, takers & 1 != 0, takers & 2 != 0, sleeps, blocks > 0)
@@ -54,7 +51,11 @@ enum PhoneMainActor {
     private static func runAsPhone(_ device: SimulatedDevice, _ body: () -> Void) {
         let previous = nearcatch_running_phone()
         nearcatch_set_running_phone(Unmanaged.passUnretained(device).toOpaque())
-        defer { nearcatch_set_running_phone(previous) }
+        let clock = nearcatch_set_phone_time(device.room?.now ?? -1)
+        defer {
+            nearcatch_set_running_phone(previous)
+            nearcatch_restore_phone_time(clock)
+        }
         body()
     }
 

@@ -47,4 +47,14 @@ int nearcatch_install_block_takers(nearcatch_block_taker taker, nearcatch_phone_
 /* Runs a block a taker took, and releases it. */
 void nearcatch_run_block(void *block);
 
+/* While a phone's call or job runs on this thread, its clocks read the room's time `seconds` (a negative value: not
+   a phone's call); returns the previous setting, to restore. */
+#include <stdint.h>
+uint64_t nearcatch_set_phone_time(double seconds);
+void nearcatch_restore_phone_time(uint64_t previous);
+
+/* The delay, seconds, until a libdispatch deadline, read on the phone's clock in a phone's call: 0 when the
+   deadline is on the wall clock or "forever". */
+int nearcatch_delay_until(uint64_t when, double *delay);
+
 #endif
