@@ -213,11 +213,9 @@ int nearcatch_install_job_takers(nearcatch_main_job_taker main, nearcatch_global
 
 typedef void (*nearcatch_dispatch_async)(void *queue, void *block);
 typedef void (*nearcatch_dispatch_after)(uint64_t when, void *queue, void *block);
-typedef uint64_t (*nearcatch_dispatch_time)(uint64_t when, int64_t delta);
 static nearcatch_dispatch_async real_async;
 static nearcatch_dispatch_async real_sync;
 static nearcatch_dispatch_after real_after;
-static nearcatch_dispatch_time real_time;
 static nearcatch_block_taker block_taker;
 static nearcatch_phone_test in_phone;
 static void *(*block_copy)(const void *);
@@ -286,10 +284,9 @@ int nearcatch_install_block_takers(nearcatch_block_taker taker, nearcatch_phone_
     real_async = (nearcatch_dispatch_async)dlsym(RTLD_DEFAULT, "dispatch_async");
     real_sync = (nearcatch_dispatch_async)dlsym(RTLD_DEFAULT, "dispatch_sync");
     real_after = (nearcatch_dispatch_after)dlsym(RTLD_DEFAULT, "dispatch_after");
-    real_time = (nearcatch_dispatch_time)dlsym(RTLD_DEFAULT, "dispatch_time");
     block_copy = (void *(*)(const void *))dlsym(RTLD_DEFAULT, "_Block_copy");
     block_release = (void (*)(const void *))dlsym(RTLD_DEFAULT, "_Block_release");
-    if (main_queue == NULL || real_async == NULL || real_sync == NULL || real_after == NULL || real_time == NULL
+    if (main_queue == NULL || real_async == NULL || real_sync == NULL || real_after == NULL
         || block_copy == NULL || block_release == NULL) return 0;
     block_taker = taker;
     in_phone = test;

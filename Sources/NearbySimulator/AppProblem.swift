@@ -33,26 +33,12 @@ public struct AppProblem: Sendable, Equatable, CustomStringConvertible {
 @_spi(Faces)
 public enum AppProblems {
     private static let said = Mutex<Set<AppProblem.Kind>>([])
-    /// The rooms advancing now, on any thread.
-    private static let advancing = Mutex<[AdvancingRoom]>([])
+    /// How many rooms are advancing now, on any thread.
+    private static let advancing = Atomic<Int>(0)
 
-    private struct AdvancingRoom: @unchecked Sendable {
-        // Only `record`, which locks, is called on it from other threads.
-        weak var room: SimulatedRoom?
-    }
-
-    static func began(_ room: SimulatedRoom) {
-        advancing.withLock { $0.append(AdvancingRoom(room: room)) }
-    }
-
-
-    static var roomsAdvancing: Int { advancing.withLock { $0.count } }
-
-    static func ended(_ room: SimulatedRoom) {
-        advancing.withLock { rooms in
-            if let i = rooms.lastIndex(where: { $0.room === room }) { rooms.remove(at: i) }
-        }
-    }
+    static func began() { advancing.add(1, ordering: .relaxed) }
+    static func ended() { advancing.subtract(1, ordering: .relaxed) }
+    static var roomsAdvancing: Int { advancing.load(ordering: .relaxed) }
 
     /// What happened on no phone, beside whichever rooms advanced then.
     static let onNoPhone = Mutex<[AppProblem]>([])

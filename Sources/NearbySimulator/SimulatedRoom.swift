@@ -259,8 +259,8 @@ public final class SimulatedRoom {
 
     /// Runs the room until `time` on its virtual clock (at most ``RoomConfiguration/horizon``).
     public func run(until time: Double) {
-        AppProblems.began(self)
-        defer { AppProblems.ended(self) }
+        AppProblems.began()
+        defer { AppProblems.ended() }
         cluster.run(until: min(time, configuration.horizon))
         checkRunLoopTimers()
     }
