@@ -142,7 +142,7 @@ let package = Package(
             dependencies: [
                 "Calibration", "Radio", "Geometry", "Discovery", "DiscoveryRun", "MulticastTransport", "SimulatedNetwork",
                 "TransportCore",
-                "Planning", "Simulation", "UDPRun", "World", "Bump", "Report", "UCIRoom", "UCIServer", "Sweep",
+                "Planning", "Simulation", "UDPRun", "World", "Bump", "Report", "UCI", "UCIRoom", "UCIServer", "Sweep",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -2,6 +2,7 @@ import ArgumentParser
 import DeviceInterface
 import Foundation
 import Radio
+import UCI
 import UCIRoom
 import UCIServer
 import World
@@ -26,6 +27,10 @@ package struct UCICommand: AsyncParsableCommand, Sendable {
 
     @Option(name: .customLong("web-port"), parsing: .unconditional, help: "TCP port of pica's HTTP API (0 picks a free one); none without it.")
     var webPort: Int?
+
+    @Option(name: .customLong("uci-version"),
+            help: "The UCI the chips speak: 2.0 (the default, as current Android expects: session handles, 2.0 caps and multicast-list layouts), 1.1 (sessions named by their ids), or pica (what pica answers at its HEAD, for hosts written against it) (docs/uci.md).")
+    var uciVersion: UCIVersion = .v2_0
 
     @Option(parsing: .unconditional, help: "Run seed; the same seed and the same commands give the same measurements.")
     var seed: UInt64 = 1
@@ -60,7 +65,8 @@ package struct UCICommand: AsyncParsableCommand, Sendable {
         return "nearcatch-sim uci: \(c.packetsReceived) packets in, \(c.malformedPackets) malformed, \(c.badCommands) commands refused, "
             + "\(c.commandsInWrongState) in the wrong state, \(c.badDataPackets) data packets refused; \(c.rounds) rounds, "
             + "\(c.exchanges) exchanges (\(c.lostExchanges) lost to the link, \(c.collidedExchanges) to collisions), "
-            + "\(c.notifications) notifications; data \(c.dataDelivered) delivered, \(c.dataDropped) dropped" + late
+            + "\(c.notifications) notifications; data \(c.dataDelivered) delivered, \(c.dataDropped) dropped, "
+            + "\(c.dataMisaddressed) misaddressed" + late
     }
 
     package func validate() throws {
@@ -101,6 +107,7 @@ package struct UCICommand: AsyncParsableCommand, Sendable {
         }
         var settings = UCIRoomSettings()
         settings.seed = seed
+        settings.version = uciVersion
         settings.radio.linkModel = link
         settings.radio.deviceProfiles = deviceProfile.profiles
         settings.spacing = spacing
@@ -154,3 +161,5 @@ package struct UCICommand: AsyncParsableCommand, Sendable {
         }
     }
 }
+
+extension UCIVersion: ExpressibleByArgument {}

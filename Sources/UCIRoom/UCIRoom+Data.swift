@@ -107,7 +107,20 @@ extension UCIRoom {
         guard session.outbox.count < Self.outboxLimit else {
             return refuseData(handle, sequence, TransferStatus.errorNoCredit, chip, time, &out)
         }
-        session.outbox.append(UCISession.OutgoingData(destination: dst, sequence: sequence, data: data))
+        // A session's peers are its destinations (a controlee's, its controller). A session of one peer can send
+        // to no other, so a message it addresses elsewhere goes to that peer, counted (pica's hosts write the
+        // address big-endian, and pica ignores it); with several, an address that names none is refused at once.
+        let peers = session.destinations ?? []
+        let destination: UInt64
+        if peers.contains(where: { $0.value == dst }) {
+            destination = dst
+        } else if peers.count == 1 {
+            destination = peers[0].value
+            counters.dataMisaddressed += 1
+        } else {
+            return refuseData(handle, sequence, TransferStatus.errorRejected, chip, time, &out)
+        }
+        session.outbox.append(UCISession.OutgoingData(destination: destination, sequence: sequence, data: data))
         chip.sessions[handle] = session
     }
 }

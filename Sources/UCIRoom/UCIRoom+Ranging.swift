@@ -86,11 +86,11 @@ extension UCIRoom {
         active = []
         for chip in chips.values.sorted(by: { $0.id < $1.id }) {
             for s in chip.sessions.values where s.state == .active {
-                active.append((chip, s.id))
+                active.append((chip, s.token))
             }
             for s in chip.sessions.values where s.state == .active && !s.isController {
                 guard let a = s.deviceAddress else { continue }
-                controlees[ControleeKey(session: s.id, address: a), default: []].append(Participant(chip: chip, session: s.id))
+                controlees[ControleeKey(session: s.id, address: a), default: []].append(Participant(chip: chip, session: s.token))
             }
         }
         controleesDirty = false
@@ -110,7 +110,7 @@ extension UCIRoom {
         }
         let f = start + Double(parts.count + 1) * slot
         frames.append(AirFrame(sender: chip.id, start: f, end: f + airtime, channel: session.channel, receivers: present))
-        return AirRound(controller: chip.id, session: session.id, start: start, end: start + session.roundDuration, frames: frames)
+        return AirRound(controller: chip.id, session: session.token, start: start, end: start + session.roundDuration, frames: frames)
     }
 
     /// The rounds sharing the air with `round`: those already run, and the next of every other active controller.
@@ -119,10 +119,10 @@ extension UCIRoom {
         var result = airLog.filter { $0.start < round.end && $0.end > round.start }
         for chip in chips.values {
             for s in chip.sessions.values where s.state == .active && s.isController {
-                if chip.id == round.controller && s.id == round.session { continue }
+                if chip.id == round.controller && s.token == round.session { continue }
                 let start = s.nextRound
                 guard start < round.end, start + s.roundDuration > round.start else { continue }
-                let key = LinkKey(initiator: chip.id, responder: Int(s.id))
+                let key = LinkKey(initiator: chip.id, responder: Int(s.token))
                 if let cached = planned[key], cached.round.start == start, cached.generation == controleesGeneration {
                     result.append(cached.round)
                     continue
@@ -186,8 +186,8 @@ extension UCIRoom {
                                            controllerAddress: own, controleeAddress: destinations[k]) {
                 mine = a
                 theirs = b
-                carryData(from: chip, session.id, to: part.chip, part.session, at: end, &out)
-                carryData(from: part.chip, part.session, to: chip, session.id, at: end, &out)
+                carryData(from: chip, session.token, to: part.chip, part.session, at: end, &out)
+                carryData(from: part.chip, part.session, to: chip, session.token, at: end, &out)
             } else {
                 counters.lostExchanges += 1
                 mine = .timeout(destinations[k])
@@ -203,16 +203,16 @@ extension UCIRoom {
             peer.watchdog = end + 1.5 * peer.interval
             part.chip.sessions[part.session] = peer
         }
-        var mineSession = chip.sessions[session.id]!
+        var mineSession = chip.sessions[session.token]!
         mineSession.rangingCount &+= 1
         expireData(chip, &mineSession, at: end, &out)
         report(chip, &mineSession, reports, at: end, &out)
-        chip.sessions[session.id] = mineSession
+        chip.sessions[session.token] = mineSession
         airLog.append(air)
         tally(air)
         // Every later round starts at or after the earliest next round of an active controller.
         let horizon = chips.values.flatMap { $0.sessions.values }.filter { $0.state == .active && $0.isController }
-            .map { $0.id == session.id ? start + $0.interval : $0.nextRound }.min() ?? end
+            .map { $0.token == session.token ? start + $0.interval : $0.nextRound }.min() ?? end
         airLog.removeAll { $0.end <= min(horizon, start) }
     }
 
@@ -260,7 +260,7 @@ extension UCIRoom {
         var w = UCIByteWriter()
         w.u32(session.sequence)
         session.sequence &+= 1
-        w.u32(session.id)
+        w.u32(session.token)
         w.u8(0)  // rcr indicator
         w.u32(UInt32(min(session.interval * 1000, Double(UInt32.max)).rounded()))
         w.u8(1)  // two-way
@@ -286,7 +286,7 @@ extension UCIRoom {
             w.u32(toSession)
             w.u8(0)
             w.u64(source)
-            w.u16(item.sequence)
+            w.u16(settings.version.carriesSenderSequence ? item.sequence : 1)
             w.u16(UInt16(truncatingIfNeeded: item.data.count))
             w.append(item.data)
             out.append(UCIOutgoing(device: to.id, message: UCIMessage(type: .data, group: UCIDataFormat.receive, opcode: 0, payload: w.bytes), time: time))
@@ -308,7 +308,7 @@ extension UCIRoom {
             if limit > 0, item.attempts > limit {
                 counters.dataDropped += 1
                 if session.reportsDataTransfer {
-                    transferStatus(session.id, item.sequence, TransferStatus.errorDataTransfer, UInt8(min(item.attempts, 255)), chip.id, time, &out)
+                    transferStatus(session.token, item.sequence, TransferStatus.errorDataTransfer, UInt8(min(item.attempts, 255)), chip.id, time, &out)
                 }
             } else {
                 kept.append(item)

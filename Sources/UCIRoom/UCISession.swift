@@ -2,7 +2,11 @@ import UCI
 
 /// One session of one simulated chip, as the host configured it: its stored TLVs and what the ranging reads of them.
 struct UCISession {
+    /// The session id the host gave, which pairs a controller's session with its controlees'.
     let id: UInt32
+    /// What the host names it by in later commands, and the chip in its notifications: the id in UCI 1.1, the handle
+    /// the chip gave in 2.0.
+    let token: UInt32
     let type: UInt8
     var state: UCISessionState = .initialized
     /// Every TLV the host set, by type, as given.
@@ -25,8 +29,9 @@ struct UCISession {
     /// Who this session's controller is, for a controlee, as the last round found it.
     var lastController: UCIAddress?
 
-    init(id: UInt32, type: UInt8) {
+    init(id: UInt32, token: UInt32, type: UInt8) {
         self.id = id
+        self.token = token
         self.type = type
     }
 

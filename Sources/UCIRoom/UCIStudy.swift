@@ -51,6 +51,8 @@ package enum UCIStudy {
         var settings = UCIRoomSettings()
         settings.seed = seed
         settings.sessionsPerDevice = 64
+        // The study names each session by its id in every command, as a 1.1 host does.
+        settings.version = .v1_1
         let room = try UCIRoom(settings: settings)
         let random = try RandomSource(runSeed: seed, stream: StreamIdentity(kind: .scenario, first: 25, second: UInt64(n)))
         let side = (Double(n) * 4).squareRoot()

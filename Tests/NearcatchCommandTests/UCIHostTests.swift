@@ -25,7 +25,8 @@ import UCIRoom
     {
         let server = Process()
         server.executableURL = try executable
-        server.arguments = ["uci", "--uci-port", "0", "--web-port", "0"] + endpoint
+        // The host lays its messages out as UCI 1.1 does (sessions named by their ids).
+        server.arguments = ["uci", "--uci-port", "0", "--web-port", "0", "--uci-version", "1.1"] + endpoint
         let out = Pipe()
         server.standardOutput = out
         server.standardError = FileHandle.nullDevice

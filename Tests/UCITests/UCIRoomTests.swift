@@ -12,7 +12,10 @@ import UCI
         var inbox: [Int: [UCIMessage]] = [:]
         var time = 0.0
 
-        init(chips: Int, settings: UCIRoomSettings = UCIRoomSettings()) throws {
+        /// These tests name each session by its id, as a 1.1 host does; UCIVersionTests drive 2.0's handles.
+        init(chips: Int, settings: UCIRoomSettings = UCIRoomSettings(), version: UCIVersion = .v1_1) throws {
+            var settings = settings
+            settings.version = version
             room = try UCIRoom(settings: settings)
             for _ in 0..<chips { take(try room.connect(at: 0).out) }
         }
