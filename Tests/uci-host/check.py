@@ -101,7 +101,7 @@ async def sequence(args):
     a, b = hosts[0], hosts[1]
     a.send_control(uci.CoreGetDeviceInfoCmd())
     info = await a.expect_control(uci.CoreGetDeviceInfoRsp)
-    check(info.status == S.OK and info.uci_version == 0x0002, f"device info {info}")
+    check(info.status == S.OK and info.uci_version == 0x1001, f"device info (UCI 1.1, as this host speaks) {info}")
     a.send_control(uci.CoreGetCapsInfoCmd())
     caps = await a.expect_control(uci.CoreGetCapsInfoRsp)
     check({t.cfg_id for t in caps.tlvs} >= {0x05, 0x11, 0x13}, f"capabilities {caps}")

@@ -655,6 +655,10 @@ class DataMessageRcv(DataPacket):
     _layout = [("session_handle", U(4)), ("status", U(1)), ("source_address", U(8)), ("data_sequence_number", U(2)),
                ("application_data", SizedData())]
 
+    def __post_init__(self):
+        # pica's tests name the data as a list of byte values; equal data compares equal either way.
+        self.application_data = bytes(self.application_data)
+
 
 @dataclass
 class CommonPacketHeader(Packet):
