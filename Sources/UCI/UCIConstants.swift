@@ -111,12 +111,17 @@ package enum UCIAppConfigID {
     package static let rangingDuration: UInt8 = 0x09
     package static let aoaResultRequest: UInt8 = 0x0D
     package static let sessionInfoNotificationConfig: UInt8 = 0x0E
+    package static let proximityNear: UInt8 = 0x0F
+    package static let proximityFar: UInt8 = 0x10
     package static let deviceRole: UInt8 = 0x11
     package static let rssiReporting: UInt8 = 0x13
+    package static let aoaBound: UInt8 = 0x1D
     package static let slotsPerRound: UInt8 = 0x1B
     package static let scheduleMode: UInt8 = 0x22
     package static let macAddressMode: UInt8 = 0x26
     package static let maxRoundRetry: UInt8 = 0x2A
+    package static let blockStrideLength: UInt8 = 0x2D
+    package static let suspendRangingRounds: UInt8 = 0x36
     package static let dataTransferStatusNotificationConfig: UInt8 = 0x47
 }
 

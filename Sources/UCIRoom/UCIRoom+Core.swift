@@ -112,7 +112,8 @@ extension UCIRoom {
         let interleaving: [UInt8] = [0x00]
         var tlvs: [(UInt8, [UInt8])]
         if version.numbersCapsAs2_0 {
-            tlvs = [(0x00, sizes), (0x01, dataSize), (0x02, range), (0x03, range), (0x04, [0x03]),  // controller, controlee
+            let deviceTypes: [UInt8] = [0x03]  // controller, controlee
+            tlvs = [(0x00, sizes), (0x01, dataSize), (0x02, range), (0x03, range), (0x04, deviceTypes),
                     (0x05, roles), (0x06, methods), (0x07, sts), (0x08, multiNode), (0x09, timeStructure),
                     (0x0A, scheduled), (0x0B, hopping), (0x0C, striding), (0x0D, initiationTime), (0x0E, channels),
                     (0x0F, rframe), (0x10, constraint), (0x11, bprf), (0x12, hprf), (0x13, aoa), (0x14, extendedMAC)]

@@ -56,7 +56,7 @@ extension UCIRoom {
             if next.round {
                 round(chip, session, &out)
                 session = chip.sessions[next.session]!
-                session.nextRound += session.interval
+                session.nextRound += session.roundPeriod
             } else {
                 report(chip, &session, [timeoutReport(session)], at: next.due, &out)
                 session.watchdog = next.due + session.interval
@@ -85,10 +85,10 @@ extension UCIRoom {
         controlees = [:]
         active = []
         for chip in chips.values.sorted(by: { $0.id < $1.id }) {
-            for s in chip.sessions.values where s.state == .active {
+            for s in chip.sessions.values where s.isRanging {
                 active.append((chip, s.token))
             }
-            for s in chip.sessions.values where s.state == .active && !s.isController {
+            for s in chip.sessions.values where s.isRanging && !s.isController {
                 guard let a = s.deviceAddress else { continue }
                 controlees[ControleeKey(session: s.id, address: a), default: []].append(Participant(chip: chip, session: s.token))
             }
@@ -118,7 +118,7 @@ extension UCIRoom {
         if controleesDirty { indexControlees() }
         var result = airLog.filter { $0.start < round.end && $0.end > round.start }
         for chip in chips.values {
-            for s in chip.sessions.values where s.state == .active && s.isController {
+            for s in chip.sessions.values where s.isRanging && s.isController {
                 if chip.id == round.controller && s.token == round.session { continue }
                 let start = s.nextRound
                 guard start < round.end, start + s.roundDuration > round.start else { continue }
@@ -200,7 +200,8 @@ extension UCIRoom {
             peer.lastController = own
             peer.rangingCount &+= 1
             report(part.chip, &peer, [theirs], at: end, &out)
-            peer.watchdog = end + 1.5 * peer.interval
+            // The controlee hears the block stride in the round's control message.
+            peer.watchdog = end + (1.5 + Double(session.parsed.blockStride)) * peer.interval
             part.chip.sessions[part.session] = peer
         }
         var mineSession = chip.sessions[session.token]!
@@ -211,8 +212,10 @@ extension UCIRoom {
         airLog.append(air)
         tally(air)
         // Every later round starts at or after the earliest next round of an active controller.
-        let horizon = chips.values.flatMap { $0.sessions.values }.filter { $0.state == .active && $0.isController }
-            .map { $0.token == session.token ? start + $0.interval : $0.nextRound }.min() ?? end
+        let horizon = chips.values.flatMap { c in
+            c.sessions.values.filter { $0.isRanging && $0.isController }
+                .map { c === chip && $0.token == session.token ? start + $0.roundPeriod : $0.nextRound }
+        }.min() ?? end
         airLog.removeAll { $0.end <= min(horizon, start) }
     }
 
@@ -257,6 +260,10 @@ extension UCIRoom {
     private func report(_ chip: Chip, _ session: inout UCISession, _ reports: [TwoWayReport], at time: Double,
                         _ out: inout [UCIOutgoing]) {
         guard session.parsed.reportsInfo else { return }
+        let (near, far) = (session.parsed.near, session.parsed.far)
+        let reports = session.parsed.reportsOnlyInProximity
+            ? reports.filter { $0.status == 0 && (near...max(near, far)).contains(Int($0.distance)) } : reports
+        guard !reports.isEmpty else { return }
         var w = UCIByteWriter()
         w.u32(session.sequence)
         session.sequence &+= 1

@@ -20,7 +20,9 @@ extension UCIRoom {
             guard chip.sessions.count < settings.sessionsPerDevice else {
                 return refuse(m, chip, .maxSessionsExceeded, time, &out, noHandle)
             }
-            guard UCISessionType.served.contains(type) else { return refuse(m, chip, .invalidParameter, time, &out, noHandle) }
+            guard UCISessionType.served.contains(type) else {
+                return refuse(m, chip, .invalidParameter, time, &out, noHandle)
+            }
             let token = handles ? chip.newHandle() : id
             chip.sessions[token] = UCISession(id: id, token: token, type: type)
             var w = UCIByteWriter()
@@ -39,15 +41,26 @@ extension UCIRoom {
             if session.state == .active { updateDeviceState(chip, time, &out) }
 
         case UCIOpcode.setAppConfig:
-            guard let token = r.u32(), let n = r.u8() else { return refuse(m, chip, .invalidMessageSize, time, &out, [0]) }
+            guard let token = r.u32(), let n = r.u8() else {
+                return refuse(m, chip, .invalidMessageSize, time, &out, [0])
+            }
             var tlvs: [(UInt8, [UInt8])] = []
             for _ in 0..<n {
-                guard let t = r.u8(), let len = r.u8(), let v = r.take(Int(len)) else { return refuse(m, chip, .invalidMessageSize, time, &out, [0]) }
+                guard let t = r.u8(), let len = r.u8(), let v = r.take(Int(len)) else {
+                    return refuse(m, chip, .invalidMessageSize, time, &out, [0])
+                }
                 tlvs.append((t, v))
             }
             guard r.remaining == 0 else { return refuse(m, chip, .invalidMessageSize, time, &out, [0]) }
             guard var session = chip.sessions[token] else { return refuse(m, chip, .sessionNotExist, time, &out, [0]) }
-            guard session.state != .active else { return refuse(m, chip, .sessionActive, time, &out, [0]) }
+            // While ranging, only what may change then; a command naming anything else changes nothing.
+            let fixed = session.state == .active
+                ? tlvs.map(\.0).filter { !UCISession.changesWhileActive.contains($0) } : []
+            guard fixed.isEmpty else {
+                return refuse(m, chip, .sessionActive, time, &out,
+                              [UInt8(fixed.count)] + fixed.flatMap { [$0, UCIStatus.sessionActive.rawValue] })
+            }
+            let wasRanging = session.isRanging
             var failed: [(UInt8, UCIStatus)] = []
             for (t, v) in tlvs {
                 if let problem = UCISession.check(t, v) { failed.append((t, problem)) } else { session.config[t] = v }
@@ -57,6 +70,7 @@ extension UCIRoom {
             let wasInit = session.state == .initialized
             if failed.isEmpty, wasInit { session.state = .idle }
             if let a = session.deviceAddress { chip.lastAddress = a }
+            if session.isRanging && !wasRanging { schedule(&session, from: time) }
             chip.sessions[token] = session
             respond(d, m, [status.rawValue, UInt8(failed.count)] + failed.flatMap { [$0.0, $0.1.rawValue] }, time, &out)
             if failed.isEmpty, wasInit { sessionStatus(d, token, .idle, UCIReason.stateChangeByCommand, time, &out) }
@@ -77,7 +91,9 @@ extension UCIRoom {
                 count += 1
             }
             // Whatever fits in the largest message; a reply never grows past it.
-            guard tlvs.count + 2 <= UCIReassembler.maximumMessage else { return refuse(m, chip, .invalidMessageSize, time, &out, [0]) }
+            guard tlvs.count + 2 <= UCIReassembler.maximumMessage else {
+                return refuse(m, chip, .invalidMessageSize, time, &out, [0])
+            }
             respond(d, m, [(missing ? UCIStatus.invalidParameter : .ok).rawValue, UInt8(count)] + tlvs, time, &out)
 
         case UCIOpcode.sessionCount:
@@ -85,7 +101,9 @@ extension UCIRoom {
             respond(d, m, [UCIStatus.ok.rawValue, UInt8(chip.sessions.count)], time, &out)
 
         case UCIOpcode.sessionState:
-            guard let token = r.u32(), r.remaining == 0 else { return refuse(m, chip, .invalidMessageSize, time, &out, [0]) }
+            guard let token = r.u32(), r.remaining == 0 else {
+                return refuse(m, chip, .invalidMessageSize, time, &out, [0])
+            }
             guard let session = chip.sessions[token] else { return refuse(m, chip, .sessionNotExist, time, &out, [0]) }
             respond(d, m, [UCIStatus.ok.rawValue, session.state.rawValue], time, &out)
 
@@ -129,10 +147,7 @@ extension UCIRoom {
                 return sessionStatus(d, token, .idle, reason, time, &out)
             }
             session.state = .active
-            // pica's hosts wait for a first report within two seconds of starting: the first round is one interval
-            // on, when the peer has started too, as a chip's first round is scheduled.
-            session.nextRound = time + session.interval
-            session.watchdog = time + 1.5 * session.interval + session.roundDuration
+            schedule(&session, from: time)
             chip.sessions[token] = session
             respond(d, m, [UCIStatus.ok.rawValue], time, &out)
             sessionStatus(d, token, .active, UCIReason.stateChangeByCommand, time, &out)
@@ -149,8 +164,12 @@ extension UCIRoom {
             updateDeviceState(chip, time, &out)
 
         case UCIOpcode.rangingCount:
-            guard let token = r.u32(), r.remaining == 0 else { return refuse(m, chip, .invalidMessageSize, time, &out, [0, 0, 0, 0]) }
-            guard let session = chip.sessions[token] else { return refuse(m, chip, .sessionNotExist, time, &out, [0, 0, 0, 0]) }
+            guard let token = r.u32(), r.remaining == 0 else {
+                return refuse(m, chip, .invalidMessageSize, time, &out, [0, 0, 0, 0])
+            }
+            guard let session = chip.sessions[token] else {
+                return refuse(m, chip, .sessionNotExist, time, &out, [0, 0, 0, 0])
+            }
             var w = UCIByteWriter()
             w.u8(UCIStatus.ok.rawValue)
             w.u32(session.rangingCount)
@@ -195,7 +214,9 @@ extension UCIRoom {
             entries.append((a, sub))
         }
         guard r.remaining == 0 else { return refuse(m, chip, .invalidMessageSize, time, &out, refusedTail) }
-        guard var session = chip.sessions[token] else { return refuse(m, chip, .sessionNotExist, time, &out, refusedTail) }
+        guard var session = chip.sessions[token] else {
+            return refuse(m, chip, .sessionNotExist, time, &out, refusedTail)
+        }
         guard session.isController, session.multiNode == 1, session.addressLength == 2 else {
             return refuse(m, chip, .rejected, time, &out, refusedTail)
         }
@@ -260,5 +281,13 @@ extension UCIRoom {
             sessionStatus(chip.id, token, .idle, UCIReason.invalidNumberOfControlees, time, &out)
             updateDeviceState(chip, time, &out)
         }
+    }
+
+    /// A session that starts ranging (started, or resumed): pica's hosts wait for a first report within two seconds
+    /// of starting, so the first round is one interval on, when the peer has started too, as a chip's first round is
+    /// scheduled; a controlee that hears none by one and a half intervals past it reports a timeout.
+    func schedule(_ session: inout UCISession, from time: Double) {
+        session.nextRound = time + session.interval
+        session.watchdog = time + 1.5 * session.interval + session.roundDuration
     }
 }

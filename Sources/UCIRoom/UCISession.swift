@@ -54,6 +54,10 @@ struct UCISession {
     /// The destinations, cut by the session's address length; `nil` when the list does not divide into them.
     var destinations: [UCIAddress]? { parsed.destinations }
     var interval: Double { parsed.interval }
+    /// From one round to the next, seconds: the interval, and the blocks skipped after it.
+    var roundPeriod: Double { parsed.interval * Double(parsed.blockStride + 1) }
+    /// Active and not suspended: it runs its rounds, or answers its controller's.
+    var isRanging: Bool { state == .active && !parsed.suspended }
     var slot: Double { parsed.slot }
     var slotsPerRound: Int { parsed.slotsPerRound }
     var roundDuration: Double { Double(slotsPerRound) * slot }
@@ -73,6 +77,14 @@ struct UCISession {
         let slot: Double
         let slotsPerRound: Int
         let reportsInfo: Bool
+        /// RNG_DATA_NTF 2: only measurements from `near` to `far` centimetres are reported.
+        let reportsOnlyInProximity: Bool
+        let near: Int
+        let far: Int
+        /// Ranging blocks skipped after each round (BLOCK_STRIDE_LENGTH).
+        let blockStride: Int
+        /// SUSPEND_RANGING_ROUNDS 1: an active session that runs no round and hears none until resumed.
+        let suspended: Bool
 
         init(_ config: [UInt8: [UInt8]]) {
             func byte(_ id: UInt8, _ d: UInt8) -> UInt8 {
@@ -91,6 +103,11 @@ struct UCISession {
             maxRetry = number(UCIAppConfigID.maxRoundRetry, 2, 0)
             reportsDataTransfer = byte(UCIAppConfigID.dataTransferStatusNotificationConfig, 0) == 1
             reportsInfo = byte(UCIAppConfigID.sessionInfoNotificationConfig, 1) != 0
+            reportsOnlyInProximity = byte(UCIAppConfigID.sessionInfoNotificationConfig, 1) == 2
+            near = number(UCIAppConfigID.proximityNear, 2, 0)
+            far = number(UCIAppConfigID.proximityFar, 2, 20_000)
+            blockStride = Int(byte(UCIAppConfigID.blockStrideLength, 0))
+            suspended = byte(UCIAppConfigID.suspendRangingRounds, 0) == 1
             interval = Double(number(UCIAppConfigID.rangingDuration, 4, 200)) / 1000
             slot = Double(number(UCIAppConfigID.slotDuration, 2, 2400)) * UCISession.rstu
             slotsPerRound = Int(byte(UCIAppConfigID.slotsPerRound, 25))
@@ -106,6 +123,13 @@ struct UCISession {
 
     /// The ranging scheduling time unit.
     static let rstu = 416 / 499.2e6
+
+    /// What a host may change while the session ranges (what Android's reconfiguration sets): the reports and
+    /// their bounds, the block stride, suspension. Everything else waits for the session to stop.
+    static let changesWhileActive: Set<UInt8> = [
+        UCIAppConfigID.sessionInfoNotificationConfig, UCIAppConfigID.proximityNear, UCIAppConfigID.proximityFar,
+        UCIAppConfigID.aoaBound, UCIAppConfigID.blockStrideLength, UCIAppConfigID.suspendRangingRounds,
+    ]
 
     /// Checks one TLV the host sets: `nil` when taken, else the status its entry in the response carries.
     static func check(_ id: UInt8, _ v: [UInt8]) -> UCIStatus? {
@@ -138,6 +162,11 @@ struct UCISession {
         case UCIAppConfigID.scheduleMode: return oneOf(0...1)
         case UCIAppConfigID.macAddressMode: return oneOf(0...2)
         case UCIAppConfigID.dataTransferStatusNotificationConfig: return oneOf(0...1)
+        // Off, on, or within the proximity bounds; 2.0's triggers on angle bounds and on edges are not served.
+        case UCIAppConfigID.sessionInfoNotificationConfig: return oneOf(0...2)
+        case UCIAppConfigID.proximityNear, UCIAppConfigID.proximityFar: return v.count == 2 ? nil : .invalidParameter
+        case UCIAppConfigID.blockStrideLength: return v.count == 1 ? nil : .invalidParameter
+        case UCIAppConfigID.suspendRangingRounds: return oneOf(0...1)
         default: return v.count <= 255 ? nil : .invalidParameter
         }
     }
