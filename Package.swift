@@ -116,7 +116,7 @@ let package = Package(
         // The FiRa UWB Command Interface's packets (issue 25's UCI face): headers, segmentation, reassembly.
         .target(name: "UCI"),
         // The simulated chips behind a UCI endpoint: their sessions, and the world's air and radio that range them.
-        .target(name: "UCIRoom", dependencies: ["GSL", "Geometry", "Radio", "UCI"]),
+        .target(name: "UCIRoom", dependencies: ["Air", "DeviceInterface", "GSL", "Geometry", "Radio", "UCI"]),
         // The UCI endpoint: TCP for the hosts, pica's HTTP API, captures.
         .target(
             name: "UCIServer",
@@ -199,7 +199,7 @@ let package = Package(
             "Discovery", "Sessions", "GSL", "TransportCore", "TestSupport", .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .testTarget(name: "SweepTests", dependencies: ["Sweep", "NearcatchCommand", "TestSupport", "nearcatch-sim"]),
-        .testTarget(name: "UCITests", dependencies: ["UCI", "UCIRoom", "UCIServer", "Geometry", "TestSupport"]),
+        .testTarget(name: "UCITests", dependencies: ["Air", "DeviceInterface", "Planning", "UCI", "UCIRoom", "UCIServer", "Geometry", "TestSupport"]),
         .testTarget(name: "CalibrationTests", dependencies: ["Calibration", "DeviceInterface", "Radio", "Geometry", "TestSupport"]),
         // The command tests run the built executable too (two processes discovering each other).
         .testTarget(

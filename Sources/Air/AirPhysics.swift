@@ -26,11 +26,8 @@ package struct AirPhysics {
     let senders: [Bool]
     /// The frame that carries the responder's report (the last of a double-sided exchange), -1 for none.
     let reportFrame: Int
-    let rangeSquared: Double
-    /// Linear power ratio a frame needs over its interference; +∞ without capture.
-    let capture: Double
-    let exponent: Double
-    let nearestSquared: Double
+    /// Whether a frame survives what overlaps it: the rule every face of the air shares.
+    let reception: FrameReception
     private var lost: [Bool] = []
     private var interference: [Double] = []
     private var order: [Int32] = []
@@ -48,13 +45,8 @@ package struct AirPhysics {
         senders = medium.initiatorSends(scheme)
         reportFrame = scheme == .doubleSided && senders.count >= 5 && !senders[senders.count - 1]
             ? senders.count - 1 : -1
-        rangeSquared = medium.interferenceRange * medium.interferenceRange
-        capture = medium.captureThreshold.map { Self.ratio(dB: $0) } ?? .infinity
-        exponent = pathLossExponent
-        nearestSquared = nearestDistance * nearestDistance
+        reception = FrameReception(medium: medium, pathLossExponent: pathLossExponent, nearestDistance: nearestDistance)
     }
-
-    private static func ratio(dB: Double) -> Double { pow(10, dB / 10) }
 
     /// Takes the collided exchanges out of `plan`, counts them in its `collided` by channel, and marks those that
     /// lost only their report (``RangingPlan/reportLost``).
@@ -119,8 +111,8 @@ package struct AirPhysics {
             let base = i * frames
             guard (0..<frames).contains(where: { interference[base + $0] > 0 }) else { continue }
             let pair = pairs[Int(plan.exchanges[i].pair)]
-            let signal = level(positions[Int(pair.low)], positions[Int(pair.high)])
-            for k in 0..<frames where interference[base + k] > 0 && signal < capture * interference[base + k] {
+            let signal = reception.level(positions[Int(pair.low)], positions[Int(pair.high)])
+            for k in 0..<frames where !reception.survives(signal: signal, interference: interference[base + k]) {
                 if k == reportFrame {
                     keptReports[i] = true
                     anyReport = true
@@ -175,8 +167,8 @@ package struct AirPhysics {
             // Frame k of i: sent by ia when the initiator sends it, received by the other; likewise l of j.
             let iFrom = senders[k] ? ia : ib, iTo = senders[k] ? ib : ia
             let jFrom = senders[l] ? ja : jb, jTo = senders[l] ? jb : ja
-            interference[i * frames + k] += heard(positions[jFrom], positions[iTo])
-            interference[j * frames + l] += heard(positions[iFrom], positions[jTo])
+            interference[i * frames + k] += reception.heard(positions[jFrom], positions[iTo])
+            interference[j * frames + l] += reception.heard(positions[iFrom], positions[jTo])
         }
     }
 
@@ -186,17 +178,5 @@ package struct AirPhysics {
         let low = Int(p.low), high = Int(p.high)
         guard Int(index) < initiators.count, Int(initiators[Int(index)]) == high else { return (low, high) }
         return (high, low)
-    }
-
-    /// The level of a frame from `a` at `b`, relative to one from 1 m; 0 beyond the interference range.
-    @inline(__always)
-    func heard(_ a: Vector3, _ b: Vector3) -> Double {
-        (a - b).lengthSquared > rangeSquared ? 0 : level(a, b)
-    }
-
-    @inline(__always)
-    func level(_ a: Vector3, _ b: Vector3) -> Double {
-        let d2 = max((a - b).lengthSquared, nearestSquared)
-        return exponent == 2 ? 1 / d2 : pow(d2, -exponent / 2)
     }
 }

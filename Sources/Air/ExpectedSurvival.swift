@@ -47,7 +47,11 @@ extension AirPhysics {
             let p = plan.exchanges[i].pair
             let pair = pairs[Int(p)]
             let (ia, ib) = roles(pair, p, initiators)
-            let signal = level(positions[ia], positions[ib])
+            let signal = reception.level(positions[ia], positions[ib])
+            // Whether a frame from `a` heard at `b` drowns one of i's there.
+            func drowns(_ a: Vector3, _ b: Vector3) -> Bool {
+                !reception.survives(signal: signal, interference: reception.heard(a, b))
+            }
             let start = Double(plan.exchanges[i].offset)
             var survival = 1.0
             for g in 0..<groups where g != groupOf[i] && groupStart[g] < groupStart[g + 1] {
@@ -64,10 +68,10 @@ extension AirPhysics {
                     let (ja, jb) = roles(other, q, initiators)
                     // Whether a frame of j drowns one of i, by who sends j's (its initiator or not) and who
                     // receives i's.
-                    let responderToInitiator = signal < capture * heard(positions[jb], positions[ia])
-                    let responderToResponder = signal < capture * heard(positions[jb], positions[ib])
-                    let initiatorToInitiator = signal < capture * heard(positions[ja], positions[ia])
-                    let initiatorToResponder = signal < capture * heard(positions[ja], positions[ib])
+                    let responderToInitiator = drowns(positions[jb], positions[ia])
+                    let responderToResponder = drowns(positions[jb], positions[ib])
+                    let initiatorToInitiator = drowns(positions[ja], positions[ia])
+                    let initiatorToResponder = drowns(positions[ja], positions[ib])
                     guard responderToInitiator || responderToResponder || initiatorToInitiator
                         || initiatorToResponder else { continue }
                     for k in senders.indices where k != reportFrame {

@@ -142,21 +142,38 @@ package struct UCICommand: AsyncParsableCommand, Sendable {
                 let bound = try endpoint.serveWeb(port: webPort)
                 lines.append("nearcatch-sim uci: pica's HTTP API on http://127.0.0.1:\(bound)")
             } catch {
-                endpoint.shutdown()
+                do {
+                    try endpoint.shutdown()
+                } catch {
+                    FileHandle.standardError.write(Data("nearcatch-sim uci: closing: \(error)\n".utf8))
+                }
                 throw ValidationError("cannot listen on 127.0.0.1:\(webPort) for --web-port: \(error)")
             }
         }
         FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
         // The endpoint's counters belong to its event loop: a second signal says only that it ended.
         _ = try await InterruptSignals.run(lastWords: { "nearcatch-sim uci: interrupted twice, closed at once" }) {
-            while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(200)) }
+            // Serves until the signal cancels this wait; the cancellation is the way out, not an error.
+            while !Task.isCancelled {
+                do { try await Task.sleep(for: .milliseconds(200)) } catch { return }
+            }
         } then: { _, _ in
-            let c = endpoint.counters
-            let late = endpoint.reportLateness
-            let problems = endpoint.captureProblems
-            endpoint.shutdown()
-            for p in problems { FileHandle.standardError.write(Data("nearcatch-sim uci: capture stopped: \(p)\n".utf8)) }
-            let summary = Self.summary(c, lateness: late) + "\n"
+            func say(_ line: String) { FileHandle.standardError.write(Data("nearcatch-sim uci: \(line)\n".utf8)) }
+            let figures: (counters: UCICounters, lateness: (p50: Double, p95: Double)?, captureProblems: [String])?
+            do {
+                figures = try endpoint.closingFigures()
+            } catch {
+                figures = nil
+                say("its event loop had stopped, so no counters: \(error)")
+            }
+            do {
+                try endpoint.shutdown()
+            } catch {
+                say("closing: \(error)")
+            }
+            guard let figures else { throw ExitCode.failure }
+            for p in figures.captureProblems { say("capture stopped: \(p)") }
+            let summary = Self.summary(figures.counters, lateness: figures.lateness) + "\n"
             FileHandle.standardOutput.write(Data(summary.utf8))
         }
     }

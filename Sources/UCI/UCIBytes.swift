@@ -65,6 +65,13 @@ package struct UCIAddress: Sendable, Hashable, Comparable, CustomStringConvertib
         self.bytes = bytes
     }
 
+    private init(checked bytes: [UInt8]) { self.bytes = bytes }
+
+    /// Zeros: a short address for a `length` under 8, else an extended one.
+    package static func zero(_ length: Int) -> UCIAddress {
+        UCIAddress(checked: [UInt8](repeating: 0, count: length < 8 ? 2 : 8))
+    }
+
     /// The address as a little-endian number, as measurements and data packets carry it.
     package var value: UInt64 { bytes.reversed().reduce(0) { $0 << 8 | UInt64($1) } }
 

@@ -55,7 +55,7 @@ extension UCIRoom {
             guard let chip = chips[next.chip], var session = chip.sessions[next.session] else { break }
             if next.round {
                 round(chip, session, &out)
-                session = chip.sessions[next.session]!
+                session = chip.sessions[next.session] ?? session
                 session.nextRound += session.roundPeriod
             } else {
                 report(chip, &session, [timeoutReport(session)], at: next.due, &out)
@@ -100,7 +100,7 @@ extension UCIRoom {
     /// The frames of one round: the poll, each controlee's response in its slot, the final.
     private func airRound(_ chip: Chip, _ session: UCISession, _ parts: [Participant?], start: Double) -> AirRound {
         let slot = session.slot
-        let airtime = min(settings.frameDuration, slot)
+        let airtime = min(settings.medium.frameDuration, slot)
         let present = parts.compactMap { $0?.chip.id }
         var frames = [AirFrame(sender: chip.id, start: start, end: start + airtime, channel: session.channel, receivers: present)]
         for (k, p) in parts.enumerated() {
@@ -135,25 +135,27 @@ extension UCIRoom {
         return result
     }
 
-    /// Whether `receiver` hears `frame`: not when its own radio is busy in another round's frame at the time, nor
-    /// when another frame on the channel from a sender within the interference range of it overlaps.
+    /// Whether `receiver` hears `frame`: not when its own radio, or the sender's, is busy in another round's frame at
+    /// the time; otherwise by the air's one rule over the frames of other rounds that overlap it on its channel.
     private func hears(_ receiver: Int, _ frame: AirFrame, among others: [AirRound]) -> Bool {
-        guard let at = chips[receiver]?.pose.position else { return false }
-        let range2 = settings.interferenceRange * settings.interferenceRange
+        guard let at = chips[receiver]?.pose.position, let from = chips[frame.sender]?.pose.position else { return false }
+        var interference = 0.0
         for round in others {
             for g in round.frames where g.start < frame.end && g.end > frame.start {
                 if g.sender == receiver || g.receivers.contains(receiver) || g.sender == frame.sender { return false }
-                if g.channel == frame.channel, let p = chips[g.sender]?.pose.position, (p - at).lengthSquared <= range2 {
-                    return false
+                if g.channel == frame.channel, let p = chips[g.sender]?.pose.position {
+                    interference += reception.heard(p, at)
                 }
             }
         }
-        return true
+        return reception.survives(signal: reception.level(from, at), interference: interference)
     }
 
     /// One round of a controller's session: each controlee's exchange through the air and the radio, the reports
     /// to both ends, the data carried.
     private func round(_ chip: Chip, _ session: UCISession, _ out: inout [UCIOutgoing]) {
+        // A session ranges only with its own address (startProblem).
+        guard let own = session.deviceAddress else { return }
         let start = session.nextRound
         move(to: start)
         let parts = participants(chip, session)
@@ -172,12 +174,11 @@ extension UCIRoom {
             }
             counters.exchanges += 1
             let poll = air.frames[0], final = air.frames[air.frames.count - 1]
-            let response = air.frames.first { $0.sender == part.chip.id }!
+            guard let response = air.frames.first(where: { $0.sender == part.chip.id }) else { continue }
             let clear = hears(part.chip.id, poll, among: others) && hears(chip.id, response, among: others)
                 && hears(part.chip.id, final, among: others)
             var mine: TwoWayReport
             var theirs: TwoWayReport
-            let own = session.deviceAddress!
             if !clear {
                 counters.collidedExchanges += 1
                 mine = .failure(destinations[k], status: UCIStatus.rangingRxPhyDecodeFailed.rawValue)
@@ -196,7 +197,8 @@ extension UCIRoom {
             mine.slot = UInt8(truncatingIfNeeded: slotOfResponse)
             theirs.slot = mine.slot
             reports.append(mine)
-            peer = part.chip.sessions[part.session]!
+            // The data carried changed its outbox.
+            peer = part.chip.sessions[part.session] ?? peer
             peer.lastController = own
             peer.rangingCount &+= 1
             report(part.chip, &peer, [theirs], at: end, &out)
@@ -204,7 +206,7 @@ extension UCIRoom {
             peer.watchdog = end + (1.5 + Double(session.parsed.blockStride)) * peer.interval
             part.chip.sessions[part.session] = peer
         }
-        var mineSession = chip.sessions[session.token]!
+        var mineSession = chip.sessions[session.token] ?? session
         mineSession.rangingCount &+= 1
         expireData(chip, &mineSession, at: end, &out)
         report(chip, &mineSession, reports, at: end, &out)
@@ -224,8 +226,13 @@ extension UCIRoom {
                          controleeAddress: UCIAddress) -> (TwoWayReport, TwoWayReport)? {
         let key = LinkKey(initiator: a.id, responder: b.id)
         if links[key] == nil {
-            links[key] = try? PairRadio(initiator: a.radio, responder: b.radio, stream: (UInt64(a.id), UInt64(b.id)),
-                                        runSeed: settings.seed, configuration: settings.radio)
+            do {
+                links[key] = try PairRadio(initiator: a.radio, responder: b.radio, stream: (UInt64(a.id), UInt64(b.id)),
+                                           runSeed: settings.seed, shared: shared)
+            } catch {
+                counters.radioFailures += 1
+                return nil
+            }
         }
         guard var link = links[key] else { return nil }
         let geometry = PairGeometry(a.pose, b.pose)
@@ -251,8 +258,7 @@ extension UCIRoom {
     }
 
     private func timeoutReport(_ session: UCISession) -> TwoWayReport {
-        let address = session.lastController ?? session.destinations?.first
-            ?? UCIAddress([UInt8](repeating: 0, count: session.addressLength))!
+        let address = session.lastController ?? session.destinations?.first ?? UCIAddress.zero(session.addressLength)
         return .timeout(address)
     }
 

@@ -1,3 +1,5 @@
+import Air
+import DeviceInterface
 import Foundation
 import GSL
 import Geometry
@@ -33,20 +35,20 @@ package struct UCICounters: Sendable, Equatable {
     package var dataDropped = 0
     /// Data messages addressed to no peer of a session that has one, carried to that peer.
     package var dataMisaddressed = 0
+    /// Links whose random generator could not be made (GSL out of memory): their exchanges are reported lost.
+    package var radioFailures = 0
 
     package init() {}
 }
 
-/// The room's settings: its seed, its radio, and how far a frame disturbs another receiver.
+/// The room's settings: its seed, its radio and its air.
 package struct UCIRoomSettings: Sendable {
     package var seed: UInt64 = 1
     package var radio = RadioConfiguration()
-    /// Metres; the medium's (docs/airtime.md).
-    package var interferenceRange = 20.0
-    /// How long one ranging frame is on the air, seconds: a BPRF frame's 64-symbol preamble (65 µs), its SFD, one
-    /// 64-symbol STS segment (65 µs), its PHR and a short payload at 6.8 Mb/s come to about 0.2 ms, well inside the
-    /// slot it is sent in. Frames of two rounds collide only where they overlap, not wherever their slots do.
-    package var frameDuration = 0.0002
+    /// The simulation's own medium: how long a frame is on the air, how far it disturbs another receiver, the
+    /// capture threshold (docs/airtime.md). Frames of two rounds collide only where they overlap in time, by the rule
+    /// a run's exchanges follow (`FrameReception`).
+    package var medium = Medium()
     /// Sessions one chip holds at once.
     package var sessionsPerDevice = 8
     /// The UCI the chips speak; 2.0, as current Android's stack expects.
@@ -71,6 +73,9 @@ package final class UCIRoom {
     var chips: [Int: Chip] = [:]
     private var nextChip = 0
     var links: [LinkKey: PairRadio] = [:]
+    /// The radio configuration every link shares, checked once.
+    let shared: SharedRadioConfiguration
+    let reception: FrameReception
     /// Rounds already run, kept a second so that later rounds see what shared their air.
     var airLog: [AirRound] = []
     var controlees: [ControleeKey: [Participant]] = [:]
@@ -105,7 +110,11 @@ package final class UCIRoom {
 
     package init(settings: UCIRoomSettings = UCIRoomSettings()) throws {
         try settings.radio.validate()
+        try settings.medium.validate()
         self.settings = settings
+        shared = try SharedRadioConfiguration(settings.radio)
+        reception = FrameReception(medium: settings.medium, pathLossExponent: settings.radio.pathLossExponent,
+                                   nearestDistance: settings.radio.nearestPathDistance)
     }
 
     struct LinkKey: Hashable {

@@ -23,8 +23,15 @@ final class UCICapture {
 
     func open(_ device: Int) {
         let url = directory.appendingPathComponent("device-\(device).pcapng")
-        guard FileManager.default.createFile(atPath: url.path, contents: nil), let handle = try? FileHandle(forWritingTo: url) else {
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
             problems.append("cannot create \(url.path)")
+            return
+        }
+        let handle: FileHandle
+        do {
+            handle = try FileHandle(forWritingTo: url)
+        } catch {
+            problems.append("cannot open \(url.path): \(error.localizedDescription)")
             return
         }
         var header = Block(type: 0x0A0D_0D0A)
@@ -41,7 +48,11 @@ final class UCICapture {
     }
 
     func close(_ device: Int) {
-        try? files[device]?.close()
+        do {
+            try files[device]?.close()
+        } catch {
+            problems.append("cannot close device-\(device).pcapng: \(error.localizedDescription)")
+        }
         files[device] = nil
         inbound[device] = nil
     }

@@ -36,8 +36,6 @@ package final class UCIEndpoint: @unchecked Sendable {
         capture = UCICapture(directory: directory, epoch: Date().timeIntervalSince1970 - now)
     }
 
-    /// Why captures stopped, if writing one failed.
-    package var captureProblems: [String] { (try? loop.submit { self.capture?.problems ?? [] }.wait()) ?? [] }
 
     /// Room time: seconds since the endpoint was made.
     var now: Double { Double((NIODeadline.now() - origin).nanoseconds) / 1e9 }
@@ -58,13 +56,15 @@ package final class UCIEndpoint: @unchecked Sendable {
     }
 
     /// Closes every connection and the listeners.
-    package func shutdown() {
-        try? loop.submit {
+    ///
+    /// - Throws: what stopped the loop first, or its threads from ending.
+    package func shutdown() throws {
+        try loop.submit {
             self.timer?.cancel()
             for c in self.servers + Array(self.channels.values) + Array(self.webClients.values) { c.close(promise: nil) }
             self.capture?.closeAll()
         }.wait()
-        try? group.syncShutdownGracefully()
+        try group.syncShutdownGracefully()
     }
 
     /// Runs `body` on the loop and waits for it.
@@ -72,10 +72,16 @@ package final class UCIEndpoint: @unchecked Sendable {
         try loop.submit { body(self.room) }.wait()
     }
 
-    /// How late the ranging reports left after they were due, milliseconds: the median and the 95th percentile
-    /// (`nil` before any report).
-    package var reportLateness: (p50: Double, p95: Double)? {
-        guard let bins = try? loop.submit({ self.lateness }).wait() else { return nil }
+    /// What the endpoint closes with, read on the loop: the room's counters; how late the ranging reports left after
+    /// they were due, milliseconds, the median and the 95th percentile (`nil` before any report); why captures
+    /// stopped, if writing one failed.
+    package func closingFigures() throws
+        -> (counters: UCICounters, lateness: (p50: Double, p95: Double)?, captureProblems: [String])
+    {
+        try loop.submit { (self.room.counters, Self.quantiles(self.lateness), self.capture?.problems ?? []) }.wait()
+    }
+
+    private static func quantiles(_ bins: [Int]) -> (p50: Double, p95: Double)? {
         let total = bins.reduce(0, +)
         guard total > 0 else { return nil }
         func quantile(_ q: Double) -> Double {
@@ -88,9 +94,6 @@ package final class UCIEndpoint: @unchecked Sendable {
         }
         return (quantile(0.5), quantile(0.95))
     }
-
-    /// The room's counters, read on the loop.
-    package var counters: UCICounters { (try? onLoop { $0.counters }) ?? UCICounters() }
 
     // MARK: On the loop
 
