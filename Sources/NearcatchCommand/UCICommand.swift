@@ -28,6 +28,9 @@ package struct UCICommand: AsyncParsableCommand, Sendable {
     @Option(name: .customLong("web-port"), parsing: .unconditional, help: "TCP port of pica's HTTP API (0 picks a free one); none without it.")
     var webPort: Int?
 
+    @Option(help: "The web API's coordinates: room (z up, yaw counter-clockwise from +x, a chip at rest facing +x) or pica (y up, a chip at rest facing +z, as pica's page and scripts place chips) (docs/uci.md).")
+    var axes: WebAxes = .room
+
     @Option(name: .customLong("uci-version"),
             help: "The UCI the chips speak: 2.0 (the default, as current Android expects: session handles, 2.0 caps and multicast-list layouts), 1.1 (sessions named by their ids), or pica (what pica answers at its HEAD, for hosts written against it) (docs/uci.md).")
     var uciVersion: UCIVersion = .v2_0
@@ -121,6 +124,7 @@ package struct UCICommand: AsyncParsableCommand, Sendable {
             }
         }
         let endpoint = UCIEndpoint(room: room)
+        endpoint.axes = axes
         if let pcapngDirectory {
             let url = URL(fileURLWithPath: pcapngDirectory)
             do {
@@ -180,3 +184,4 @@ package struct UCICommand: AsyncParsableCommand, Sendable {
 }
 
 extension UCIVersion: ExpressibleByArgument {}
+extension WebAxes: ExpressibleByArgument {}

@@ -67,6 +67,9 @@ package struct UCIAddress: Sendable, Hashable, Comparable, CustomStringConvertib
 
     private init(checked bytes: [UInt8]) { self.bytes = bytes }
 
+    /// A short address, its bytes big-endian as pica writes a number ("00:01" for 1).
+    package static func short(_ n: UInt16) -> UCIAddress { UCIAddress(checked: [UInt8(n >> 8), UInt8(n & 0xFF)]) }
+
     /// Zeros: a short address for a `length` under 8, else an extended one.
     package static func zero(_ length: Int) -> UCIAddress {
         UCIAddress(checked: [UInt8](repeating: 0, count: length < 8 ? 2 : 8))

@@ -75,7 +75,8 @@ extension UCIRoom {
                 let peerDestinations = p.chip.sessions[p.session]?.destinations ?? []
                 if peerDestinations.isEmpty || peerDestinations.contains(own) { return p }
             }
-            return nil
+            // An anchor answers whoever names it, in any session (its session number is never read).
+            return anchor(named: address).map { Participant(chip: $0, session: 0) }
         }
     }
 
@@ -168,7 +169,9 @@ extension UCIRoom {
         var slotOfResponse = 1
         for (k, part) in parts.enumerated() {
             defer { slotOfResponse += 1 }
-            guard let part, var peer = part.chip.sessions[part.session] else {
+            // A controlee's session, or none for an anchor, which reports to no host.
+            let peerSession = part.flatMap { $0.chip.isAnchor ? nil : $0.chip.sessions[$0.session] }
+            guard let part, part.chip.isAnchor || peerSession != nil else {
                 reports.append(.timeout(destinations[k]))
                 continue
             }
@@ -187,8 +190,10 @@ extension UCIRoom {
                                            controllerAddress: own, controleeAddress: destinations[k]) {
                 mine = a
                 theirs = b
-                carryData(from: chip, session.token, to: part.chip, part.session, at: end, &out)
-                carryData(from: part.chip, part.session, to: chip, session.token, at: end, &out)
+                if !part.chip.isAnchor {
+                    carryData(from: chip, session.token, to: part.chip, part.session, at: end, &out)
+                    carryData(from: part.chip, part.session, to: chip, session.token, at: end, &out)
+                }
             } else {
                 counters.lostExchanges += 1
                 mine = .timeout(destinations[k])
@@ -198,7 +203,7 @@ extension UCIRoom {
             theirs.slot = mine.slot
             reports.append(mine)
             // The data carried changed its outbox.
-            peer = part.chip.sessions[part.session] ?? peer
+            guard var peer = part.chip.sessions[part.session] ?? peerSession, !part.chip.isAnchor else { continue }
             peer.lastController = own
             peer.rangingCount &+= 1
             report(part.chip, &peer, [theirs], at: end, &out)

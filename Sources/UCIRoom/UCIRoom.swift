@@ -141,6 +141,10 @@ package final class UCIRoom {
         var wakes = 0
         /// The country its host set (Android's vendor command), two ASCII letters.
         var countryCode: [UInt8]?
+        /// An anchor has no host: placed by the web API, it answers every round that names its address.
+        let isAnchor: Bool
+        /// pica names a chip by its number from 0 and never renames it.
+        let namedAsPica: Bool
         /// The last session handle given (UCI 2.0); handles start at 1 on each chip and are never reused.
         private var lastHandle: UInt32 = 0
 
@@ -149,16 +153,21 @@ package final class UCIRoom {
             return lastHandle
         }
 
-        init(id: Int, pose: Pose, radio: DeviceRadio, since: Double) {
+        init(id: Int, pose: Pose, radio: DeviceRadio, since: Double, isAnchor: Bool = false, namedAsPica: Bool = false) {
             self.id = id
             self.pose = pose
             self.radio = radio
             self.since = since
+            self.isAnchor = isAnchor
+            self.namedAsPica = namedAsPica
         }
 
-        /// The default address, before any session gave one: the chip's number from 1, two bytes.
-        var defaultAddress: UCIAddress { UCIAddress([UInt8((id + 1) >> 8 & 0xFF), UInt8((id + 1) & 0xFF)])! }
-        var address: UCIAddress { lastAddress ?? defaultAddress }
+        /// The default address, before any session gave one: the chip's number from 1 (pica: from 0), two bytes.
+        var defaultAddress: UCIAddress {
+            let n = namedAsPica ? id : id + 1
+            return UCIAddress.short(UInt16(truncatingIfNeeded: n))
+        }
+        var address: UCIAddress { namedAsPica ? defaultAddress : lastAddress ?? defaultAddress }
     }
 
     /// A data message arriving in segments.
@@ -186,7 +195,7 @@ package final class UCIRoom {
         let id = nextChip
         nextChip += 1
         let radio = try DeviceRadio(id: UInt64(id), runSeed: settings.seed, configuration: settings.radio)
-        chips[id] = Chip(id: id, pose: defaultPose(id), radio: radio, since: time)
+        chips[id] = Chip(id: id, pose: defaultPose(id), radio: radio, since: time, namedAsPica: settings.version == .pica)
         var out: [UCIOutgoing] = []
         notify(id, UCIGroup.core, UCIOpcode.deviceStatus, [UCIDeviceState.ready.rawValue], time, &out)
         return (id, out)
@@ -200,6 +209,34 @@ package final class UCIRoom {
     }
 
     package var devices: [Int] { chips.keys.sorted() }
+
+    /// Whether `device` is an anchor rather than a host's chip.
+    package func isAnchor(_ device: Int) -> Bool { chips[device]?.isAnchor ?? false }
+
+    /// Anchors are numbered apart from the hosts' chips, which keep their numbers in connection order.
+    static let firstAnchor = 1_000_000
+    private var nextAnchor = UCIRoom.firstAnchor
+
+    /// Places an anchor named `address` (pica's `/create-anchor`): a responder without a host, which answers the
+    /// rounds of every controller that names it. `nil` when a chip or an anchor already has that name.
+    package func createAnchor(_ address: UCIAddress, at pose: Pose, time: Double) throws -> Int? {
+        guard device(named: address) == nil else { return nil }
+        let id = nextAnchor
+        nextAnchor += 1
+        let radio = try DeviceRadio(id: UInt64(id), runSeed: settings.seed, configuration: settings.radio)
+        let anchor = Chip(id: id, pose: pose, radio: radio, since: time, isAnchor: true)
+        anchor.lastAddress = address
+        chips[id] = anchor
+        controleesDirty = true
+        return id
+    }
+
+    /// Takes the anchor named `address` away; `nil` when no anchor has that name.
+    package func destroyAnchor(_ address: UCIAddress) -> Int? {
+        guard let id = device(named: address), chips[id]?.isAnchor == true else { return nil }
+        disconnect(id)
+        return id
+    }
 
     package func pose(of device: Int) -> Pose? { chips[device]?.pose }
 
@@ -215,6 +252,11 @@ package final class UCIRoom {
     /// The chip that an address names: the last configured address of a chip, or its default one.
     package func device(named address: UCIAddress) -> Int? {
         chips.values.filter { $0.address == address }.map(\.id).min()
+    }
+
+    /// The anchor a round's destination names, if one does.
+    func anchor(named address: UCIAddress) -> Chip? {
+        chips.values.filter { $0.isAnchor && $0.address == address }.min { $0.id < $1.id }
     }
 
     // MARK: Input

@@ -24,6 +24,8 @@ package final class UCIEndpoint: @unchecked Sendable {
     private var lateness = [Int](repeating: 0, count: 1001)
     /// Called on the loop when a chip comes or goes, for the web API's events.
     var onChipsChanged: ((String, Int) -> Void)?
+    /// The web API's coordinates; set before ``serveWeb(host:port:)``.
+    package var axes = WebAxes.room
 
     package init(room: UCIRoom) {
         self.room = room

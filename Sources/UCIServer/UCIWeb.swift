@@ -6,18 +6,29 @@ import NIOPosix
 import UCI
 import UCIRoom
 
-/// pica's HTTP API beside the UCI endpoint, in pica's shapes: `GET /get-state` lists the chips
+/// The web API's coordinates.
+package enum WebAxes: String, CaseIterable, Sendable {
+    /// The room's: z up, yaw counter-clockwise from +x, a chip at rest facing +x; azimuths positive to the right.
+    case room
+    /// pica's: y up, a chip at rest facing +z, yaw about y (positive turns it toward −x), roll positive turning its
+    /// top toward its left; azimuths positive toward +x, the left. The room's (x, y, z) is pica's (z, x, y).
+    case pica
+}
+
+/// pica's HTTP API beside the UCI endpoint, in pica's shapes: `GET /get-state` lists the chips and anchors
 /// (`{"devices":[{"category":"uci","mac_address":"00:01","x":0,...}]}`, positions in cm and angles in degrees),
-/// `POST /set-position/{mac}` moves one (a JSON body `{"x":..,"y":..,"z":..,"yaw":..,"pitch":..,"roll":..}`;
-/// 200, 404 for no such chip, 406 for a bad address or body), and `GET /events` streams server-sent events:
-/// device-added, device-removed, device-updated and neighbor-updated (the true distance and bearing to each other chip).
+/// `POST /set-position/{mac}` (or `/init-uci-device/{mac}`, as pica has it) moves one (a JSON body
+/// `{"x":..,"y":..,"z":..,"yaw":..,"pitch":..,"roll":..}`; 200, 404 for no such chip, 406 for a bad address or body),
+/// `POST /create-anchor/{mac}` and `/destroy-anchor/{mac}` place and take away anchors (200; 406, 409 for a name
+/// taken, 404 for no such anchor), and `GET /events` streams server-sent events: device-added, device-removed,
+/// device-updated and neighbor-updated (the true distance and bearing to each other chip).
 extension UCIEndpoint {
     /// Listens for the web API on `host`:`port` (0 picks a free port); returns the port bound.
     package func serveWeb(host: String = "127.0.0.1", port: Int) throws -> Int {
         onChipsChanged = { [unowned self] event, device in
             if event == "device-removed" {
                 guard let a = room.address(of: device) else { return }
-                broadcast(event, "{\"category\":\"uci\",\"mac_address\":\"\(a)\"}")
+                broadcast(event, "{\"category\":\"\(category(device))\",\"mac_address\":\"\(a)\"}")
             } else if let json = deviceJSON(device) {
                 broadcast(event, json)
             }
@@ -33,7 +44,9 @@ extension UCIEndpoint {
         return server.localAddress?.port ?? port
     }
 
-    /// A chip as pica's JSON shows it, position flattened into it.
+    func category(_ device: Int) -> String { room.isAnchor(device) ? "anchor" : "uci" }
+
+    /// A chip as pica's JSON shows it, position flattened into it, in the web API's axes.
     func deviceJSON(_ device: Int) -> String? {
         guard let pose = room.pose(of: device), let address = room.address(of: device) else { return nil }
         let p = pose.position, o = pose.orientation
@@ -44,8 +57,11 @@ extension UCIEndpoint {
         let roll = atan2(o.top.dot(right0), o.top.dot(top0))
         func cm(_ v: Double) -> Int { Int((v * 100).rounded()) }
         func deg(_ v: Double) -> Int { Int((v * 180 / Double.pi).rounded()) }
-        return "{\"category\":\"uci\",\"mac_address\":\"\(address)\",\"x\":\(cm(p.x)),\"y\":\(cm(p.y)),\"z\":\(cm(p.z)),"
-            + "\"yaw\":\(deg(yaw)),\"pitch\":\(deg(pitch)),\"roll\":\(deg(roll))}"
+        // pica's axes: its (x, y, z) is the room's (y, z, x); its yaw and roll turn the other way.
+        let (x, y, z) = axes == .pica ? (cm(p.y), cm(p.z), cm(p.x)) : (cm(p.x), cm(p.y), cm(p.z))
+        let sign = axes == .pica ? -1 : 1
+        return "{\"category\":\"\(category(device))\",\"mac_address\":\"\(address)\",\"x\":\(x),\"y\":\(y),\"z\":\(z),"
+            + "\"yaw\":\(sign * deg(yaw)),\"pitch\":\(deg(pitch)),\"roll\":\(sign * deg(roll))}"
     }
 
     func broadcast(_ event: String, _ json: String) {
@@ -66,36 +82,83 @@ extension UCIEndpoint {
             return (.ok, "{\"devices\":[" + devices.joined(separator: ",") + "]}")
         case (.GET, "events", 1):
             return nil
-        case (.POST, "set-position", 2):
-            guard let address = UCIAddress(text: parts[1]) else {
-                return (.notAcceptable, "Error mac_address: \(parts[1]) is not XX:XX or XX:XX:XX:XX:XX:XX:XX:XX")
-            }
+        case (.POST, "set-position", 2), (.POST, "init-uci-device", 2):
+            guard let address = UCIAddress(text: parts[1]) else { return badAddress(parts[1]) }
             guard let device = room.device(named: address) else { return (.notFound, "device \(address) not found") }
             let pose: Pose
-            switch Self.parsePosition(body) {
+            // pica's init-uci-device takes no body as the origin.
+            switch parsePosition(body, absentIsOrigin: parts[0] == "init-uci-device") {
             case .success(let p): pose = p
             case .failure(let reason): return (.notAcceptable, "Error while deserializing position: \(reason)")
             }
             _ = room.setPose(pose, of: device)
             if let json = deviceJSON(device) { broadcast("device-updated", json) }
-            for other in room.devices where other != device {
-                guard let a = room.pose(of: device), let b = room.pose(of: other), let bAddress = room.address(of: other) else { continue }
-                let g = PairGeometry(a, b)
-                guard g.distance * 100 <= 65_535 else { continue }
-                let json = "{\"source_category\":\"uci\",\"source_mac_address\":\"\(address)\",\"destination_category\":\"uci\","
-                    + "\"destination_mac_address\":\"\(bAddress)\",\"distance\":\(Int((g.distance * 100).rounded())),"
-                    + "\"azimuth\":\(Int((g.bearingFromA.azimuth * 180 / Double.pi).rounded())),"
-                    + "\"elevation\":\(Int((g.bearingFromA.elevation * 180 / Double.pi).rounded()))}"
-                broadcast("neighbor-updated", json)
+            neighboursMoved(device)
+            return (.ok, "success")
+        case (.POST, "create-anchor", 2):
+            guard let address = UCIAddress(text: parts[1]) else { return badAddress(parts[1]) }
+            let pose: Pose
+            switch parsePosition(body, absentIsOrigin: true) {
+            case .success(let p): pose = p
+            case .failure(let reason): return (.notAcceptable, "Error while deserializing position: \(reason)")
             }
+            let made: Int?
+            do {
+                made = try room.createAnchor(address, at: pose, time: now)
+            } catch {
+                return (.internalServerError, "cannot make the anchor's radio: \(error)")
+            }
+            guard let anchor = made else { return (.conflict, "a device named \(address) already exists") }
+            if let json = deviceJSON(anchor) { broadcast("device-added", json) }
+            neighboursMoved(anchor)
+            reschedule()
+            return (.ok, "success")
+        case (.POST, "destroy-anchor", 2):
+            guard let address = UCIAddress(text: parts[1]) else { return badAddress(parts[1]) }
+            guard let anchor = room.device(named: address), room.isAnchor(anchor) else {
+                return (.notFound, "anchor \(address) not found")
+            }
+            broadcast("device-removed", "{\"category\":\"anchor\",\"mac_address\":\"\(address)\"}")
+            _ = room.destroyAnchor(address)
+            reschedule()
             return (.ok, "success")
         default:
             return (.notFound, "")
         }
     }
 
+    private func badAddress(_ text: String) -> (HTTPResponseStatus, String) {
+        (.notAcceptable, "Error mac_address: \(text) is not XX:XX or XX:XX:XX:XX:XX:XX:XX:XX")
+    }
+
+    /// The true distance and bearing from a chip just moved (or placed) to every other, as neighbor-updated events.
+    private func neighboursMoved(_ device: Int) {
+        guard let a = room.pose(of: device), let address = room.address(of: device) else { return }
+        for other in room.devices where other != device {
+            guard let b = room.pose(of: other), let bAddress = room.address(of: other) else { continue }
+            let g = PairGeometry(a, b)
+            guard g.distance * 100 <= 65_535 else { continue }
+            // pica's azimuths are positive toward its +x, the left; the room's to the right.
+            let azimuth = (axes == .pica ? -1 : 1) * g.bearingFromA.azimuth
+            let json = "{\"source_category\":\"\(category(device))\",\"source_mac_address\":\"\(address)\","
+                + "\"destination_category\":\"\(category(other))\","
+                + "\"destination_mac_address\":\"\(bAddress)\",\"distance\":\(Int((g.distance * 100).rounded())),"
+                + "\"azimuth\":\(Int((azimuth * 180 / Double.pi).rounded())),"
+                + "\"elevation\":\(Int((g.bearingFromA.elevation * 180 / Double.pi).rounded()))}"
+            broadcast("neighbor-updated", json)
+        }
+    }
+
+    /// A position body in the web API's axes.
+    func parsePosition(_ body: [UInt8], absentIsOrigin: Bool = false) -> Result<Pose, PositionError> {
+        if absentIsOrigin && body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
+            return .success(Pose(position: Vector3(0, 0, 0), orientation: Orientation(heading: 0)))
+        }
+        return Self.parsePosition(body, axes: axes)
+    }
+
     /// A position body: integers x, y, z (cm, within ±32,767), yaw (−180 to 180), pitch (−90 to 90), roll (−180 to 180).
-    static func parsePosition(_ body: [UInt8]) -> Result<Pose, PositionError> {
+    static func parsePosition(_ body: [UInt8], axes: WebAxes = .room) -> Result<Pose, PositionError> {
         let p: PositionBody
         do {
             p = try JSONDecoder().decode(PositionBody.self, from: Data(body))
@@ -112,8 +175,12 @@ extension UCIEndpoint {
             return .failure(PositionError("\(key) = \(value) is outside ±\(limit)"))
         }
         let rad = Double.pi / 180
-        let position = Vector3(Double(p.x) / 100, Double(p.y) / 100, Double(p.z) / 100)
-        let orientation = Orientation(heading: Double(p.yaw) * rad, pitch: Double(p.pitch) * rad, roll: Double(p.roll) * rad)
+        // pica's (x, y, z) is the room's (y, z, x); its yaw and roll turn the other way.
+        let (x, y, z) = axes == .pica ? (p.z, p.x, p.y) : (p.x, p.y, p.z)
+        let sign = axes == .pica ? -1.0 : 1
+        let position = Vector3(Double(x) / 100, Double(y) / 100, Double(z) / 100)
+        let orientation = Orientation(heading: sign * Double(p.yaw) * rad, pitch: Double(p.pitch) * rad,
+                                      roll: sign * Double(p.roll) * rad)
         return .success(Pose(position: position, orientation: orientation))
     }
 
