@@ -207,8 +207,8 @@ extension UCIRoom {
             peer.lastController = own
             peer.rangingCount &+= 1
             report(part.chip, &peer, [theirs], at: end, &out)
-            // The controlee hears the block stride in the round's control message.
-            peer.watchdog = end + (1.5 + Double(session.parsed.blockStride)) * peer.interval
+            // The controlee hears the interval and the block stride in the round's control message.
+            peer.watchdog = end + (1.5 + Double(session.parsed.blockStride)) * session.interval
             part.chip.sessions[part.session] = peer
         }
         var mineSession = chip.sessions[session.token] ?? session

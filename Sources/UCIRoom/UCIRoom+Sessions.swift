@@ -65,6 +65,11 @@ extension UCIRoom {
             for (t, v) in tlvs {
                 if let problem = UCISession.check(t, v) { failed.append((t, problem)) } else { session.config[t] = v }
             }
+            // A ranging session's new interval must still hold its round.
+            if session.state == .active, failed.isEmpty, session.startProblem() != nil {
+                return refuse(m, chip, .invalidParameter, time, &out,
+                              [UInt8(tlvs.count)] + tlvs.flatMap { [$0.0, UCIStatus.invalidRange.rawValue] })
+            }
             if !failed.isEmpty { counters.badCommands += 1 }
             let status: UCIStatus = failed.isEmpty ? .ok : .invalidParameter
             let wasInit = session.state == .initialized

@@ -124,10 +124,11 @@ struct UCISession {
     /// The ranging scheduling time unit.
     static let rstu = 416 / 499.2e6
 
-    /// What a host may change while the session ranges (what Android's reconfiguration sets): the reports and
-    /// their bounds, the block stride, suspension. Everything else waits for the session to stop.
+    /// What a host may change while the session ranges (what Android's reconfiguration sets, AOSP's `uwb_core`): the
+    /// interval, the reports and their bounds, the block stride, suspension. Everything else waits for the session to
+    /// stop.
     static let changesWhileActive: Set<UInt8> = [
-        UCIAppConfigID.sessionInfoNotificationConfig, UCIAppConfigID.proximityNear, UCIAppConfigID.proximityFar,
+        UCIAppConfigID.rangingDuration, UCIAppConfigID.sessionInfoNotificationConfig, UCIAppConfigID.proximityNear, UCIAppConfigID.proximityFar,
         UCIAppConfigID.aoaBound, UCIAppConfigID.blockStrideLength, UCIAppConfigID.suspendRangingRounds,
     ]
 

@@ -28,14 +28,32 @@ import UCI
     @Test func onlyWhatMayChangeWhileRangingIsTaken() throws {
         let b = try pair()
         let before = b.room.chips[0]?.sessions[0]?.config
-        let refused = set(b, 0, [(UCIAppConfigID.blockStrideLength, [1]), (UCIAppConfigID.rangingDuration, le32(50)),
+        let refused = set(b, 0, [(UCIAppConfigID.blockStrideLength, [1]), (UCIAppConfigID.slotDuration, [0x60, 0x09]),
                                  (UCIAppConfigID.channelNumber, [5])])
-        #expect(refused == [UCIStatus.sessionActive.rawValue, 2, UCIAppConfigID.rangingDuration, 0x13,
+        #expect(refused == [UCIStatus.sessionActive.rawValue, 2, UCIAppConfigID.slotDuration, 0x13,
                             UCIAppConfigID.channelNumber, 0x13])
         #expect(b.room.chips[0]?.sessions[0]?.config == before)
         #expect(b.room.counters.commandsInWrongState == 1)
         #expect(set(b, 0, [(UCIAppConfigID.sessionInfoNotificationConfig, [5])]) == [UCIStatus.invalidParameter.rawValue, 1,
                                                                                     0x0E, UCIStatus.invalidRange.rawValue])
+        // An interval shorter than the round (25 slots of 2 ms) is refused, and the old one kept.
+        #expect(set(b, 0, [(UCIAppConfigID.rangingDuration, le32(20))]) == [UCIStatus.invalidParameter.rawValue, 1,
+                                                                           0x09, UCIStatus.invalidRange.rawValue])
+        #expect(b.room.chips[0]?.sessions[0]?.interval == 0.1)
+    }
+
+    /// A new interval while ranging takes from the round after the next; the controlee, told in each round, follows.
+    @Test func theIntervalChangesWhileRanging() throws {
+        let b = try pair()
+        b.advance(to: 1.08)
+        #expect(b.reports(0).count == 10)
+        b.reports(1)
+        #expect(set(b, 0, [(UCIAppConfigID.rangingDuration, le32(250))]) == [0, 0])
+        // Rounds at 1.1, then every 250 ms: 1.35 ... 3.1, eight more to 3.08 + 0.05.
+        b.advance(to: 3.16)
+        #expect(b.reports(0).count == 9)
+        let controlee = b.reports(1)
+        #expect(controlee.count == 9 && controlee.allSatisfy { $0.count == 1 && $0[0].status == 0 })
     }
 
     /// A block stride of 1 skips every other interval; the controlee, told in the round, waits as long.
