@@ -28,6 +28,10 @@ package struct UCICommand: AsyncParsableCommand, Sendable {
     @Option(name: .customLong("web-port"), parsing: .unconditional, help: "TCP port of pica's HTTP API (0 picks a free one); none without it.")
     var webPort: Int?
 
+    @Option(name: .customLong("web-host"),
+            help: "The address the web API and its live page listen on: 127.0.0.1 unless asked (an IPv4 or IPv6 address; 0.0.0.0 serves every interface).")
+    var webHost = "127.0.0.1"
+
     @Option(help: "The web API's coordinates: room (z up, yaw counter-clockwise from +x, a chip at rest facing +x) or pica (y up, a chip at rest facing +z, as pica's page and scripts place chips) (docs/uci.md).")
     var axes: WebAxes = .room
 
@@ -75,6 +79,9 @@ package struct UCICommand: AsyncParsableCommand, Sendable {
     package func validate() throws {
         try require((0...65_535).contains(uciPort), "--uci-port must be between 0 and 65535, got \(uciPort)")
         if let webPort { try require((0...65_535).contains(webPort), "--web-port must be between 0 and 65535, got \(webPort)") }
+        var v4 = in_addr(), v6 = in6_addr()
+        try require(inet_pton(AF_INET, webHost, &v4) == 1 || inet_pton(AF_INET6, webHost, &v6) == 1,
+                    "--web-host must be an IPv4 or IPv6 address, got \(webHost)")
         try require(spacing.isFinite && spacing >= 0.1 && spacing <= 100, "--spacing must be between 0.1 and 100 metres, got \(spacing)")
         try require((2...1000).contains(peers), "--peers must be between 2 and 1000, got \(peers)")
     }
@@ -143,15 +150,17 @@ package struct UCICommand: AsyncParsableCommand, Sendable {
         var lines = ["nearcatch-sim uci: listening for UCI hosts on 127.0.0.1:\(port)"]
         if let webPort {
             do {
-                let bound = try endpoint.serveWeb(port: webPort)
-                lines.append("nearcatch-sim uci: pica's HTTP API on http://127.0.0.1:\(bound)")
+                let bound = try endpoint.serveWeb(host: webHost, port: webPort)
+                // An IPv6 address goes in brackets in a URL.
+                let host = webHost.contains(":") ? "[\(webHost)]" : webHost
+                lines.append("nearcatch-sim uci: pica's HTTP API and the live page on http://\(host):\(bound)")
             } catch {
                 do {
                     try endpoint.shutdown()
                 } catch {
                     FileHandle.standardError.write(Data("nearcatch-sim uci: closing: \(error)\n".utf8))
                 }
-                throw ValidationError("cannot listen on 127.0.0.1:\(webPort) for --web-port: \(error)")
+                throw ValidationError("cannot listen on \(webHost):\(webPort) for --web-port: \(error)")
             }
         }
         FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))

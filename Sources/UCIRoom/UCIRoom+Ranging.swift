@@ -165,6 +165,7 @@ extension UCIRoom {
         let end = air.end
         counters.rounds += 1
         var reports: [TwoWayReport] = []
+        var seen: [(device: Int, status: UInt8, distance: UInt16)] = []
         let destinations = session.destinations ?? []
         var slotOfResponse = 1
         for (k, part) in parts.enumerated() {
@@ -202,6 +203,7 @@ extension UCIRoom {
             mine.slot = UInt8(truncatingIfNeeded: slotOfResponse)
             theirs.slot = mine.slot
             reports.append(mine)
+            seen.append((part.chip.id, mine.status, mine.distance))
             // The data carried changed its outbox.
             guard var peer = part.chip.sessions[part.session] ?? peerSession, !part.chip.isAnchor else { continue }
             peer.lastController = own
@@ -218,6 +220,7 @@ extension UCIRoom {
         chip.sessions[session.token] = mineSession
         airLog.append(air)
         tally(air)
+        onRound?(RoundSeen(controller: chip.id, token: session.token, time: end, exchanges: seen))
         // Every later round starts at or after the earliest next round of an active controller.
         let horizon = chips.values.flatMap { c in
             c.sessions.values.filter { $0.isRanging && $0.isController }

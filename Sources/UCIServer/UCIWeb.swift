@@ -21,10 +21,21 @@ package enum WebAxes: String, CaseIterable, Sendable {
 /// `{"x":..,"y":..,"z":..,"yaw":..,"pitch":..,"roll":..}`; 200, 404 for no such chip, 406 for a bad address or body),
 /// `POST /create-anchor/{mac}` and `/destroy-anchor/{mac}` place and take away anchors (200; 406, 409 for a name
 /// taken, 404 for no such anchor), and `GET /events` streams server-sent events: device-added, device-removed,
-/// device-updated and neighbor-updated (the true distance and bearing to each other chip).
+/// device-updated and neighbor-updated (the true distance and bearing to each other chip), and ranging (each round's
+/// exchanges as measured: ours, for the live page at `/`, UCIPage.swift).
 extension UCIEndpoint {
     /// Listens for the web API on `host`:`port` (0 picks a free port); returns the port bound.
     package func serveWeb(host: String = "127.0.0.1", port: Int) throws -> Int {
+        room.onRound = { [unowned self] round in
+            guard let controller = room.address(of: round.controller) else { return }
+            let exchanges = round.exchanges.compactMap { x in
+                room.address(of: x.device).map {
+                    "{\"controlee\":\"\($0)\",\"status\":\(x.status),\"distance\":\(x.distance)}"
+                }
+            }
+            broadcast("ranging", "{\"controller\":\"\(controller)\",\"session\":\(round.token),"
+                + "\"time\":\(String(format: "%.4f", round.time)),\"exchanges\":[\(exchanges.joined(separator: ","))]}")
+        }
         onChipsChanged = { [unowned self] event, device in
             if event == "device-removed" {
                 guard let a = room.address(of: device) else { return }
@@ -77,6 +88,8 @@ extension UCIEndpoint {
     func answer(_ method: HTTPMethod, _ path: String, _ body: [UInt8]) -> (HTTPResponseStatus, String)? {
         let parts = path.split(separator: "/").map(String.init)
         switch (method, parts.first, parts.count) {
+        case (.GET, nil, 0), (.GET, "index.html", 1):
+            return (.ok, UCIPage.html(axes: axes))
         case (.GET, "get-state", 1):
             let devices = room.devices.compactMap(deviceJSON)
             return (.ok, "{\"devices\":[" + devices.joined(separator: ",") + "]}")
@@ -223,7 +236,9 @@ extension UCIEndpoint {
                     return
                 }
                 var h = HTTPHeaders()
-                h.add(name: "content-type", value: text.hasPrefix("{") ? "application/json" : "text/plain")
+                let type = text.hasPrefix("{") ? "application/json"
+                    : text.hasPrefix("<!DOCTYPE html>") ? "text/html; charset=utf-8" : "text/plain"
+                h.add(name: "content-type", value: type)
                 h.add(name: "content-length", value: "\(text.utf8.count)")
                 context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: h))), promise: nil)
                 var buffer = context.channel.allocator.buffer(capacity: text.utf8.count)

@@ -108,4 +108,25 @@ import UCI
         #expect(endpoint.answer(.POST, "/init-uci-device/00:07", [])?.0 == .notFound)
         #expect(endpoint.answer(.POST, "/set-position/00:01", [])?.0 == .notAcceptable)
     }
+
+    /// The live page is served at `/` for the web API's axes; each round is seen by onlookers as it ends, with each
+    /// exchange's chip, status and distance (the page's `ranging` events).
+    @Test func theLivePageAndTheRoundsItDraws() throws {
+        let b = try Bench(chips: 2)
+        let endpoint = UCIEndpoint(room: b.room)
+        defer { #expect(throws: Never.self) { try endpoint.shutdown() } }
+        let page = try #require(endpoint.answer(.GET, "/", []))
+        #expect(page.0 == .ok && page.1.hasPrefix("<!DOCTYPE html>") && page.1.contains("const AXES = \"room\";"))
+        endpoint.axes = .pica
+        #expect(endpoint.answer(.GET, "/index.html", [])?.1.contains("const AXES = \"pica\";") == true)
+        var rounds: [UCIRoom.RoundSeen] = []
+        b.room.onRound = { rounds.append($0) }
+        b.start(0, controller: true, own: [0, 1], peers: [[0, 2]], interval: 100)
+        b.start(1, controller: false, own: [0, 2], peers: [[0, 1]], interval: 100)
+        b.advance(to: 1.08)
+        #expect(rounds.count == 10 && rounds.allSatisfy { $0.controller == 0 && $0.exchanges.count == 1 })
+        let ok = rounds.flatMap(\.exchanges).filter { $0.device == 1 && $0.status == 0 }
+        #expect(ok.count >= 9 && ok.allSatisfy { (80...120).contains($0.distance) })
+        #expect(zip(rounds, rounds.dropFirst()).allSatisfy { abs($1.time - $0.time - 0.1) < 1e-9 })
+    }
 }
