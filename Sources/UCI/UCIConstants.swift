@@ -125,6 +125,12 @@ package enum UCIAppConfigID {
     package static let dataTransferStatusNotificationConfig: UInt8 = 0x47
 }
 
+/// RANGING_ROUND_USAGE values that change what a round is.
+package enum UCIRangingUsage {
+    /// One-way ranging for angle of arrival: an advertiser's blinks, each observer's angle.
+    package static let owrAoA: UInt8 = 0x06
+}
+
 /// Session types of SESSION_INIT.
 package enum UCISessionType {
     package static let ranging: UInt8 = 0x00

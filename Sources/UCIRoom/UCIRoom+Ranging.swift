@@ -40,7 +40,7 @@ extension UCIRoom {
         if controleesDirty { indexControlees() }
         var best: (due: Double, chip: Int, session: UInt32, round: Bool)?
         for (chip, id) in active {
-            guard let s = chip.sessions[id] else { continue }
+            guard let s = chip.sessions[id], !s.listensOnly else { continue }
             let due = s.isController ? s.nextRound + s.roundDuration : s.watchdog
             if let b = best, (b.due, b.chip, b.session) <= (due, chip.id, id) { continue }
             best = (due, chip.id, id, s.isController)
@@ -54,7 +54,7 @@ extension UCIRoom {
         while let next = earliest(), next.due <= time {
             guard let chip = chips[next.chip], var session = chip.sessions[next.session] else { break }
             if next.round {
-                round(chip, session, &out)
+                if session.isOneWayAoA { oneWayRound(chip, session, &out) } else { round(chip, session, &out) }
                 session = chip.sessions[next.session] ?? session
                 session.nextRound += session.roundPeriod
             } else {
@@ -67,9 +67,15 @@ extension UCIRoom {
     }
 
     /// The controlees of a controller's session that are ranging with it now, by destination (nil where absent).
-    private func participants(_ chip: Chip, _ session: UCISession) -> [Participant?] {
+    func participants(_ chip: Chip, _ session: UCISession) -> [Participant?] {
         guard let own = session.deviceAddress, let dst = session.destinations else { return [] }
         if controleesDirty { indexControlees() }
+        if session.isOneWayAoA {
+            return (listeners[session.id] ?? []).filter { p in
+                guard p.chip.id != chip.id, let s = p.chip.sessions[p.session] else { return false }
+                return (s.destinations ?? []).isEmpty || s.destinations?.contains(own) == true
+            }
+        }
         return dst.map { address in
             for p in controlees[ControleeKey(session: session.id, address: address)] ?? [] where p.chip.id != chip.id {
                 let peerDestinations = p.chip.sessions[p.session]?.destinations ?? []
@@ -84,12 +90,16 @@ extension UCIRoom {
     /// state, not at every round (100 chips' rounds would scan every chip for every destination).
     private func indexControlees() {
         controlees = [:]
+        listeners = [:]
         active = []
         for chip in chips.values.sorted(by: { $0.id < $1.id }) {
             for s in chip.sessions.values where s.isRanging {
                 active.append((chip, s.token))
             }
-            for s in chip.sessions.values where s.isRanging && !s.isController {
+            for s in chip.sessions.values where s.isRanging && s.listensOnly {
+                listeners[s.id, default: []].append(Participant(chip: chip, session: s.token))
+            }
+            for s in chip.sessions.values where s.isRanging && !s.isController && !s.listensOnly {
                 guard let a = s.deviceAddress else { continue }
                 controlees[ControleeKey(session: s.id, address: a), default: []].append(Participant(chip: chip, session: s.token))
             }
@@ -99,7 +109,7 @@ extension UCIRoom {
     }
 
     /// The frames of one round: the poll, each controlee's response in its slot, the final.
-    private func airRound(_ chip: Chip, _ session: UCISession, _ parts: [Participant?], start: Double) -> AirRound {
+    func airRound(_ chip: Chip, _ session: UCISession, _ parts: [Participant?], start: Double) -> AirRound {
         let slot = session.slot
         let airtime = min(settings.medium.frameDuration, slot)
         let present = parts.compactMap { $0?.chip.id }
@@ -109,13 +119,19 @@ extension UCIRoom {
             let s = start + Double(k + 1) * slot
             frames.append(AirFrame(sender: p.chip.id, start: s, end: s + airtime, channel: session.channel, receivers: [chip.id]))
         }
+        // An advertisement is one frame, heard by every observer.
+        if session.isOneWayAoA {
+            return AirRound(controller: chip.id, session: session.token, start: start, end: start + session.roundDuration,
+                            frames: [AirFrame(sender: chip.id, start: start, end: start + airtime, channel: session.channel,
+                                              receivers: present)])
+        }
         let f = start + Double(parts.count + 1) * slot
         frames.append(AirFrame(sender: chip.id, start: f, end: f + airtime, channel: session.channel, receivers: present))
         return AirRound(controller: chip.id, session: session.token, start: start, end: start + session.roundDuration, frames: frames)
     }
 
     /// The rounds sharing the air with `round`: those already run, and the next of every other active controller.
-    private func neighbours(of round: AirRound) -> [AirRound] {
+    func neighbours(of round: AirRound) -> [AirRound] {
         if controleesDirty { indexControlees() }
         var result = airLog.filter { $0.start < round.end && $0.end > round.start }
         for chip in chips.values {
@@ -138,7 +154,7 @@ extension UCIRoom {
 
     /// Whether `receiver` hears `frame`: not when its own radio, or the sender's, is busy in another round's frame at
     /// the time; otherwise by the air's one rule over the frames of other rounds that overlap it on its channel.
-    private func hears(_ receiver: Int, _ frame: AirFrame, among others: [AirRound]) -> Bool {
+    func hears(_ receiver: Int, _ frame: AirFrame, among others: [AirRound]) -> Bool {
         guard let at = chips[receiver]?.pose.position, let from = chips[frame.sender]?.pose.position else { return false }
         var interference = 0.0
         for round in others {
@@ -218,19 +234,26 @@ extension UCIRoom {
         expireData(chip, &mineSession, at: end, &out)
         report(chip, &mineSession, reports, at: end, &out)
         chip.sessions[session.token] = mineSession
+        finish(air, of: chip, session, seen: seen, end: end)
+    }
+
+    /// What every round does at its end: its frames kept on the air's log (rounds already run, while a later round
+    /// may still overlap them), the chips' power tallied, onlookers told.
+    func finish(_ air: AirRound, of chip: Chip, _ session: UCISession,
+                seen: [(device: Int, status: UInt8, distance: UInt16)], end: Double) {
         airLog.append(air)
         tally(air)
         onRound?(RoundSeen(controller: chip.id, token: session.token, time: end, exchanges: seen))
         // Every later round starts at or after the earliest next round of an active controller.
         let horizon = chips.values.flatMap { c in
             c.sessions.values.filter { $0.isRanging && $0.isController }
-                .map { c === chip && $0.token == session.token ? start + $0.roundPeriod : $0.nextRound }
+                .map { c === chip && $0.token == session.token ? air.start + $0.roundPeriod : $0.nextRound }
         }.min() ?? end
-        airLog.removeAll { $0.end <= min(horizon, start) }
+        airLog.removeAll { $0.end <= min(horizon, air.start) }
     }
 
     /// The radio's measurement of one exchange, as each end reports it; `nil` when the exchange was lost.
-    private func measure(_ a: Chip, _ b: Chip, at time: Double, slot: UInt8, controllerAddress: UCIAddress,
+    func measure(_ a: Chip, _ b: Chip, at time: Double, slot: UInt8, controllerAddress: UCIAddress,
                          controleeAddress: UCIAddress) -> (TwoWayReport, TwoWayReport)? {
         let key = LinkKey(initiator: a.id, responder: b.id)
         if links[key] == nil {
@@ -271,26 +294,35 @@ extension UCIRoom {
     }
 
     /// A SESSION_INFO_NTF of two-way measurements, unless the host turned them off.
-    private func report(_ chip: Chip, _ session: inout UCISession, _ reports: [TwoWayReport], at time: Double,
+    func report(_ chip: Chip, _ session: inout UCISession, _ reports: [TwoWayReport], at time: Double,
                         _ out: inout [UCIOutgoing]) {
         guard session.parsed.reportsInfo else { return }
         let (near, far) = (session.parsed.near, session.parsed.far)
         let reports = session.parsed.reportsOnlyInProximity
             ? reports.filter { $0.status == 0 && (near...max(near, far)).contains(Int($0.distance)) } : reports
         guard !reports.isEmpty else { return }
+        let length = session.addressLength
+        sessionInfo(chip, &session, type: 1, count: reports.count, at: time, &out) { w in
+            for r in reports { r.encode(&w, addressLength: length) }
+        }
+    }
+
+    /// A SESSION_INFO_NTF: its header (the session's next sequence number, its token, the interval, the measurement
+    /// type, the address indicator) and `count` measurements that `body` writes.
+    func sessionInfo(_ chip: Chip, _ session: inout UCISession, type: UInt8, count: Int, at time: Double,
+                     _ out: inout [UCIOutgoing], body: (inout UCIByteWriter) -> Void) {
         var w = UCIByteWriter()
         w.u32(session.sequence)
         session.sequence &+= 1
         w.u32(session.token)
         w.u8(0)  // rcr indicator
         w.u32(UInt32(min(session.interval * 1000, Double(UInt32.max)).rounded()))
-        w.u8(1)  // two-way
+        w.u8(type)
         w.u8(0)
-        let extended = session.addressLength == 8
-        w.u8(extended ? 1 : 0)
+        w.u8(session.addressLength == 8 ? 1 : 0)
         w.zeros(8)
-        w.u8(UInt8(reports.count))
-        for r in reports { r.encode(&w, addressLength: session.addressLength) }
+        w.u8(UInt8(count))
+        body(&w)
         notify(chip.id, UCIGroup.sessionControl, UCIOpcode.sessionInfo, w.bytes, time, &out)
     }
 

@@ -79,6 +79,8 @@ package final class UCIRoom {
     /// Rounds already run, kept a second so that later rounds see what shared their air.
     var airLog: [AirRound] = []
     var controlees: [ControleeKey: [Participant]] = [:]
+    /// The ranging sessions that only listen (OWR-AoA observers), by session id, lowest chip first.
+    var listeners: [UInt32: [Participant]] = [:]
     /// Every active session, by chip, indexed with the controlees.
     var active: [(Chip, UInt32)] = []
     /// Set by every command and disconnection, which may start, stop or change a session.

@@ -56,6 +56,10 @@ struct UCISession {
     var interval: Double { parsed.interval }
     /// From one round to the next, seconds: the interval, and the blocks skipped after it.
     var roundPeriod: Double { parsed.interval * Double(parsed.blockStride + 1) }
+    /// OWR-AoA: a controller's rounds are one advertisement each, which its observers hear and take the angle of.
+    var isOneWayAoA: Bool { parsed.usage == UCIRangingUsage.owrAoA }
+    /// An observer answers nothing and reports only what it hears, so it keeps no watchdog.
+    var listensOnly: Bool { !isController && isOneWayAoA }
     /// Active and not suspended: it runs its rounds, or answers its controller's.
     var isRanging: Bool { state == .active && !parsed.suspended }
     var slot: Double { parsed.slot }
@@ -77,6 +81,8 @@ struct UCISession {
         let slot: Double
         let slotsPerRound: Int
         let reportsInfo: Bool
+        /// RANGING_ROUND_USAGE; DS-TWR deferred (2) by default.
+        let usage: UInt8
         /// RNG_DATA_NTF 2: only measurements from `near` to `far` centimetres are reported.
         let reportsOnlyInProximity: Bool
         let near: Int
@@ -103,6 +109,7 @@ struct UCISession {
             maxRetry = number(UCIAppConfigID.maxRoundRetry, 2, 0)
             reportsDataTransfer = byte(UCIAppConfigID.dataTransferStatusNotificationConfig, 0) == 1
             reportsInfo = byte(UCIAppConfigID.sessionInfoNotificationConfig, 1) != 0
+            usage = byte(UCIAppConfigID.rangingRoundUsage, 2)
             reportsOnlyInProximity = byte(UCIAppConfigID.sessionInfoNotificationConfig, 1) == 2
             near = number(UCIAppConfigID.proximityNear, 2, 0)
             far = number(UCIAppConfigID.proximityFar, 2, 20_000)
@@ -176,7 +183,10 @@ struct UCISession {
     func startProblem() -> UInt8? {
         guard let own = deviceAddress, own.bytes.count == addressLength else { return UCIReason.macAddressModeNotSupported }
         guard let dst = destinations else { return UCIReason.invalidDestinationList }
-        if isController {
+        if isController && isOneWayAoA {
+            // An advertiser names no one: every observer of its session that names it (or no one) hears it.
+            guard slotsPerRound >= 1 else { return UCIReason.insufficientSlotsPerRound }
+        } else if isController {
             guard (1...8).contains(dst.count) else { return UCIReason.invalidNumberOfControlees }
             if let n = config[UCIAppConfigID.numberOfControlees], n.count == 1, Int(n[0]) != dst.count {
                 return UCIReason.invalidNumberOfControlees

@@ -1,0 +1,68 @@
+import Foundation
+import Geometry
+import Testing
+import UCI
+@testable import UCIRoom
+
+/// OWR-AoA (RANGING_ROUND_USAGE 6): an advertiser's blinks, each observer's angle of arrival.
+@Suite struct UCIOneWayTests {
+    private typealias Bench = UCIRoomTests.Bench
+
+    /// The OWR-AoA measurements of every SESSION_INFO_NTF `device` was sent: (address, status, nlos, frame, block,
+    /// azimuth in degrees, its FoM); `nil` for a notification of another type or layout.
+    private func advertisements(_ b: Bench, _ device: Int) -> [(UInt16, UInt8, UInt8, UInt8, UInt16, Double, UInt8)?] {
+        b.drain(device).filter { $0.type == .notification && $0.group == 2 && $0.opcode == 0 }.map { m in
+            var r = UCIByteReader(m.payload)
+            _ = r.take(13)
+            guard r.u8() == 3, r.u8() == 0, r.u8() == 0, r.take(8) != nil, r.u8() == 1, let a = r.u16(), let status = r.u8(),
+                  let nlos = r.u8(), let frame = r.u8(), let block = r.u16(), let az = r.u16(), let fom = r.u8(),
+                  r.u16() != nil, r.u8() != nil, r.remaining == 0 else { return nil }
+            return (a, status, nlos, frame, block, Double(Int16(bitPattern: az)) / 128, fom)
+        }
+    }
+
+    /// An advertiser at the origin facing +x; an observer 2 m off facing it (azimuth 0), one 2 m off at 30 degrees
+    /// to the advertiser's left, turned so that the advertiser stands 30 degrees to its own left (−30), and one that
+    /// names another advertiser. Each named observer reports every advertisement it heard, numbered; the other and
+    /// the advertiser hear nothing.
+    @Test func observersReportTheAngleOfEachAdvertisement() throws {
+        let b = try Bench(chips: 4)
+        _ = b.room.setPose(Pose(position: Vector3(0, 0, 1), orientation: Orientation(heading: 0)), of: 0)
+        _ = b.room.setPose(Pose(position: Vector3(2, 0, 1), orientation: Orientation(heading: Double.pi)), of: 1)
+        // Facing the advertiser, then turned 30 degrees clockwise: the advertiser is 30 degrees to its left.
+        let side = Vector3(2 * cos(Double.pi / 6), 2 * sin(Double.pi / 6), 1)
+        let facing = atan2(-side.y, -side.x)
+        _ = b.room.setPose(Pose(position: side, orientation: Orientation(heading: facing - Double.pi / 6)), of: 2)
+        _ = b.room.setPose(Pose(position: Vector3(0, 2, 1), orientation: Orientation(heading: -Double.pi / 2)), of: 3)
+        let owr: [(UInt8, [UInt8])] = [(UCIAppConfigID.rangingRoundUsage, [UCIRangingUsage.owrAoA])]
+        b.start(0, id: 9, controller: true, own: [0, 1], peers: [], interval: 100, extra: owr + [(UCIAppConfigID.deviceRole, [5])])
+        for (k, named) in [(1, [UInt8(0), 1]), (2, [0, 1]), (3, [0, 7])] {
+            b.start(k, id: 9, controller: false, own: [0, UInt8(k + 1)], peers: [named], interval: 100,
+                    extra: owr + [(UCIAppConfigID.deviceRole, [6])])
+        }
+        for k in 0...3 { b.drain(k) }
+        b.advance(to: 2.08)
+        #expect(advertisements(b, 0).isEmpty && advertisements(b, 3).isEmpty)
+        for (k, expected) in [(1, 0.0), (2, -30.0)] {
+            let seen = advertisements(b, k)
+            #expect(seen.count >= 18 && seen.count <= 20 && seen.allSatisfy { $0 != nil })
+            let heard = seen.compactMap { $0 }
+            #expect(heard.allSatisfy { $0.0 == 0x0100 && $0.1 == 0 && $0.2 == 0 && $0.6 > 0 })
+            // Numbered by the advertiser: increasing, a gap where one was missed.
+            #expect(zip(heard, heard.dropFirst()).allSatisfy { $1.3 > $0.3 && $1.4 > $0.4 })
+            let mean = heard.map(\.5).reduce(0, +) / Double(heard.count)
+            #expect(abs(mean - expected) < 3, "observer \(k): mean azimuth \(mean)")
+        }
+        #expect(b.room.counters.rounds == 20 && b.room.counters.exchanges == 40, "\(b.room.counters)")
+    }
+
+    /// An advertiser needs no destination; an observer keeps no watchdog, so with no advertiser it says nothing.
+    @Test func anObserverAloneIsSilent() throws {
+        let b = try Bench(chips: 1)
+        b.start(0, id: 9, controller: false, own: [0, 2], peers: [[0, 1]], interval: 100,
+                extra: [(UCIAppConfigID.rangingRoundUsage, [UCIRangingUsage.owrAoA]), (UCIAppConfigID.deviceRole, [6])])
+        #expect(b.drain(0).contains { $0.payload == [9, 0, 0, 0, 2, 0] })
+        b.advance(to: 2)
+        #expect(b.drain(0).isEmpty)
+    }
+}
