@@ -129,6 +129,8 @@ package enum UCIAppConfigID {
 package enum UCIRangingUsage {
     /// One-way ranging for angle of arrival: an advertiser's blinks, each observer's angle.
     package static let owrAoA: UInt8 = 0x06
+    /// Downlink TDoA: anchors range each other, tags listen to their messages.
+    package static let dlTDoA: UInt8 = 0x05
 }
 
 /// Session types of SESSION_INIT.

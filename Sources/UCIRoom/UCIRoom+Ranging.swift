@@ -58,7 +58,7 @@ extension UCIRoom {
                 session = chip.sessions[next.session] ?? session
                 session.nextRound += session.roundPeriod
             } else {
-                report(chip, &session, [timeoutReport(session)], at: next.due, &out)
+                if !session.isDLTDoA { report(chip, &session, [timeoutReport(session)], at: next.due, &out) }
                 session.watchdog = next.due + session.interval
             }
             chip.sessions[next.session] = session
@@ -88,7 +88,7 @@ extension UCIRoom {
 
     /// The active controlee sessions by session id and address, lowest chip first: rebuilt when a session changes
     /// state, not at every round (100 chips' rounds would scan every chip for every destination).
-    private func indexControlees() {
+    func indexControlees() {
         controlees = [:]
         listeners = [:]
         active = []
@@ -112,12 +112,15 @@ extension UCIRoom {
     func airRound(_ chip: Chip, _ session: UCISession, _ parts: [Participant?], start: Double) -> AirRound {
         let slot = session.slot
         let airtime = min(settings.medium.frameDuration, slot)
-        let present = parts.compactMap { $0?.chip.id }
+        // A DL-TDoA round's tags listen to every frame of it.
+        let tags = session.isDLTDoA ? self.tags(chip, session).map(\.chip.id) : []
+        let present = parts.compactMap { $0?.chip.id } + tags
         var frames = [AirFrame(sender: chip.id, start: start, end: start + airtime, channel: session.channel, receivers: present)]
         for (k, p) in parts.enumerated() {
             guard let p else { continue }
             let s = start + Double(k + 1) * slot
-            frames.append(AirFrame(sender: p.chip.id, start: s, end: s + airtime, channel: session.channel, receivers: [chip.id]))
+            frames.append(AirFrame(sender: p.chip.id, start: s, end: s + airtime, channel: session.channel,
+                                   receivers: [chip.id] + tags))
         }
         // An advertisement is one frame, heard by every observer.
         if session.isOneWayAoA {
@@ -182,6 +185,7 @@ extension UCIRoom {
         counters.rounds += 1
         var reports: [TwoWayReport] = []
         var seen: [(device: Int, status: UInt8, distance: UInt16)] = []
+        var dlExchanges: [(responder: Chip, report: TwoWayReport)] = []
         let destinations = session.destinations ?? []
         var slotOfResponse = 1
         for (k, part) in parts.enumerated() {
@@ -220,19 +224,24 @@ extension UCIRoom {
             theirs.slot = mine.slot
             reports.append(mine)
             seen.append((part.chip.id, mine.status, mine.distance))
+            if session.isDLTDoA { dlExchanges.append((part.chip, mine)) }
             // The data carried changed its outbox.
             guard var peer = part.chip.sessions[part.session] ?? peerSession, !part.chip.isAnchor else { continue }
             peer.lastController = own
             peer.rangingCount &+= 1
-            report(part.chip, &peer, [theirs], at: end, &out)
+            // DT-anchors range each other for their tags, and report nothing to their hosts.
+            if !session.isDLTDoA { report(part.chip, &peer, [theirs], at: end, &out) }
             // The controlee hears the interval and the block stride in the round's control message.
             peer.watchdog = end + (1.5 + Double(session.parsed.blockStride)) * session.interval
             part.chip.sessions[part.session] = peer
         }
         var mineSession = chip.sessions[session.token] ?? session
+        if session.isDLTDoA {
+            tagsHear(air, of: chip, mineSession, exchanges: dlExchanges, among: others, &out)
+        }
         mineSession.rangingCount &+= 1
         expireData(chip, &mineSession, at: end, &out)
-        report(chip, &mineSession, reports, at: end, &out)
+        if !session.isDLTDoA { report(chip, &mineSession, reports, at: end, &out) }
         chip.sessions[session.token] = mineSession
         finish(air, of: chip, session, seen: seen, end: end)
     }

@@ -58,8 +58,12 @@ struct UCISession {
     var roundPeriod: Double { parsed.interval * Double(parsed.blockStride + 1) }
     /// OWR-AoA: a controller's rounds are one advertisement each, which its observers hear and take the angle of.
     var isOneWayAoA: Bool { parsed.usage == UCIRangingUsage.owrAoA }
-    /// An observer answers nothing and reports only what it hears, so it keeps no watchdog.
-    var listensOnly: Bool { !isController && isOneWayAoA }
+    /// DL-TDoA: a controller's rounds are DT-anchors ranging each other, which its tags hear.
+    var isDLTDoA: Bool { parsed.usage == UCIRangingUsage.dlTDoA }
+    /// A DT-tag (DEVICE_ROLE 8) hears the anchors' messages and answers none.
+    var isTag: Bool { isDLTDoA && parsed.role == 8 }
+    /// An observer or a tag answers nothing and reports only what it hears, so it keeps no watchdog.
+    var listensOnly: Bool { !isController && (isOneWayAoA || isTag) }
     /// Active and not suspended: it runs its rounds, or answers its controller's.
     var isRanging: Bool { state == .active && !parsed.suspended }
     var slot: Double { parsed.slot }
@@ -83,6 +87,8 @@ struct UCISession {
         let reportsInfo: Bool
         /// RANGING_ROUND_USAGE; DS-TWR deferred (2) by default.
         let usage: UInt8
+        /// DEVICE_ROLE; 0xFF when not set.
+        let role: UInt8
         /// RNG_DATA_NTF 2: only measurements from `near` to `far` centimetres are reported.
         let reportsOnlyInProximity: Bool
         let near: Int
@@ -110,6 +116,7 @@ struct UCISession {
             reportsDataTransfer = byte(UCIAppConfigID.dataTransferStatusNotificationConfig, 0) == 1
             reportsInfo = byte(UCIAppConfigID.sessionInfoNotificationConfig, 1) != 0
             usage = byte(UCIAppConfigID.rangingRoundUsage, 2)
+            role = byte(UCIAppConfigID.deviceRole, 0xFF)
             reportsOnlyInProximity = byte(UCIAppConfigID.sessionInfoNotificationConfig, 1) == 2
             near = number(UCIAppConfigID.proximityNear, 2, 0)
             far = number(UCIAppConfigID.proximityFar, 2, 20_000)
