@@ -172,7 +172,7 @@ package struct UCICommand: AsyncParsableCommand, Sendable {
             }
         } then: { _, _ in
             func say(_ line: String) { FileHandle.standardError.write(Data("nearcatch-sim uci: \(line)\n".utf8)) }
-            let figures: (counters: UCICounters, lateness: (p50: Double, p95: Double)?, captureProblems: [String])?
+            let figures: (counters: UCICounters, lateness: (p50: Double, p95: Double)?, problems: [String])?
             do {
                 figures = try endpoint.closingFigures()
             } catch {
@@ -185,7 +185,7 @@ package struct UCICommand: AsyncParsableCommand, Sendable {
                 say("closing: \(error)")
             }
             guard let figures else { throw ExitCode.failure }
-            for p in figures.captureProblems { say("capture stopped: \(p)") }
+            for p in figures.problems { say(p) }
             let summary = Self.summary(figures.counters, lateness: figures.lateness) + "\n"
             FileHandle.standardOutput.write(Data(summary.utf8))
         }

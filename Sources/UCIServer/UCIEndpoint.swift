@@ -19,6 +19,8 @@ package final class UCIEndpoint: @unchecked Sendable {
     private var servers: [Channel] = []
     var webClients: [ObjectIdentifier: Channel] = [:]
     private var capture: UCICapture?
+    /// What went wrong on the loop that no host could be told: a connection refused for want of a chip.
+    private var problems: [String] = []
     /// How late each ranging report left after the instant it was due, in bins of 0.1 ms (the last holds 100 ms and
     /// more): what a host's timing can be no better than.
     private var lateness = [Int](repeating: 0, count: 1001)
@@ -75,12 +77,15 @@ package final class UCIEndpoint: @unchecked Sendable {
     }
 
     /// What the endpoint closes with, read on the loop: the room's counters; how late the ranging reports left after
-    /// they were due, milliseconds, the median and the 95th percentile (`nil` before any report); why captures
-    /// stopped, if writing one failed.
+    /// they were due, milliseconds, the median and the 95th percentile (`nil` before any report); what went wrong
+    /// that no host was told (why captures stopped, connections refused).
     package func closingFigures() throws
-        -> (counters: UCICounters, lateness: (p50: Double, p95: Double)?, captureProblems: [String])
+        -> (counters: UCICounters, lateness: (p50: Double, p95: Double)?, problems: [String])
     {
-        try loop.submit { (self.room.counters, Self.quantiles(self.lateness), self.capture?.problems ?? []) }.wait()
+        try loop.submit {
+            (self.room.counters, Self.quantiles(self.lateness),
+             (self.capture?.problems ?? []).map { "capture stopped: \($0)" } + self.problems)
+        }.wait()
     }
 
     private static func quantiles(_ bins: [Int]) -> (p50: Double, p95: Double)? {
@@ -107,6 +112,7 @@ package final class UCIEndpoint: @unchecked Sendable {
             deliver(out)
             onChipsChanged?("device-added", device)
         } catch {
+            problems.append("a host's connection refused: its chip could not be made: \(error)")
             channel.close(promise: nil)
         }
         reschedule()
