@@ -2,8 +2,8 @@
 ///
 /// `v1_1` and `v2_0` follow the FiRa UCI specification of that version as AOSP's packet definitions lay it out
 /// (`uci_packets.pdl`); `pica` answers as pica does at its current HEAD, a mixture its hosts are written against
-/// (a 2.0 device, 1.1 session layouts, 1.1 capability numbering, 2.0 multicast-list layouts, and every received data
-/// message numbered 1).
+/// (a 2.0 device, 1.1 session layouts, 1.1 capability numbering, 2.0 multicast-list layouts, every received data
+/// message numbered 1, two-way rounds for every ranging usage).
 package enum UCIVersion: String, CaseIterable, Sendable {
     case v1_1 = "1.1"
     case v2_0 = "2.0"
@@ -43,6 +43,10 @@ package enum UCIVersion: String, CaseIterable, Sendable {
     /// The multicast list's response carries a status per controlee, and its notification has no list size and no
     /// sub-session ids.
     package var hasMulticastStatusLists: Bool { self != .v1_1 }
+
+    /// OWR-AoA and DL-TDoA sessions run their own rounds and reports; pica answers every usage with two-way reports,
+    /// and its own tests range with usage 6 expecting them.
+    package var servesOneWayRounds: Bool { self != .pica }
 
     /// DATA_MESSAGE_RCV carries the sender's sequence number; pica numbers every received message 1.
     package var carriesSenderSequence: Bool { self != .pica }

@@ -24,7 +24,8 @@ extension UCIRoom {
                 return refuse(m, chip, .invalidParameter, time, &out, noHandle)
             }
             let token = handles ? chip.newHandle() : id
-            chip.sessions[token] = UCISession(id: id, token: token, type: type)
+            chip.sessions[token] = UCISession(id: id, token: token, type: type,
+                                              servesOneWayRounds: settings.version.servesOneWayRounds)
             var w = UCIByteWriter()
             w.u8(UCIStatus.ok.rawValue)
             if handles { w.u32(token) }

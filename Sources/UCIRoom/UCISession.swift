@@ -8,6 +8,8 @@ struct UCISession {
     /// the chip gave in 2.0.
     let token: UInt32
     let type: UInt8
+    /// Whether OWR-AoA and DL-TDoA usages run their own rounds (UCIVersion.servesOneWayRounds).
+    let servesOneWayRounds: Bool
     var state: UCISessionState = .initialized
     /// Every TLV the host set, by type, as given.
     var config: [UInt8: [UInt8]] = [:] {
@@ -29,10 +31,11 @@ struct UCISession {
     /// Who this session's controller is, for a controlee, as the last round found it.
     var lastController: UCIAddress?
 
-    init(id: UInt32, token: UInt32, type: UInt8) {
+    init(id: UInt32, token: UInt32, type: UInt8, servesOneWayRounds: Bool = true) {
         self.id = id
         self.token = token
         self.type = type
+        self.servesOneWayRounds = servesOneWayRounds
     }
 
     /// A message the host gave to send in a round, with the rounds it has waited.
@@ -57,9 +60,9 @@ struct UCISession {
     /// From one round to the next, seconds: the interval, and the blocks skipped after it.
     var roundPeriod: Double { parsed.interval * Double(parsed.blockStride + 1) }
     /// OWR-AoA: a controller's rounds are one advertisement each, which its observers hear and take the angle of.
-    var isOneWayAoA: Bool { parsed.usage == UCIRangingUsage.owrAoA }
+    var isOneWayAoA: Bool { servesOneWayRounds && parsed.usage == UCIRangingUsage.owrAoA }
     /// DL-TDoA: a controller's rounds are DT-anchors ranging each other, which its tags hear.
-    var isDLTDoA: Bool { parsed.usage == UCIRangingUsage.dlTDoA }
+    var isDLTDoA: Bool { servesOneWayRounds && parsed.usage == UCIRangingUsage.dlTDoA }
     /// A DT-tag (DEVICE_ROLE 8) hears the anchors' messages and answers none.
     var isTag: Bool { isDLTDoA && parsed.role == 8 }
     /// An observer or a tag answers nothing and reports only what it hears, so it keeps no watchdog.

@@ -56,6 +56,20 @@ import UCI
         #expect(b.room.counters.rounds == 20 && b.room.counters.exchanges == 40, "\(b.room.counters)")
     }
 
+    /// As pica answers (its own tests range with usage 6 and wait for two-way reports): two-way rounds.
+    @Test func picaRangesEveryUsageTwoWay() throws {
+        let b = try Bench(chips: 2, version: .pica)
+        let owr: [(UInt8, [UInt8])] = [(UCIAppConfigID.rangingRoundUsage, [UCIRangingUsage.owrAoA])]
+        b.start(0, controller: true, own: [0, 1], peers: [[0, 2]], interval: 100, extra: owr)
+        b.start(1, controller: false, own: [0, 2], peers: [[0, 1]], interval: 100, extra: owr)
+        b.drain(0)
+        b.drain(1)
+        b.advance(to: 1.08)
+        let mine = b.reports(0), theirs = b.reports(1)
+        #expect(mine.count == 10 && theirs.count == 10)
+        #expect(mine.flatMap { $0 }.filter { $0.status == 0 && (80...120).contains($0.distance) }.count >= 9)
+    }
+
     /// An advertiser needs no destination; an observer keeps no watchdog, so with no advertiser it says nothing.
     @Test func anObserverAloneIsSilent() throws {
         let b = try Bench(chips: 1)
