@@ -19,8 +19,18 @@ package final class UCIEndpoint: @unchecked Sendable {
     private var servers: [Channel] = []
     var webClients: [ObjectIdentifier: Channel] = [:]
     private var capture: UCICapture?
-    /// What went wrong on the loop that no host could be told: a connection refused for want of a chip.
+    /// What went wrong on the loop that no host could be told: a connection refused for want of a chip, a host
+    /// closed for not reading.
     private var problems: [String] = []
+    /// Bytes written to each connection (a host's, or a web client's event stream) and not yet taken by its socket.
+    private var unread: [ObjectIdentifier: Int] = [:]
+    /// A connection stops being read while its socket holds more than the high mark of its answers, and is read again
+    /// below the low one: a host that sends and never reads fills its own socket, not the endpoint's memory.
+    package static let watermark = WriteBufferWaterMark(low: 32 * 1024, high: 128 * 1024)
+    /// A connection whose unread answers pass this many bytes (ranging reports go on while it is not read) is closed.
+    package static let unreadLimit = 1 << 20
+    /// Bytes taken from a host at one read: each read's answers stay well under the high mark.
+    package static let readSize = 4_096
     /// How late each ranging report left after the instant it was due, in bins of 0.1 ms (the last holds 100 ms and
     /// more): what a host's timing can be no better than.
     private var lateness = [Int](repeating: 0, count: 1001)
@@ -51,6 +61,9 @@ package final class UCIEndpoint: @unchecked Sendable {
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(ChannelOptions.writeBufferWaterMark, value: Self.watermark)
+            .childChannelOption(ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: Self.readSize))
+            .childChannelOption(ChannelOptions.maxMessagesPerRead, value: 1)
             .childChannelInitializer { [self] channel in
                 channel.pipeline.addHandler(ConnectionHandler(endpoint: self))
             }
@@ -119,6 +132,7 @@ package final class UCIEndpoint: @unchecked Sendable {
     }
 
     func disconnected(_ channel: Channel) {
+        forget(channel)
         guard let device = channels.first(where: { $0.value === channel })?.key else { return }
         onChipsChanged?("device-removed", device)
         channels[device] = nil
@@ -150,12 +164,43 @@ package final class UCIEndpoint: @unchecked Sendable {
             for packet in o.message.packets {
                 var buffer = channel.allocator.buffer(capacity: packet.count)
                 buffer.writeBytes(packet)
-                channel.write(buffer, promise: nil)
+                send(buffer, on: channel)
             }
             touched.insert(o.device)
         }
-        for d in touched { channels[d]?.flush() }
+        for d in touched {
+            guard let channel = channels[d] else { continue }
+            channel.flush()
+            if unread[ObjectIdentifier(channel), default: 0] > Self.unreadLimit {
+                problems.append("host of chip \(d) closed: over \(Self.unreadLimit) bytes of its answers unread")
+                channel.close(promise: nil)
+            }
+        }
     }
+
+    /// Writes `buffer` to `channel`, counted unread until its socket takes it.
+    func send(_ buffer: ByteBuffer, on channel: Channel) {
+        channel.write(buffer, promise: counted(buffer.readableBytes, on: channel))
+    }
+
+    /// A write's promise that counts its `count` bytes unread on `channel` until the write completes.
+    func counted(_ count: Int, on channel: Channel) -> EventLoopPromise<Void> {
+        let key = ObjectIdentifier(channel)
+        unread[key, default: 0] += count
+        let written = loop.makePromise(of: Void.self)
+        written.futureResult.whenComplete { [unowned self] _ in
+            if let left = unread[key] { unread[key] = left - count }
+        }
+        return written
+    }
+
+    /// A connection closed: what it left unread goes with it.
+    func forget(_ channel: Channel) {
+        unread[ObjectIdentifier(channel)] = nil
+    }
+
+    /// Bytes written to `channel` that its socket has not taken.
+    func unreadBytes(_ channel: Channel) -> Int { unread[ObjectIdentifier(channel), default: 0] }
 
     /// Sets the loop's timer to the room's next due time, if that moved.
     func reschedule() {
@@ -196,6 +241,13 @@ package final class UCIEndpoint: @unchecked Sendable {
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             var buffer = unwrapInboundIn(data)
             if let bytes = buffer.readBytes(length: buffer.readableBytes) { endpoint.received(bytes, on: context.channel) }
+            // Its answers fill its socket: read no more of it until they drain.
+            if !context.channel.isWritable { context.channel.setOption(ChannelOptions.autoRead, value: false) }
+        }
+
+        func channelWritabilityChanged(context: ChannelHandlerContext) {
+            context.channel.setOption(ChannelOptions.autoRead, value: context.channel.isWritable)
+            context.fireChannelWritabilityChanged()
         }
 
         func errorCaught(context: ChannelHandlerContext, error: Error) {

@@ -46,6 +46,7 @@ extension UCIEndpoint {
         }
         let bootstrap = ServerBootstrap(group: loop)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(ChannelOptions.writeBufferWaterMark, value: Self.watermark)
             .childChannelInitializer { [self] channel in
                 channel.pipeline.configureHTTPServerPipeline().flatMap {
                     channel.pipeline.addHandler(WebHandler(endpoint: self))
@@ -75,12 +76,20 @@ extension UCIEndpoint {
             + "\"yaw\":\(sign * deg(yaw)),\"pitch\":\(deg(pitch)),\"roll\":\(sign * deg(roll))}"
     }
 
+    /// An event to every open event stream; a client that does not read is closed once its unread events pass the
+    /// endpoint's limit.
     func broadcast(_ event: String, _ json: String) {
         let text = "event: \(event)\ndata: \(json)\n\n"
         for client in webClients.values {
             var buffer = client.allocator.buffer(capacity: text.utf8.count)
             buffer.writeString(text)
-            client.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(buffer)), promise: nil)
+            let written = counted(buffer.readableBytes, on: client)
+            client.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(buffer)), promise: written)
+            if unreadBytes(client) > Self.unreadLimit {
+                webClients[ObjectIdentifier(client)] = nil
+                forget(client)
+                client.close(promise: nil)
+            }
         }
     }
 
@@ -250,7 +259,19 @@ extension UCIEndpoint {
 
         func channelInactive(context: ChannelHandlerContext) {
             endpoint.webClients[ObjectIdentifier(context.channel)] = nil
+            endpoint.forget(context.channel)
             context.fireChannelInactive()
+        }
+
+        // A client that sends requests and never reads the answers is read no more until they drain.
+        func channelReadComplete(context: ChannelHandlerContext) {
+            if !context.channel.isWritable { context.channel.setOption(ChannelOptions.autoRead, value: false) }
+            context.fireChannelReadComplete()
+        }
+
+        func channelWritabilityChanged(context: ChannelHandlerContext) {
+            context.channel.setOption(ChannelOptions.autoRead, value: context.channel.isWritable)
+            context.fireChannelWritabilityChanged()
         }
 
         func errorCaught(context: ChannelHandlerContext, error: Error) {

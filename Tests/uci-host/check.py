@@ -6,13 +6,15 @@
 Scenarios: sequence (one-to-one, one-to-many and data, the whole UCI sequence), truth (measurements against the
 positions the web API set, timeouts beyond range, pica's JSON shapes), scale (100 chips in 50 sessions: each
 report's time against its interval), fuzz (100,000 malformed packets while 10 chips range), moving (chips following a world
-started with --scenario). Each prints one JSON
+started with --scenario), flood (a host that sends and never reads, against the endpoint's memory; --server-pid).
+Each prints one JSON
 line of figures and exits 0, or prints why and exits 1. The Swift suite UCIHostTests runs them.
 """
 import argparse
 import asyncio
 import json
 import random
+import socket
 import statistics
 import sys
 import time
@@ -348,9 +350,44 @@ async def fuzz(args):
             "measured_during": ok}
 
 
+async def flood(args):
+    """A host that sends CORE_GET_DEVICE_INFO as fast as its socket takes it and never reads an answer: the endpoint
+    must stop reading it (its answers wait in its own socket), its memory bounded, and still serve a new host."""
+    def rss_kb():
+        with open(f"/proc/{args.server_pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        raise CheckFailed("no VmRSS for the endpoint")
+    before = rss_kb()
+    s = socket.create_connection(("127.0.0.1", args.port))
+    s.setblocking(False)
+    chunk = bytes([0x20, 0x02, 0x00, 0x00]) * 16_384
+    sent, peak, stalled = 0, before, 0.0
+    began = time.monotonic()
+    while time.monotonic() - began < args.seconds and sent < 24 * 2 ** 20:
+        try:
+            sent += s.send(chunk)
+        except BlockingIOError:
+            stalled += 0.01
+            await asyncio.sleep(0.01)
+        peak = max(peak, rss_kb())
+    s.close()
+    await asyncio.sleep(1)
+    after = rss_kb()
+    (h,) = await connect(args.port, 1)
+    h.send_control(uci.CoreGetDeviceInfoCmd())
+    info = await h.expect_control(uci.CoreGetDeviceInfoRsp)
+    check(info.status == S.OK, f"a new host after the flood: {info}")
+    h.disconnect()
+    return {"sent_bytes": sent, "seconds": round(time.monotonic() - began, 2), "stalled_s": round(stalled, 2),
+            "rss_before_kb": before, "rss_peak_kb": peak, "rss_after_kb": after}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("scenario", choices=["sequence", "truth", "scale", "fuzz", "moving"])
+    parser.add_argument("scenario", choices=["sequence", "truth", "scale", "fuzz", "moving", "flood"])
+    parser.add_argument("--server-pid", type=int)
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--web-port", type=int)
     parser.add_argument("--seconds", type=float, default=10)
@@ -359,7 +396,8 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     try:
-        figures = asyncio.run({"sequence": sequence, "truth": truth, "scale": scale, "fuzz": fuzz, "moving": moving}[args.scenario](args))
+        scenarios = {"sequence": sequence, "truth": truth, "scale": scale, "fuzz": fuzz, "moving": moving, "flood": flood}
+        figures = asyncio.run(scenarios[args.scenario](args))
     except (CheckFailed, ValueError, uci.ParseError, asyncio.TimeoutError, AssertionError) as e:
         print(f"{args.scenario}: FAILED: {type(e).__name__}: {e}")
         sys.exit(1)
