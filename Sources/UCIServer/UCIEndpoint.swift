@@ -26,7 +26,7 @@ package final class UCIEndpoint: @unchecked Sendable {
     private var unread: [ObjectIdentifier: Int] = [:]
     /// A connection stops being read while its socket holds more than the high mark of its answers, and is read again
     /// below the low one: a host that sends and never reads fills its own socket, not the endpoint's memory.
-    package static let watermark = WriteBufferWaterMark(low: 32 * 1024, high: 128 * 1024)
+    package static let watermark = ChannelOptions.Types.WriteBufferWaterMark(low: 32 * 1024, high: 128 * 1024)
     /// A connection whose unread answers pass this many bytes (ranging reports go on while it is not read) is closed.
     package static let unreadLimit = 1 << 20
     /// Bytes taken from a host at one read: each read's answers stay well under the high mark.
@@ -199,6 +199,17 @@ package final class UCIEndpoint: @unchecked Sendable {
         unread[ObjectIdentifier(channel)] = nil
     }
 
+    /// Reads a connection, or stops reading it, from its handler on the loop; a connection that cannot be told is
+    /// closed rather than read without bound.
+    static func read(_ on: Bool, _ context: ChannelHandlerContext) {
+        do {
+            guard let options = context.channel.syncOptions else { return context.close(promise: nil) }
+            try options.setOption(ChannelOptions.autoRead, value: on)
+        } catch {
+            context.close(promise: nil)
+        }
+    }
+
     /// Bytes written to `channel` that its socket has not taken.
     func unreadBytes(_ channel: Channel) -> Int { unread[ObjectIdentifier(channel), default: 0] }
 
@@ -242,11 +253,11 @@ package final class UCIEndpoint: @unchecked Sendable {
             var buffer = unwrapInboundIn(data)
             if let bytes = buffer.readBytes(length: buffer.readableBytes) { endpoint.received(bytes, on: context.channel) }
             // Its answers fill its socket: read no more of it until they drain.
-            if !context.channel.isWritable { context.channel.setOption(ChannelOptions.autoRead, value: false) }
+            if !context.channel.isWritable { UCIEndpoint.read(false, context) }
         }
 
         func channelWritabilityChanged(context: ChannelHandlerContext) {
-            context.channel.setOption(ChannelOptions.autoRead, value: context.channel.isWritable)
+            UCIEndpoint.read(context.channel.isWritable, context)
             context.fireChannelWritabilityChanged()
         }
 

@@ -265,12 +265,12 @@ extension UCIEndpoint {
 
         // A client that sends requests and never reads the answers is read no more until they drain.
         func channelReadComplete(context: ChannelHandlerContext) {
-            if !context.channel.isWritable { context.channel.setOption(ChannelOptions.autoRead, value: false) }
+            if !context.channel.isWritable { UCIEndpoint.read(false, context) }
             context.fireChannelReadComplete()
         }
 
         func channelWritabilityChanged(context: ChannelHandlerContext) {
-            context.channel.setOption(ChannelOptions.autoRead, value: context.channel.isWritable)
+            UCIEndpoint.read(context.channel.isWritable, context)
             context.fireChannelWritabilityChanged()
         }
 
