@@ -67,6 +67,11 @@ package struct UCIAddress: Sendable, Hashable, Comparable, CustomStringConvertib
 
     private init(checked bytes: [UInt8]) { self.bytes = bytes }
 
+    /// The address in a field of `length` bytes: cut, or padded with zeros (a short address in an extended field).
+    package func bytes(padded length: Int) -> [UInt8] {
+        bytes.count == length ? bytes : Array((bytes + [UInt8](repeating: 0, count: 8)).prefix(length))
+    }
+
     /// A short address, its bytes big-endian as pica writes a number ("00:01" for 1).
     package static func short(_ n: UInt16) -> UCIAddress { UCIAddress(checked: [UInt8(n >> 8), UInt8(n & 0xFF)]) }
 

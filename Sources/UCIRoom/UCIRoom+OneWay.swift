@@ -42,9 +42,7 @@ extension UCIRoom {
             if observer.parsed.reportsInfo {
                 let length = observer.addressLength
                 sessionInfo(part.chip, &observer, type: 3, count: 1, at: end, &out) { w in
-                    var address = own.bytes
-                    if address.count != length { address = Array((address + [UInt8](repeating: 0, count: 8)).prefix(length)) }
-                    w.append(address)
+                    w.append(own.bytes(padded: length))
                     w.u8(0)
                     w.u8(heard.nlos)
                     w.u8(frameNumber)
@@ -107,8 +105,9 @@ extension UCIRoom {
         }
         var messages = [Message(frame: air.frames[0], sender: initiator, address: own, type: 0)]
         for (k, x) in exchanges.enumerated() {
-            guard let frame = air.frames.first(where: { $0.sender == x.responder.id }),
-                  let address = x.responder.sessions.values.first(where: { $0.id == session.id })?.deviceAddress else { continue }
+            // The initiator's report of the exchange names the responder's address.
+            guard let frame = air.frames.first(where: { $0.sender == x.responder.id }) else { continue }
+            let address = x.report.address
             let reply = Double(k + 1) * slot - flight(initiator, x.responder)
             messages.append(Message(frame: frame, sender: x.responder, address: address, type: 1,
                                     responderReply: UInt32(truncatingIfNeeded: ticks(reply))))
@@ -149,11 +148,7 @@ extension UCIRoom {
                 let length = tag.addressLength
                 sessionInfo(part.chip, &tag, type: 2, count: heard.count, at: air.end, &out) { w in
                     for (message, at, arrival) in heard {
-                        var address = message.address.bytes
-                        if address.count != length {
-                            address = Array((address + [UInt8](repeating: 0, count: 8)).prefix(length))
-                        }
-                        w.append(address)
+                        w.append(message.address.bytes(padded: length))
                         w.u8(0)
                         w.u8(message.type)
                         w.u16(0)  // message control: 40-bit timestamps, no location, no active rounds

@@ -422,9 +422,7 @@ struct TwoWayReport {
 
     /// The measurement's 31 bytes (short address) or 37 (extended), as UCI lays them out.
     func encode(_ w: inout UCIByteWriter, addressLength: Int) {
-        var bytes = address.bytes
-        if bytes.count != addressLength { bytes = Array((bytes + [UInt8](repeating: 0, count: 8)).prefix(addressLength)) }
-        w.append(bytes)
+        w.append(address.bytes(padded: addressLength))
         w.u8(status)
         w.u8(nlos)
         w.u16(distance)

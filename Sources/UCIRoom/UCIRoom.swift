@@ -97,17 +97,12 @@ package final class UCIRoom {
     }
 
     /// A round as an onlooker sees it (the web page): who ranged whom, and what each exchange measured.
-    package struct RoundSeen: Sendable, Equatable {
+    package struct RoundSeen: Sendable {
         package let controller: Int
         package let token: UInt32
         package let time: Double
         /// Each controlee (or anchor) that took part: its chip, the report's status (0 OK), the distance in cm.
         package let exchanges: [(device: Int, status: UInt8, distance: UInt16)]
-
-        package static func == (a: RoundSeen, b: RoundSeen) -> Bool {
-            a.controller == b.controller && a.token == b.token && a.time == b.time
-                && a.exchanges.elementsEqual(b.exchanges) { $0.device == $1.device && $0.status == $1.status && $0.distance == $1.distance }
-        }
     }
 
     /// Called after each round, on the room's caller, for onlookers; `nil` by default.
