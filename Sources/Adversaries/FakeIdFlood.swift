@@ -3,14 +3,17 @@ import DiscoveryRun
 import SimulatedNetwork
 
 /// A member's flood of new ids at two real nodes in session: each fake announced once, claiming an hour between
-/// announcements (so five hours before silence would lose it), at 2,000 a second, from 5 s into the run, after the
-/// two have converged. FakeIdFloodTests checks what the nodes hold after it; the benchmark `flood-1m-fake-ids` what
+/// announcements (taken as 10.24 s, the longest a node takes), at 2,000 a second, from 5 s into the run, after the
+/// two have converged, from 8,192 sockets in turn (a node keeps one id an address: from one socket, each fake would
+/// only replace the one before). FakeIdFloodTests checks what the nodes hold after it; the benchmark `flood-1m-fake-ids` what
 /// it grows the process's memory by.
 package struct FakeIdFlood {
     /// The fakes announced, and the most sessions each real node holds.
     package let fakes: Int
     package let maximumSessions = 64
     package let perSecond = 2_000
+    /// The member's sockets: twice the strangers a node keeps.
+    package let addresses = 2 * DiscoveryNode.strangersKept
 
     package init(fakes: Int) {
         self.fakes = fakes
@@ -32,7 +35,7 @@ package struct FakeIdFlood {
         let c = try InMemoryCluster(settings: settings, conditions: NetworkConditions(), recordEvents: false)
         c.run(until: 5, stopWhenConverged: true)
         converged()
-        let insider = c.network.attach()
+        let insiders = (0..<addresses).map { _ in c.network.attach(joinsGroup: false) }
         let fakes = self.fakes, perSecond = self.perSecond
         let batch = 100
         var failure: (any Error)?
@@ -46,7 +49,8 @@ package struct FakeIdFlood {
                     let fake = try Advertisement(serviceType: settings.serviceType, signingKey: identity.publicKey,
                                                  incarnation: 1, displayName: "fake", unicastPort: 5000)
                     let announcement = WireMessage.announce(fake, sequence: 1, interval: AnnounceInterval(seconds: 3600))
-                    insider.send(WireFormat.encode(announcement, key: key, signer: identity), to: .group)
+                    insiders[k % insiders.count].send(WireFormat.encode(announcement, key: key, signer: identity),
+                                                      to: .group)
                 } catch {
                     failure = error
                     return

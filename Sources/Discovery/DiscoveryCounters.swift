@@ -32,6 +32,16 @@ package struct DiscoveryCounters: Sendable, Equatable {
     /// Peers found that held no session and were forgotten, the oldest first, to keep the node's memory bounded
     /// (``DiscoveryNode/strangersKept``).
     package var strangersForgotten = 0
+    /// Peers forgotten because a new id was found at their address (``DiscoveryNode/discover``): one id a socket.
+    package var replacedAtAddress = 0
+    /// Sessions ended to give their place to a newcomer when the table was full: with a peer that had not shown it
+    /// was there (heard announcing over an interval) or had fallen silent for two of its periods.
+    package var idleReleased = 0
+    /// Peers found that this node did not contact, having been there before them: they contact this node.
+    package var leftToContactUs = 0
+    /// Unprompted contacts with peers this node neither found while joining nor heard from at their address, each
+    /// earned by a group's worth of announcements heard (``DiscoveryNode/mayContact(_:now:)``).
+    package var probes = 0
 
     package init() {}
 
@@ -57,5 +67,9 @@ package struct DiscoveryCounters: Sendable, Equatable {
         deferredByBudget += other.deferredByBudget
         heldForWindow += other.heldForWindow
         strangersForgotten += other.strangersForgotten
+        replacedAtAddress += other.replacedAtAddress
+        idleReleased += other.idleReleased
+        leftToContactUs += other.leftToContactUs
+        probes += other.probes
     }
 }

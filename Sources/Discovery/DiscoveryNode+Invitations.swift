@@ -30,6 +30,9 @@ extension DiscoveryNode {
             }
         } catch {
             if error.code == .activeSessionsLimitExceeded {
+                if let released = makeRoom(for: address.from, now: now) {
+                    return released + receiveInvitation(address, token: token, from: sender, now: now)
+                }
                 return [
                     send(.decline(address.reversed, echo: token, code: error.code), to: .unicast(known.endpoint)),
                     .event(.session(address.from, .invalidated(error))),
@@ -52,6 +55,7 @@ extension DiscoveryNode {
         switch outcome {
         case .opened(let new), .completed(let new):
             entry = new
+            noteNewSession(with: address.from, now: now)
             out.append(.event(.session(address.from, .began(remoteToken: token))))
         case .replaced(let old, let new):
             entry = new
@@ -112,8 +116,9 @@ extension DiscoveryNode {
             return nil
         }
         if senderInitiates { counters.discoveredByInvitation += 1 } else { counters.discoveredBySolicit += 1 }
+        // Sent from where it says (``WireRefusal/wrongSource``), unicast: the sender receives there.
         return discover(sender.advertisement, interval: sender.interval, announcement: [], sequence: sender.sequence,
-                        from: sender.source, now: now)
+                        from: sender.source, validated: true, now: now)
     }
 
     /// Mutating only to be read in place (``consents(to:)``).
@@ -177,6 +182,7 @@ extension DiscoveryNode {
         let early = earlyData.removeValue(forKey: address.from) ?? []
         if case .completed = outcome {
             heldOff[address.from] = nil
+            noteNewSession(with: address.from, now: now)
             return [.event(.session(address.from, .began(remoteToken: token)))]
                 + early.filter { $0.token == token }.map { .event(.data(address.from, kind: $0.kind, payload: $0.payload)) }
         }
@@ -223,8 +229,13 @@ extension DiscoveryNode {
     }
 
     mutating func beginInvitation(to peer: PeerID, incarnation: Incarnation, now: Double) -> [NodeDirective] {
-        // A full device invites no one: the peer is invited at a later announcement once a place frees.
-        guard hasRoom else { return [] }
+        // A full device invites no one but in an idle session's place: the peer is invited at a later announcement
+        // once a place frees.
+        var out: [NodeDirective] = []
+        if !hasRoom {
+            guard let released = makeRoom(for: peer, now: now) else { return [] }
+            out = released
+        }
         declinedAt[peer] = nil
         let first = roundTrip.timeout(initial: timing.initialRetransmitInterval, floor: timing.retransmitInterval,
                                       cap: timing.maximumRetransmitInterval, limit: DiscoveryTiming.retransmitLimit)
@@ -233,9 +244,9 @@ extension DiscoveryNode {
         guard inFlight < windowLimit else {
             counters.heldForWindow += 1
             waiting.append(peer)
-            return []
+            return out
         }
-        return admit(peer, now: now)
+        return out + admit(peer, now: now)
     }
 
     /// Gives an invitation its place in the window, and only then its pending session in the table: waiting
@@ -332,7 +343,11 @@ extension DiscoveryNode {
     }
 
     mutating func lose(_ peer: PeerID, reason: SessionRemovalReason) -> [NodeDirective] {
-        if let known = peers.removeValue(forKey: peer) { rememberDeparture(of: peer, known, ended: reason == .peerEnded) }
+        if let known = peers.removeValue(forKey: peer) {
+            rememberDeparture(of: peer, known, ended: reason == .peerEnded)
+            if known.isRegular { regulars -= 1 }
+            if atEndpoint[known.endpoint] == peer { atEndpoint[known.endpoint] = nil }
+        }
         heldOff[peer] = nil
         endInvitation(peer)
         declinedAt[peer] = nil

@@ -36,12 +36,13 @@ extension DiscoveryNode {
             // string of its advertisement, on the path every datagram of a steady group takes.
             if let index = peers.index(forKey: peer) {
                 let groupKey = configuration.groupKey
-                let hearing = peers.values[index].hearUnchanged(datagram.bytes, at: now, removals: table.removals) {
-                    Self.isSigned(datagram, by: $0, groupKey: groupKey)
-                }
+                let hearing = peers.values[index].hearUnchanged(
+                    datagram.bytes, at: now, removals: table.removals, longestInterval: timing.longestInterval
+                ) { Self.isSigned(datagram, by: $0, groupKey: groupKey) }
                 if hearing == .forged { return refuse(.forged) }
                 if hearing == .replayed { return refuse(.replayed) }
                 if hearing != .changed {
+                    if peers.values[index].noteAnnouncement(at: now) { regulars += 1 }
                     counters.unchangedAnnouncements += 1
                     // A peer with a session, by far the most common case, needs nothing more (as in `heardAgain`).
                     if hearing == .sessionHeld { return [] }
@@ -49,7 +50,7 @@ extension DiscoveryNode {
                         peers.values[index].sessionSeenAt = table.removals
                         return []
                     }
-                    return heardAgain(peer, at: index, now: now)
+                    return heardAgain(peer, at: index, sequence: WireFormat.senderSequence(in: datagram.bytes), now: now)
                 }
             }
         }
@@ -68,6 +69,16 @@ extension DiscoveryNode {
            !isFresh(sender, incarnation: incarnation, sequence: WireFormat.senderSequence(in: datagram.bytes),
                     message.type) {
             return refuse(.replayed)
+        }
+        if let ad = message.advertisement, ad.peer != me, datagram.source.port != ad.unicastPort {
+            // Answering it would send to a port that did not send it: a member could aim the group at anyone.
+            return refuse(.wrongSource)
+        }
+        if !datagram.viaGroup, message.type != .announce, message.type != .goodbye, let sender = message.sender?.peer,
+           let index = peers.index(forKey: sender), peers.values[index].endpoint == datagram.source {
+            // Its own datagram of the exchange, from where it says it is: it is there.
+            peers.values[index].validated = true
+            peers.values[index].probed = false
         }
         switch message {
         case .announce(let ad, let sequence, let interval):
@@ -249,32 +260,19 @@ extension DiscoveryNode {
             if ad.incarnation == known.advertisement.incarnation {
                 // The same life, announcing something new (its interval, as its group grew): the fast path compares
                 // against this one from now on.
-                peers[ad.peer]?.lastHeard = now
-                peers[ad.peer]?.announced = WireFormat.advertisementDigest(bytes)
-                peers[ad.peer]?.announceInterval = interval.seconds
                 guard let index = peers.index(forKey: ad.peer) else { return [] }
-                return heardAgain(ad.peer, at: index, now: now)
+                peers.values[index].lastHeard = now
+                peers.values[index].announced = WireFormat.advertisementDigest(bytes)
+                peers.values[index].announceInterval = min(interval.seconds, timing.longestInterval)
+                if peers.values[index].noteAnnouncement(at: now) { regulars += 1 }
+                return heardAgain(ad.peer, at: index, sequence: sequence, now: now)
             }
         }
-        var out = discover(ad, interval: interval, announcement: bytes, sequence: sequence, from: source, now: now)
-        guard consents(to: ad.peer) else { return out }
-        if me.initiates(with: ad.peer) {
-            out += beginInvitation(to: ad.peer, incarnation: ad.incarnation, now: now)
-        } else if hasRoom,
-                  Self.cannotKnowUs(peerAnnouncing: sequence, now: now, lastAnnouncedAt: lastAnnouncedAt, timing: timing),
-                  nextAnnounceAt > now + timing.announceInterval {
-            // Its invitation would wait for our next announcement, which a large group spaces out: introduce
-            // ourselves now, or in our slot of the budget.
-            let slot = budget.reserve(now: now)
-            if slot > now {
-                counters.deferredByBudget += 1
-                pendingSolicits[ad.peer] = slot
-                exchangeQueue.insert(PeerDeadline(time: slot, peer: ad.peer))
-            } else {
-                out.append(solicit(ad.peer, incarnation: ad.incarnation, at: peers[ad.peer]!.endpoint))
-            }
-        }
-        return out
+        let out = discover(ad, interval: interval, announcement: bytes, sequence: sequence, from: source,
+                           validated: false, now: now)
+        guard let index = peers.index(forKey: ad.peer) else { return out }
+        if !peers.values[index].foundWhileJoining { counters.leftToContactUs += 1 }
+        return out + heardAgain(ad.peer, at: index, sequence: sequence, now: now)
     }
 
     /// Whether a peer just heard in its start burst (announcement `sequence`) began after this node last announced,
@@ -298,10 +296,18 @@ extension DiscoveryNode {
     /// ends the old one's session; the peer is found.
     mutating func discover(
         _ ad: Advertisement, interval: AnnounceInterval, announcement: [UInt8], sequence: UInt32, from source: Endpoint,
-        now: Double
+        validated: Bool, now: Double
     ) -> [NodeDirective] {
         var out: [NodeDirective] = []
         toldInvited.remove(ad.peer)
+        let endpoint = source.with(port: ad.unicastPort)
+        if let other = atEndpoint[endpoint], other != ad.peer, peers[other] != nil {
+            // One id at an address: a new one there is the same socket's new life (a restarted process), and a
+            // member with one socket holds one place, however many ids it makes up.
+            counters.replacedAtAddress += 1
+            out += lose(other, reason: .timeout)
+        }
+        atEndpoint[endpoint] = ad.peer
         if peers[ad.peer] != nil {
             endInvitation(ad.peer)
             declinedAt[ad.peer] = nil
@@ -311,13 +317,18 @@ extension DiscoveryNode {
                 out.append(.event(.session(ad.peer, .invalidated(error))))
             }
         }
-        let silenceCheckAt = now + timing.silence(after: interval.seconds)
+        if peers[ad.peer]?.isRegular == true { regulars -= 1 }
+        let claimed = min(interval.seconds, timing.longestInterval)
+        let silenceCheckAt = now + timing.silence(after: claimed)
         departures[ad.peer] = nil
-        peers[ad.peer] = KnownPeer(
+        var known = KnownPeer(
             announced: announcement.isEmpty ? 0 : WireFormat.advertisementDigest(announcement), lastHeard: now,
             announcedUpTo: announcement.isEmpty ? 0 : sequence,
-            heardUpTo: sequence, announceInterval: interval.seconds, silenceCheckAt: silenceCheckAt,
-            advertisement: ad, endpoint: source.with(port: ad.unicastPort), discoveredAt: now)
+            heardUpTo: sequence, announceInterval: claimed, silenceCheckAt: silenceCheckAt,
+            advertisement: ad, endpoint: endpoint, discoveredAt: now,
+            foundWhileJoining: now - startedAt <= timing.silence(after: claimed), validated: validated)
+        if !announcement.isEmpty { known.noteAnnouncement(at: now) }
+        peers[ad.peer] = known
         silenceQueue.insert(PeerDeadline(time: silenceCheckAt, peer: ad.peer))
         out.append(.event(.found(ad)))
         strangers.append((ad.peer, now))
@@ -349,6 +360,9 @@ extension DiscoveryNode {
                 continue
             }
             counters.strangersForgotten += 1
+            let endpoint = peers.values[index].endpoint
+            if atEndpoint[endpoint] == peer { atEndpoint[endpoint] = nil }
+            if peers.values[index].isRegular { regulars -= 1 }
             peers.remove(at: index)
             heldOff[peer] = nil
             endInvitation(peer)
@@ -381,21 +395,42 @@ extension DiscoveryNode {
         return out
     }
 
-    /// Another announcement of a peer's known life (the caller has noted when it was heard): invite the peer if
-    /// its invitation is due again, or, as its responder without a session, ask to be invited.
-    mutating func heardAgain(_ peer: PeerID, at index: [PeerID: KnownPeer].Index, now: Double) -> [NodeDirective] {
+    /// An announcement (`sequence`) of a peer's life, the first or another (the caller has noted when it was
+    /// heard): invite the peer if its invitation is due, or, as its responder without a session, ask to be invited;
+    /// either only when this node may contact it (``mayContact(_:now:)``): found by its announcement alone, it is
+    /// not contacted before it is heard again.
+    mutating func heardAgain(
+        _ peer: PeerID, at index: [PeerID: KnownPeer].Index, sequence: UInt32, now: Double
+    ) -> [NodeDirective] {
         let (incarnation, discoveredAt) = peers.values[index].life()
         guard consents(to: peer) else { return [] }
         if me.initiates(with: peer) {
-            guard hasRoom, shouldInvite(peer, now: now) else { return [] }
+            guard shouldInvite(peer, now: now), mayContact(index, now: now) else { return [] }
             return beginInvitation(to: peer, incarnation: incarnation, now: now)
+        }
+        // A full table still asks: the invitation that answers takes an idle session's place (``makeRoom``).
+        guard !isHeldOff(peer, now: now), !table.hasSession(with: peer), pendingSolicits[peer] == nil
+        else { return [] }
+        if Self.cannotKnowUs(peerAnnouncing: sequence, now: now, lastAnnouncedAt: lastAnnouncedAt, timing: timing),
+           nextAnnounceAt > now + timing.announceInterval, mayContact(index, now: now) {
+            // Its invitation would wait for our next announcement, which a large group spaces out: introduce
+            // ourselves now, or in our slot of the budget.
+            holdOff(peer, now: now)
+            let slot = budget.reserve(now: now)
+            guard slot <= now else {
+                counters.deferredByBudget += 1
+                pendingSolicits[peer] = slot
+                exchangeQueue.insert(PeerDeadline(time: slot, peer: peer))
+                return []
+            }
+            return [solicit(peer, incarnation: incarnation, at: peers.values[index].endpoint)]
         }
         // A solicit that went unanswered holds the next off, longer each time (``holdOff(_:now:)``): an id that
         // announces and never invites costs a few solicits a minute, not one per announcement. A node behind on its
         // reading waits longer: the invitation may be in its own queue, or in the initiator's behind the
         // announcement that introduced this node.
-        guard hasRoom, !isHeldOff(peer, now: now), !table.hasSession(with: peer),
-              now - discoveredAt >= timing.solicitAfter + 2 * reading.lag(now: now), budget.take(now: now)
+        guard now - discoveredAt >= timing.solicitAfter + 2 * reading.lag(now: now), mayContact(index, now: now),
+              budget.take(now: now)
         else { return [] }
         holdOff(peer, now: now)
         return [solicit(peer, incarnation: incarnation, at: peers.values[index].endpoint)]
@@ -413,6 +448,6 @@ extension DiscoveryNode {
 
     /// This node's announce period for the group it knows now (``DiscoveryTiming/announceInterval(forGroupOf:)``).
     var announceInterval: AnnounceInterval {
-        AnnounceInterval(seconds: timing.announceInterval(forGroupOf: peers.count + 1))
+        AnnounceInterval(seconds: timing.announceInterval(forGroupOf: regulars + 1))
     }
 }

@@ -75,6 +75,41 @@ package struct DiscoveryNode {
         package let endpoint: Endpoint
         /// When this incarnation of it was discovered, seconds.
         package let discoveredAt: Double
+        /// Whether it was found while this node was joining (``DiscoveryNode/isJoining(whenFinding:interval:)``):
+        /// then it was there first, as far as this node can tell, and this node contacts it.
+        let foundWhileJoining: Bool
+        /// Whether it has shown that it receives where it says: a unicast datagram it signed came from there.
+        /// Until then nothing is sent to it unprompted but by ``DiscoveryNode/mayContact(_:now:)``'s rules.
+        var validated: Bool
+        /// Whether this node's contact with it was a probe (``DiscoveryNode/mayContact(_:now:)``): its invitation is
+        /// then sent at most ``DiscoveryNode/sendsBeforeGivingWay`` times.
+        var probed = false
+        /// Announcements of this life taken, the times of the first and the latest, and how many since this node
+        /// last contacted it unprompted.
+        var announcements: UInt32 = 0
+        var firstAnnouncedAt = Double.infinity
+        var lastAnnouncedAt = -Double.infinity
+        var announcementsSinceProbe: UInt32 = 0
+
+        /// Notes an announcement of this life taken now; returns whether it is the second (the peer is then one of
+        /// the node's ``DiscoveryNode/regulars``).
+        @discardableResult
+        mutating func noteAnnouncement(at now: Double) -> Bool {
+            defer { announcements &+= 1 }
+            announcementsSinceProbe &+= 1
+            firstAnnouncedAt = min(firstAnnouncedAt, now)
+            lastAnnouncedAt = now
+            return announcements == 1
+        }
+
+        /// Whether it is one of the node's ``DiscoveryNode/regulars``.
+        var isRegular: Bool { announcements >= 2 }
+
+        /// Whether it has announced over at least `span` seconds: what a peer that is there does, and what a fresh
+        /// id, announced once, has not.
+        func hasAnnounced(over span: Double) -> Bool {
+            announcements >= 2 && lastAnnouncedAt - firstAnnouncedAt >= span
+        }
 
         /// Its incarnation and when it was found, read in place.
         mutating func life() -> (incarnation: Incarnation, discoveredAt: Double) {
@@ -90,18 +125,19 @@ package struct DiscoveryNode {
         enum Hearing { case changed, forged, replayed, sessionHeld, sessionUnknown }
 
         /// Takes `bytes` as heard now when they are its latest announcement but for a higher sequence number and
-        /// perhaps another announce interval (and signed by its key: the sequence number is what a forger would
+        /// perhaps another announce interval (taken up to `longestInterval`) (and signed by its key: the sequence number is what a forger would
         /// change), and says whether its session is still held by the cache alone. A new interval is taken as the
         /// decoder would have given it.
         mutating func hearUnchanged(
-            _ bytes: [UInt8], at now: Double, removals: UInt64, isSigned: (SigningKey) -> Bool
+            _ bytes: [UInt8], at now: Double, removals: UInt64, longestInterval: Double,
+            isSigned: (SigningKey) -> Bool
         ) -> Hearing {
             guard announced != 0, WireFormat.advertisementDigest(bytes) == announced,
                   let interval = WireFormat.announcementInterval(in: bytes) else { return .changed }
             guard isSigned(advertisement.signingKey) else { return .forged }
             guard hearAnnouncementSequence(WireFormat.senderSequence(in: bytes)) else { return .replayed }
             lastHeard = now
-            announceInterval = interval.seconds
+            announceInterval = min(interval.seconds, longestInterval)
             return sessionSeenAt == removals ? .sessionHeld : .sessionUnknown
         }
 
@@ -204,6 +240,19 @@ package struct DiscoveryNode {
     /// How far this node has read what the group sent it.
     var reading: ReadingProgress
     var running = false
+    /// When this node started: a peer found within a silence of it was there first, as far as this node can tell.
+    var startedAt = 0.0
+    /// Sessions made with peers that had not shown they are there, oldest first: the first to give way when the table
+    /// is full (``makeRoom(for:now:)``). An entry whose peer has shown it since, or holds no session, is skipped.
+    var unproven = Deque<PeerID>()
+    /// Peers known that have been heard announcing twice or more: the group whose size sets this node's announce
+    /// period. A member's fake ids, each announced once, would otherwise slow the group's announcements tenfold
+    /// (to 10 s, the longest) and with them every newcomer's first contacts.
+    var regulars = 0
+    /// The id last found at each address (``discover``).
+    var atEndpoint: [Endpoint: PeerID] = [:]
+    /// Unprompted contacts with unvalidated peers (``mayContact(_:now:)``): a few a second at most.
+    var probeBudget = SendBudget(rate: DiscoveryNode.probesPerSecond)
 
     /// A node that will advertise from `unicastPort`.
     ///
@@ -240,7 +289,7 @@ package struct DiscoveryNode {
     /// How many entries each of the node's tables and queues holds: what a flood of ids could grow.
     package var held: [String: Int] {
         ["peers": peers.count, "sessions": table.count, "strangers": strangers.count, "invitations": invitations.count,
-         "waiting": waiting.count, "heldOff": heldOff.count, "declined": declinedAt.count, "departures": departures.count,
+         "waiting": waiting.count, "heldOff": heldOff.count, "addresses": atEndpoint.count, "unproven": unproven.count, "declined": declinedAt.count, "departures": departures.count,
          "silenceQueue": silenceQueue.count, "exchangeQueue": exchangeQueue.count, "solicits": pendingSolicits.count,
          "toldInvited": toldInvited.count, "earlyData": earlyData.count, "ownAnnouncementsOut": reading.outstanding.count]
     }
@@ -271,7 +320,7 @@ package struct DiscoveryNode {
     /// one wake-up makes every check due within the step: each peer's silence falls due once per silence, so a node
     /// that knows 775 peers woke 23 times a second for them, nearly always to find the peer heard since.
     func silenceCheckTime(_ time: Double) -> Double {
-        let step = timing.announceInterval(forGroupOf: peers.count + 1) / Self.silenceChecksPerInterval
+        let step = announceInterval.seconds / Self.silenceChecksPerInterval
         // Never before `time`, should the division round down: the check would not be due when woken.
         return max(time, (time / step).rounded(.up) * step)
     }
@@ -285,6 +334,7 @@ package struct DiscoveryNode {
     package mutating func start(now: Double) -> [NodeDirective] {
         defer { refreshDeadline() }
         running = true
+        startedAt = now
         burstLeft = timing.burstCount
         nextAnnounceAt = now
         return tick(now: now)
@@ -304,6 +354,9 @@ package struct DiscoveryNode {
         heldOff = [:]
         departures = [:]
         departureOrder = []
+        atEndpoint = [:]
+        unproven = []
+        regulars = 0
         strangers = []
         silenceQueue = DeadlineQueue()
         exchangeQueue = DeadlineQueue()
@@ -382,7 +435,8 @@ package struct DiscoveryNode {
             guard let invitation = invitations[peer], invitation.queuedAt == due.time else { continue }
             if now >= invitation.startedAt + timing.invitationTimeout {
                 out += abandonInvitation(peer, detail: "no answer within \(timing.invitationTimeout) s")
-            } else if invitation.sends >= Self.sendsBeforeGivingWay, !waiting.isEmpty {
+            } else if invitation.sends >= Self.sendsBeforeGivingWay,
+                      !waiting.isEmpty || peers[peer]?.probed == true {
                 // Unanswered while others wait: its place goes to the next, and the peer is tried again later, each
                 // time later (an id that never answers costs a few invitations a minute, not one a second).
                 let wait = holdOff(peer, now: now)

@@ -60,10 +60,21 @@ package struct DiscoveryTiming: Sendable, Equatable {
         Double(missedAnnouncements) * interval * (1 + announceJitter)
     }
 
-    /// The announce period of a node that knows a group of `members` (itself included).
+    /// The announce period of a node that knows a group of `members` (itself included), counting at most
+    /// ``largestGroup``.
     package func announceInterval(forGroupOf members: Int) -> Double {
-        max(announceInterval, Double(members) / groupAnnouncementRate)
+        max(announceInterval, Double(min(members, Self.largestGroup)) / groupAnnouncementRate)
     }
+
+    /// The largest group the announce period grows for: past it, a node announces as often as in a group of this
+    /// size, and takes no longer period from a peer's announcement (``longestInterval``). A period is what a peer
+    /// claims for itself, and the silence that loses it is five of them: a member's fake ids claiming an hour held
+    /// their places for five hours; a group's strangers (up to 4,096 past the table) slowed its announcements.
+    package static let largestGroup = 1024
+
+    /// The longest announce period a peer's announcement is taken at: a group of ``largestGroup``'s (10.24 s with
+    /// the defaults), so that a silent peer is lost within a minute.
+    package var longestInterval: Double { announceInterval(forGroupOf: Self.largestGroup) }
 
     /// Checks every field; the error names the first one that is out of its range.
     package func validate() throws(DiscoveryTimingError) {

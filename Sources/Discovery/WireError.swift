@@ -64,6 +64,9 @@ package enum WireRefusal: String, Sendable, CaseIterable, Codable, Comparable {
     /// Under the group key, from a peer this node does not know and carrying no key to check it by (a goodbye, an
     /// answer or session data): nothing in it is believed.
     case unknownSender
+    /// Under the group key and signed, but sent from another port than the one its advertisement gives for answers:
+    /// answering would send to an address that did not send it (a reflector).
+    case wrongSource
 
     package static func < (lhs: WireRefusal, rhs: WireRefusal) -> Bool {
         lhs.rawValue < rhs.rawValue

@@ -33,6 +33,14 @@ package enum WireMessage: Sendable, Equatable {
         }
     }
 
+    /// The advertisement it carries: an announcement's, an invitation's or a solicit's.
+    package var advertisement: Advertisement? {
+        switch self {
+        case .announce(let ad, _, _), .invite(_, _, let ad, _), .solicit(_, let ad, _): ad
+        case .goodbye, .accept, .decline, .sessionData: nil
+        }
+    }
+
     package var type: WireType {
         switch self {
         case .announce: .announce

@@ -48,6 +48,8 @@ public struct PeerSessionTableState: Sendable {
 
     /// The peers, in ascending order: iteration never follows hash order.
     public var peers: [PeerID] { entries.keys.sorted() }
+    /// The peers held, in no order: for a scan that needs none.
+    public var unorderedPeers: Dictionary<PeerID, SessionEntry>.Keys { entries.keys }
 
     /// The session with `peer`.
     public func session(with peer: PeerID) -> SessionEntry? { entries[peer] }

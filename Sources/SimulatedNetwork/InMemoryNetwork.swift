@@ -60,11 +60,14 @@ package final class InMemoryNetwork {
     }
 
     /// A new transport with its own host address (10.x.y.z, in attachment order) and port 5000.
-    package func attach() -> InMemoryTransport {
+    ///
+    /// - Parameter joinsGroup: whether it receives the group's frames; a socket that only sends to the group (and
+    ///   takes unicast) does not, and costs a group frame nothing.
+    package func attach(joinsGroup: Bool = true) -> InMemoryTransport {
         let n = nextHost
         nextHost += 1
         let endpoint = Endpoint(host: "10.\(n >> 16 & 255).\(n >> 8 & 255).\(n & 255)", port: 5000)
-        let transport = InMemoryTransport(network: self, endpoint: endpoint, host: n - 1)
+        let transport = InMemoryTransport(network: self, endpoint: endpoint, host: n - 1, joinsGroup: joinsGroup)
         members[endpoint] = transport
         orderedMembers = nil
         return transport
@@ -83,7 +86,7 @@ package final class InMemoryNetwork {
             if let orderedMembers {
                 receivers = orderedMembers
             } else {
-                receivers = members.keys.sorted().compactMap { members[$0] }
+                receivers = members.keys.sorted().compactMap { members[$0] }.filter(\.joinsGroup)
                 orderedMembers = receivers
             }
             sendToGroup(bytes, from: source, receivers: receivers)
@@ -247,11 +250,14 @@ package final class InMemoryTransport: DatagramTransport {
     @exclusivity(unchecked) var busyUntil = 0.0
     /// The host's number: its place in the order of attachment, from 0.
     package let host: Int
+    /// Whether it receives the group's frames.
+    let joinsGroup: Bool
 
-    init(network: InMemoryNetwork, endpoint: Endpoint, host: Int) {
+    init(network: InMemoryNetwork, endpoint: Endpoint, host: Int, joinsGroup: Bool) {
         self.network = network
         self.unicastEndpoint = endpoint
         self.host = host
+        self.joinsGroup = joinsGroup
     }
 
     /// Stored, not read from the weak reference: every delivery asks.

@@ -34,6 +34,17 @@ import TransportCore
         IncomingDatagram(bytes: bytes, source: source, viaGroup: false)
     }
 
+    /// What `node` does on hearing `peer` announce `sequence` at `now` and `sequence + 1` 0.15 s later (a start
+    /// burst's spacing): found by the first, nothing is sent to it; the second, to a node that found it while
+    /// joining, draws what the node does for a peer that is there. The second's directives.
+    private func hearTwice(
+        _ node: inout DiscoveryNode, _ peer: PeerID, sequence: UInt32 = 9, from source: Endpoint, at now: Double
+    ) throws -> [NodeDirective] {
+        let first = node.receive(datagram(try announce(peer, sequence: sequence), from: source), now: now)
+        #expect(sent(first).isEmpty)
+        return node.receive(datagram(try announce(peer, sequence: sequence + 1), from: source), now: now + 0.15)
+    }
+
     /// What the directives send, decoded, with the bytes as sent (to pass on: their sequence stamps and tags).
     private func sent(_ directives: [NodeDirective]) -> [(WireMessage, Destination, [UInt8])] {
         directives.compactMap {
@@ -60,8 +71,8 @@ import TransportCore
         var b = try node(high)
         _ = a.start(now: 0)
         _ = b.start(now: 0)
-        // B announced once since it started (sequence 1): what A then sends carries A's own sequence number.
-        let invite = try #require(sent(a.receive(datagram(try announce(high, sequence: 1), from: there), now: 0.1)).first)
+        // B announced twice since it started (sequences 1 and 2): what A then sends carries A's own sequence number.
+        let invite = try #require(sent(try hearTwice(&a, high, sequence: 1, from: there, at: 0.1)).first)
         // B has not heard A's announcement: the invitation itself introduces A.
         let answered = b.receive(datagram(invite.2, from: here), now: 0.11)
         #expect(b.counters.discoveredByInvitation == 1)
@@ -88,12 +99,18 @@ import TransportCore
         _ = b.start(now: 0)
         _ = b.tick(now: 0.15)
         // B knows five peers before its burst ends: its next announcement is 3 s away (6 members at 2 a second).
-        for i in 0..<5 { _ = b.receive(datagram(try announce(TestIdentities.peer(100 + i)), from: there), now: 0.2) }
+        for i in 0..<5 {
+            let address = Endpoint(host: "10.0.1.\(i)", port: 5000)
+            for sequence: UInt32 in [9, 10] {
+                _ = b.receive(datagram(try announce(TestIdentities.peer(100 + i), sequence: sequence), from: address), now: 0.2)
+            }
+        }
         _ = b.tick(now: 0.3)
         let after = try #require(b.nextDeadline)
         #expect(after >= 0.3 + 3 * 0.8 - 1e-9 && after <= 0.3 + 3 * 1.2 + 1e-9)
-        // A (the lower id, the initiator) starts at 0.5: it cannot know B, and would wait seconds to hear it.
-        let heard = sent(b.receive(datagram(try announce(low, sequence: 1), from: here), now: 0.5))
+        // A (the lower id, the initiator) starts at 0.5: it cannot know B, and would wait seconds to hear it. B,
+        // joining too, contacts it once it has heard it twice.
+        let heard = sent(try hearTwice(&b, low, sequence: 1, from: here, at: 0.5))
         #expect(heard.count == 1)
         guard case .solicit(_, let ad, let interval)? = heard.first?.0 else { Issue.record("\(heard)"); return }
         // Seven members now, A included: every 3.5 s.
@@ -133,8 +150,19 @@ import TransportCore
             }
         }
         try perform(a.start(now: 0), at: 0)
-        for i in 0..<6 { _ = a.receive(datagram(try announce(TestIdentities.peer(100 + i)), from: there), now: heardAt(i)) }
-        _ = a.receive(datagram(try announce(TestIdentities.peer(200), interval: 10), from: there), now: 0.05)
+        // Each from an address of its own (a node keeps one id an address), heard twice (its announcements over a
+        // while: a peer heard once does not count in the group's size).
+        for i in 0..<6 {
+            let address = Endpoint(host: "10.0.1.\(i)", port: 5000)
+            for sequence: UInt32 in [9, 10] {
+                _ = a.receive(datagram(try announce(TestIdentities.peer(100 + i), sequence: sequence), from: address),
+                              now: heardAt(i))
+            }
+        }
+        for sequence: UInt32 in [9, 10] {
+            _ = a.receive(datagram(try announce(TestIdentities.peer(200), sequence: sequence, interval: 10), from: there),
+                          now: 0.05)
+        }
         var now = 0.05
         while now < end {
             let echoAt = echoes.first?.0 ?? .infinity
@@ -341,7 +369,11 @@ import TransportCore
         let drawn = try #require(a.nextDeadline)
         #expect(drawn >= 0.3 + 0.8 - 1e-9 && drawn <= 0.3 + 1.2 + 1e-9)
         for i in 0..<500 {
-            _ = a.receive(datagram(try announce(TestIdentities.peer(1000 + UInt64(i))), from: there), now: 0.5)
+            let address = Endpoint(host: "10.1.\(i / 256).\(i % 256)", port: 5000)
+            for sequence: UInt32 in [9, 10] {
+                _ = a.receive(datagram(try announce(TestIdentities.peer(1000 + UInt64(i)), sequence: sequence), from: address),
+                              now: 0.5)
+            }
         }
         let announcements = { (out: [NodeDirective]) in
             self.sent(out).compactMap { m -> AnnounceInterval? in if case .announce(_, _, let i) = m.0 { i } else { nil } }
@@ -367,7 +399,12 @@ import TransportCore
         for i in 0..<30 {
             let peer = TestIdentities.peer(100 + i)
             let host = Endpoint(host: "10.0.1.\(i)", port: 5000)
-            times += sent(a.receive(datagram(try announce(peer), from: host), now: 0.5)).map { _ in 0.5 }
+            #expect(sent(a.receive(datagram(try announce(peer), from: host), now: 0.4)).isEmpty)
+        }
+        for i in 0..<30 {
+            let peer = TestIdentities.peer(100 + i)
+            let host = Endpoint(host: "10.0.1.\(i)", port: 5000)
+            times += sent(a.receive(datagram(try announce(peer, sequence: 10), from: host), now: 0.5)).map { _ in 0.5 }
         }
         #expect(times.count == 10)
         var invited = Set<PeerID>()
@@ -393,8 +430,9 @@ import TransportCore
         _ = a.start(now: 0)
         _ = a.receive(datagram(try announce(high, sequence: 9), from: there), now: 0.1)
         for k in 10..<20 {
-            #expect(a.receive(datagram(try announce(high, sequence: UInt32(k)), from: there), now: Double(k) / 10)
-                .isEmpty)
+            // The first of them, heard again, draws the invitation; nothing else does.
+            let out = a.receive(datagram(try announce(high, sequence: UInt32(k)), from: there), now: Double(k) / 10)
+            #expect(sent(out).count == (k == 10 ? 1 : 0))
         }
         #expect(a.counters.unchangedAnnouncements == 10)
         #expect(a.peers[high]?.lastHeard == 1.9)
@@ -418,7 +456,8 @@ import TransportCore
         var a = try node(low)
         _ = a.start(now: 0)
         _ = a.receive(datagram(try announce(high, sequence: 9, interval: 1), from: there), now: 0.1)
-        #expect(a.receive(datagram(try announce(high, sequence: 10, interval: 5), from: there), now: 1.0).isEmpty)
+        // Heard again, it is invited (and the invitation is all that is sent).
+        #expect(sent(a.receive(datagram(try announce(high, sequence: 10, interval: 5), from: there), now: 1.0)).count == 1)
         #expect(a.receive(datagram(try announce(high, sequence: 11, interval: 5), from: there), now: 6.0).isEmpty)
         #expect(a.counters.unchangedAnnouncements == 2)
         #expect(a.peers[high]?.lastHeard == 6.0)
@@ -626,10 +665,13 @@ import TransportCore
         var b = try node(high)
         _ = a.start(now: 0)
         _ = b.start(now: 0)
-        // Each has announced once (sequence 1), as the real nodes have.
-        let fromA = a.receive(datagram(try announce(high, sequence: 1), from: there), now: 0.1)
-        #expect(fromA.contains(.event(.found(try Advertisement(serviceType: "nearcatch", signingKey: TestIdentities.identity(high).publicKey, incarnation: 1,
-                                                              displayName: "x", unicastPort: 5000)))))
+        // Each has announced once (sequence 1), as the real nodes have: found, and nothing sent to it yet.
+        let found = a.receive(datagram(try announce(high, sequence: 1), from: there), now: 0.1)
+        #expect(found == [.event(.found(try Advertisement(serviceType: "nearcatch",
+                                                           signingKey: TestIdentities.identity(high).publicKey,
+                                                           incarnation: 1, displayName: "x", unicastPort: 5000)))])
+        // Heard again (its burst), the lower id invites.
+        let fromA = a.receive(datagram(try announce(high, sequence: 2), from: there), now: 0.25)
         let invite = try #require(sent(fromA).first)
         guard case .invite(let address, let token, _, _) = invite.0 else { Issue.record("\(invite.0)"); return }
         #expect(invite.1 == .unicast(there))
@@ -655,7 +697,7 @@ import TransportCore
         var b = try node(high)
         _ = a.start(now: 0)
         _ = b.start(now: 0)
-        let invite = try #require(sent(a.receive(datagram(try announce(high, sequence: 1), from: there), now: 0.1)).first)
+        let invite = try #require(sent(try hearTwice(&a, high, sequence: 1, from: there, at: 0.1)).first)
         _ = b.receive(datagram(try announce(low, sequence: 1), from: here), now: 0.1)
         let accept = try #require(sent(b.receive(datagram(invite.2, from: here), now: 0.2)).first)
         let data = try #require(sent(b.sendData(to: low, kind: 2, payload: [7, 8, 9])).first)
@@ -706,6 +748,7 @@ import TransportCore
         _ = a.receive(datagram(try announce(low, incarnation: 5), from: here), now: 0)
         _ = a.receive(datagram(try announce(high, service: "other"), from: there), now: 0)
         _ = a.receive(datagram(try announce(high, incarnation: 3), from: there), now: 0.1)
+        _ = a.receive(datagram(try announce(high, incarnation: 3, sequence: 10), from: there), now: 0.15)
         _ = a.receive(datagram(try announce(high, incarnation: 2), from: there), now: 0.2)
         let toSomeoneElse = SessionAddress(from: TestIdentities.peer(0), fromIncarnation: 1, to: TestIdentities.peer(9), toIncarnation: 1)
         let ad = try Advertisement(serviceType: "nearcatch", signingKey: TestIdentities.identity(TestIdentities.peer(0)).publicKey, incarnation: 1, displayName: "z",
@@ -720,14 +763,14 @@ import TransportCore
         #expect(a.counters.refused == [.badMagic: 1, .staleIncarnation: 1, .misaddressed: 1, .tokenMismatch: 1])
         #expect(a.counters.ownIgnored == 1)
         #expect(a.counters.otherServiceIgnored == 1)
-        #expect(a.counters.received == 7)
+        #expect(a.counters.received == 8)
         #expect(a.table.session(with: high)?.state == .inviting)
     }
 
     @Test func unansweredInvitationIsSentAgainThenTimesOutThenTriedAfresh() throws {
         var a = try node(low)
         _ = a.start(now: 0)
-        _ = a.receive(datagram(try announce(high), from: there), now: 0)
+        _ = try hearTwice(&a, high, from: there, at: -0.15)
         let firstToken = try #require(a.table.session(with: high)).localToken
         var invites = 1
         var t = 0.0

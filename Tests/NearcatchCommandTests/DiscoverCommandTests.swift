@@ -45,7 +45,8 @@ import TestSupport
         let refused = try #require(datagrams["refused"] as? [String: Int])
         #expect(refused.keys.sorted() == ["badMagic", "forged", "invalidField", "lengthMismatch", "misaddressed",
                                           "oversized", "replayed", "staleIncarnation", "tokenMismatch", "truncated",
-                                          "unauthenticated", "unknownSender", "unknownType", "unsupportedVersion"])
+                                          "unauthenticated", "unknownSender", "unknownType", "unsupportedVersion",
+                                          "wrongSource"])
     }
 
     @Test func missingInterfaceNamesTheFlag() async throws {

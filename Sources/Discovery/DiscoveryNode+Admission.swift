@@ -1,0 +1,83 @@
+import Sessions
+
+/// Who a node sends to unprompted, and who gives way when its table is full: what a member making up ids cannot buy.
+///
+/// A member of the group can make ids at will (a key pair each) and name any port of its own host in them. Two
+/// rules keep that from turning the group against anyone:
+///
+/// - **Nothing unprompted to an address that has not shown it receives there.** A peer is *validated* once a
+///   unicast datagram it signed came from the address it names. Before that, a node contacts it (an invitation or
+///   a solicit) only when it found the peer while joining and has heard it announce twice (it was there first;
+///   a newcomer contacts the group, the group does not answer every new id), or as a *probe*: after a group's worth
+///   of its announcements (at least ``announcementsPerProbe``), a few a second. Every probe is paid for by more
+///   announcements of the peer than the group has members, so the group sends less than one datagram per datagram a
+///   member sends, however many ids it makes.
+/// - **A full table gives way only to the idle.** A session with a peer that has not announced over an interval
+///   (a fresh id that only invited), or that has been silent two of its periods, gives its place to a newcomer;
+///   one that announces steadily does not. A fake keeps a place only by announcing, from a socket of its own
+///   (``DiscoveryNode/discover`` keeps one id an address), every period.
+extension DiscoveryNode {
+    /// The fewest announcements of a peer between two probes (``mayContact(_:now:)``), times the most sends of an
+    /// unvalidated invitation (``DiscoveryNode/sendsBeforeGivingWay``), in a group this size or smaller.
+    static let announcementsPerProbe = 8
+    /// Probes a node sends a second at most, to all unvalidated peers together.
+    static let probesPerSecond = 4.0
+
+    /// Whether this node may send the peer at `index` an invitation or a solicit it did not ask for.
+    mutating func mayContact(_ index: [PeerID: KnownPeer].Index, now: Double) -> Bool {
+        if peers.values[index].validated { return true }
+        if peers.values[index].foundWhileJoining { return peers.values[index].announcements >= 2 }
+        // A probe answers for up to `sendsBeforeGivingWay` invitations: earned by that many announcements per
+        // member, each heard by every member.
+        let members = max(Self.announcementsPerProbe, table.count + 1)
+        let earned = UInt32(clamping: members * Self.sendsBeforeGivingWay)
+        guard peers.values[index].announcementsSinceProbe >= earned, probeBudget.take(now: now) else { return false }
+        peers.values[index].announcementsSinceProbe = 0
+        peers.values[index].probed = true
+        counters.probes += 1
+        return true
+    }
+
+    /// Whether the peer at `index` has shown it is there: heard announcing over most of an interval (a fresh id is
+    /// heard once), and not silent for two of its periods since.
+    func isPresent(_ known: KnownPeer, now: Double) -> Bool {
+        known.hasAnnounced(over: timing.announceInterval * (1 - timing.announceJitter))
+            && now - known.lastHeard < 2 * known.announceInterval * (1 + timing.announceJitter)
+    }
+
+    /// Notes a session with `peer` made while the peer had not shown it is there: the first to give way.
+    mutating func noteNewSession(with peer: PeerID, now: Double) {
+        guard let known = peers[peer], !isPresent(known, now: now) else { return }
+        unproven.append(peer)
+        if unproven.count > 2 * max(table.capacity, 64) {
+            unproven = .init(unproven.filter { peer in peers[peer].map { !isPresent($0, now: now) } ?? false })
+        }
+    }
+
+    /// Ends a running session with a peer that has not shown it is there, or has fallen silent, so that `newcomer`
+    /// can have its place: the oldest such session made; failing that, the peer silent longest.
+    ///
+    /// - Returns: what ending it tells the app, or `nil` when every session is with a peer that is there.
+    mutating func makeRoom(for newcomer: PeerID, now: Double) -> [NodeDirective]? {
+        var chosen: PeerID?
+        while chosen == nil, let peer = unproven.popFirst() {
+            guard peer != newcomer, let known = peers[peer], !isPresent(known, now: now),
+                  table.session(with: peer)?.remoteToken != nil else { continue }
+            chosen = peer
+        }
+        if chosen == nil {
+            var silentSince = Double.infinity
+            for peer in table.unorderedPeers where peer != newcomer {
+                guard let known = peers[peer], !isPresent(known, now: now), known.lastHeard < silentSince,
+                      table.session(with: peer)?.remoteToken != nil else { continue }
+                chosen = peer
+                silentSince = known.lastHeard
+            }
+        }
+        guard let peer = chosen, table.remove(peer: peer) != nil else { return nil }
+        counters.idleReleased += 1
+        let error = SessionError(.sessionFailed, peer: peer,
+                                 detail: "its place was given to a newcomer: the peer had not been heard announcing")
+        return [.event(.session(peer, .invalidated(error)))]
+    }
+}
