@@ -342,9 +342,9 @@ extension DiscoveryNode {
         return out
     }
 
-    mutating func lose(_ peer: PeerID, reason: SessionRemovalReason) -> [NodeDirective] {
+    mutating func lose(_ peer: PeerID, reason: SessionRemovalReason, now: Double) -> [NodeDirective] {
         if let known = peers.removeValue(forKey: peer) {
-            rememberDeparture(of: peer, known, ended: reason == .peerEnded)
+            rememberDeparture(of: peer, known, ended: reason == .peerEnded, now: now)
             if known.isRegular { regulars -= 1 }
             if atEndpoint[known.endpoint] == peer { atEndpoint[known.endpoint] = nil }
         }

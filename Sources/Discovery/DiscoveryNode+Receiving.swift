@@ -92,7 +92,7 @@ extension DiscoveryNode {
             }
             guard let known = peers[peer] else { return [] }
             guard incarnation >= known.advertisement.incarnation else { return refuse(.staleIncarnation) }
-            return lose(peer, reason: .peerEnded)
+            return lose(peer, reason: .peerEnded, now: now)
         case .invite(let address, let token, let ad, let interval):
             return receiveInvitation(address, token: token,
                                      from: (ad, interval, datagram.source, WireFormat.senderSequence(in: datagram.bytes)),
@@ -145,9 +145,6 @@ extension DiscoveryNode {
     /// How far behind the latest sequence number heard from a peer one of its unicast datagrams may be: it may have
     /// been overtaken by a later announcement (one a second; 10 s apart in a group of 1,000), not by three.
     static let replayWindow: UInt32 = 2
-    /// Peers lost (by goodbye or silence) whose last sequence numbers are kept, so that replaying what they sent
-    /// does not bring them back: the oldest is forgotten past this many.
-    static let departuresKept = 4096
 
     /// Whether a datagram from `sender` stamped `sequence` is new enough to believe, and takes its sequence if so.
     /// An announcement must be newer than every announcement taken from that life of the peer; a goodbye too (its
@@ -167,22 +164,21 @@ extension DiscoveryNode {
             if strict { return peers.values[index].hearAnnouncementSequence(sequence) }
             return peers.values[index].hearSequence(sequence, window: Self.replayWindow)
         }
-        guard let departed = departures[sender], let incarnation else { return true }
+        guard let departed = departures.departure(of: sender), let incarnation else { return true }
         if incarnation < departed.incarnation { return false }
         guard incarnation == departed.incarnation else { return true }
         return !departed.ended && type == .announce && sequence > departed.announcedUpTo
     }
 
-    /// Keeps what a lost peer sent last (``isFresh(_:incarnation:sequence:_:)``), and whether it said goodbye.
-    mutating func rememberDeparture(of peer: PeerID, _ known: KnownPeer, ended: Bool) {
-        if departures.updateValue(Departure(incarnation: known.advertisement.incarnation,
-                                            announcedUpTo: known.announcedUpTo, ended: ended),
-                                  forKey: peer) == nil {
-            departureOrder.append(peer)
-        }
-        while departureOrder.count > Self.departuresKept, let oldest = departureOrder.popFirst() {
-            departures[oldest] = nil
-        }
+    /// Keeps what a lost peer sent last (``isFresh(_:incarnation:sequence:_:)``), and whether it said goodbye: apart
+    /// from strangers when it held a running session with this node and had announced over a while
+    /// (``DepartedLives``).
+    mutating func rememberDeparture(of peer: PeerID, _ known: KnownPeer, ended: Bool, now: Double) {
+        let shown = table.session(with: peer)?.remoteToken != nil
+            && known.hasAnnounced(over: DepartedLives.shownOver)
+        departures.remember(peer, .init(incarnation: known.advertisement.incarnation,
+                                        announcedUpTo: known.announcedUpTo, ended: ended),
+                            wasShown: shown, now: now)
     }
 
     /// Whether the datagram carries the group's tag; checked once per frame when the network shares a
@@ -305,7 +301,7 @@ extension DiscoveryNode {
             // One id at an address: a new one there is the same socket's new life (a restarted process), and a
             // member with one socket holds one place, however many ids it makes up.
             counters.replacedAtAddress += 1
-            out += lose(other, reason: .timeout)
+            out += lose(other, reason: .timeout, now: now)
         }
         atEndpoint[endpoint] = ad.peer
         if peers[ad.peer] != nil {
@@ -320,7 +316,7 @@ extension DiscoveryNode {
         if peers[ad.peer]?.isRegular == true { regulars -= 1 }
         let claimed = min(interval.seconds, timing.longestInterval)
         let silenceCheckAt = now + timing.silence(after: claimed)
-        departures[ad.peer] = nil
+        departures.forget(ad.peer)
         var known = KnownPeer(
             announced: announcement.isEmpty ? 0 : WireFormat.advertisementDigest(announcement), lastHeard: now,
             announcedUpTo: announcement.isEmpty ? 0 : sequence,

@@ -199,16 +199,8 @@ package struct DiscoveryNode {
     /// forgotten past ``strangersKept`` (``forgetStrangers(keeping:)``). An entry whose peer holds a session, left, or
     /// was found again since is stale and skipped.
     var strangers = Deque<(peer: PeerID, since: Double)>()
-    /// What lost peers sent last (``isFresh(_:incarnation:sequence:_:)``), and the order they left in.
-    var departures: [PeerID: Departure] = [:]
-    var departureOrder = Deque<PeerID>()
-
-    struct Departure {
-        let incarnation: Incarnation
-        let announcedUpTo: UInt32
-        /// Whether the life said goodbye: then nothing of it is believed again, whatever its sequence number.
-        let ended: Bool
-    }
+    /// What lost peers sent last (``isFresh(_:incarnation:sequence:_:)``).
+    var departures = DepartedLives()
     /// Lazy timer queues: an entry may be stale (the peer heard from since, the invitation answered); it is checked
     /// against the state when it falls due. This keeps every datagram's handling free of scans over all peers.
     var silenceQueue = DeadlineQueue()
@@ -289,7 +281,7 @@ package struct DiscoveryNode {
     /// How many entries each of the node's tables and queues holds: what a flood of ids could grow.
     package var held: [String: Int] {
         ["peers": peers.count, "sessions": table.count, "strangers": strangers.count, "invitations": invitations.count,
-         "waiting": waiting.count, "heldOff": heldOff.count, "addresses": atEndpoint.count, "unproven": unproven.count, "declined": declinedAt.count, "departures": departures.count,
+         "waiting": waiting.count, "heldOff": heldOff.count, "addresses": atEndpoint.count, "unproven": unproven.count, "declined": declinedAt.count, "departures": departures.count, "keptDepartures": departures.keptCount,
          "silenceQueue": silenceQueue.count, "exchangeQueue": exchangeQueue.count, "solicits": pendingSolicits.count,
          "toldInvited": toldInvited.count, "earlyData": earlyData.count, "ownAnnouncementsOut": reading.outstanding.count]
     }
@@ -352,8 +344,7 @@ package struct DiscoveryNode {
         waiting = []
         pendingSolicits = [:]
         heldOff = [:]
-        departures = [:]
-        departureOrder = []
+        departures = DepartedLives()
         atEndpoint = [:]
         unproven = []
         regulars = 0
@@ -414,7 +405,7 @@ package struct DiscoveryNode {
             let silence = timing.silence(after: announceInterval)
             let silentUntil = reading.silenceCounts(from: lastHeard) + silence
             if reading.heardUpTo(now: now, silence: silence) >= silentUntil {
-                out += lose(due.peer, reason: .timeout)
+                out += lose(due.peer, reason: .timeout, now: now)
             } else {
                 // Not silent yet, or not read up to the end of its silence: look again then, or a little later.
                 let next = max(silentUntil, now + Self.readBehindRecheck)
