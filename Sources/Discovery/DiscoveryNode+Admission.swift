@@ -33,7 +33,6 @@ extension DiscoveryNode {
         let earned = UInt32(clamping: members * Self.sendsBeforeGivingWay)
         guard peers.values[index].announcementsSinceProbe >= earned, probeBudget.take(now: now) else { return false }
         peers.values[index].announcementsSinceProbe = 0
-        peers.values[index].probed = true
         counters.probes += 1
         return true
     }

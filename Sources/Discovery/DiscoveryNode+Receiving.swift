@@ -78,7 +78,6 @@ extension DiscoveryNode {
            let index = peers.index(forKey: sender), peers.values[index].endpoint == datagram.source {
             // Its own datagram of the exchange, from where it says it is: it is there.
             peers.values[index].validated = true
-            peers.values[index].probed = false
         }
         switch message {
         case .announce(let ad, let sequence, let interval):

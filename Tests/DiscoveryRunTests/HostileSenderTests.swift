@@ -108,10 +108,11 @@ import TransportCore
         settings.groupKey = key
         settings.maximumSessions = 64
         let c = try InMemoryCluster(settings: settings, conditions: NetworkConditions(), recordEvents: false)
-        let insider = c.network.attach()
-        var toFakes = 0
-        insider.onReceive = { datagram in if !datagram.viaGroup { toFakes += 1 } }
         let fakes = 1_500
+        // A socket each (a node keeps one id an address), none of them reading the group.
+        let insiders = (0..<fakes).map { _ in c.network.attach(joinsGroup: false) }
+        var toFakes = 0
+        for insider in insiders { insider.onReceive = { _ in toFakes += 1 } }
         let seconds = 60
         // Each fake id with a key pair of its own (an id is its key's); about half fall above every real id (the real
         // nodes invite those), half below (they solicit those).
@@ -123,6 +124,7 @@ import TransportCore
                 let bytes = WireFormat.encode(.announce(fake, sequence: UInt32(second + 1),
                                                         interval: AnnounceInterval(seconds: 1)),
                                               key: key, signer: identities[k])
+                let insider = insiders[k]
                 c.clock.schedule(at: Double(second) + Double(k) / Double(fakes)) { insider.send(bytes, to: .group) }
             }
         }

@@ -45,6 +45,21 @@ import TransportCore
         return node.receive(datagram(try announce(peer, sequence: sequence + 1), from: source), now: now + 0.15)
     }
 
+    /// `peer` (the responder of the pair, known to `node` by its announcement) asks to be invited from `source`: a
+    /// unicast datagram it signed, from where it says it is, which shows `node` it is there (until then `node` sends
+    /// an unanswered invitation only four times). What `node` does: it invites at once.
+    private func solicited(
+        _ node: inout DiscoveryNode, by peer: PeerID, sequence: UInt32 = 9, from source: Endpoint, at now: Double
+    ) throws -> [NodeDirective] {
+        let ad = try Advertisement(serviceType: "nearcatch", signingKey: TestIdentities.identity(peer).publicKey,
+                                   incarnation: 1, displayName: "x", unicastPort: 5000)
+        let address = SessionAddress(from: peer, fromIncarnation: 1, to: node.configuration.peer,
+                                     toIncarnation: node.configuration.incarnation)
+        let solicit = TestIdentities.encode(.solicit(address, advertisement: ad, interval: AnnounceInterval(seconds: 1)),
+                                            sequence: sequence)
+        return node.receive(datagram(solicit, from: source), now: now)
+    }
+
     /// What the directives send, decoded, with the bytes as sent (to pass on: their sequence stamps and tags).
     private func sent(_ directives: [NodeDirective]) -> [(WireMessage, Destination, [UInt8])] {
         directives.compactMap {
@@ -231,9 +246,10 @@ import TransportCore
         var a = try node(low)
         _ = a.start(now: 0)
         var sends: [Double] = []
-        sends += sent(a.receive(datagram(try announce(high), from: there), now: 0.1)).map { _ in 0.1 }
+        _ = a.receive(datagram(try announce(high), from: there), now: 0.1)
+        // B asks to be invited, and so shows it is there; then it keeps announcing (it is alive) but never answers.
+        sends += sent(try solicited(&a, by: high, from: there, at: 0.1)).map { _ in 0.1 }
         var now = 0.1
-        // B keeps announcing (it is alive) but never answers.
         var nextAnnouncement = 1.0
         while now < 20 {
             now = min(try #require(a.nextDeadline), nextAnnouncement)
@@ -277,6 +293,8 @@ import TransportCore
             if now == nextAnnouncement {
                 out += a.receive(datagram(try announce(responder ? low : high, sequence: 9 + UInt32(now)), from: there),
                                  now: now)
+                // B shows it is there (it asks to be invited), and then never answers.
+                if !responder, nextAnnouncement == 0.1 { out += try solicited(&a, by: high, from: there, at: now) }
                 nextAnnouncement += 1
             }
             note(out, at: now)
@@ -770,7 +788,8 @@ import TransportCore
     @Test func unansweredInvitationIsSentAgainThenTimesOutThenTriedAfresh() throws {
         var a = try node(low)
         _ = a.start(now: 0)
-        _ = try hearTwice(&a, high, from: there, at: -0.15)
+        _ = a.receive(datagram(try announce(high), from: there), now: 0)
+        _ = try solicited(&a, by: high, from: there, at: 0)
         let firstToken = try #require(a.table.session(with: high)).localToken
         var invites = 1
         var t = 0.0
