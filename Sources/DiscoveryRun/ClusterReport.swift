@@ -64,6 +64,16 @@ package struct DatagramCounts: Sendable, Codable, Equatable {
     /// Peers found without a session and forgotten to keep the nodes' memory bounded (4,096 kept past the session
     /// table): ids that announced once and never answered, a member's flood of fake ids.
     package var strangersForgotten: Int
+    /// Peers forgotten because another id was found at their address (one id an address).
+    package var replacedAtAddress: Int
+    /// Sessions that gave their place to a newcomer in a full table: with a peer not heard announcing over an
+    /// interval, or silent for two of its periods.
+    package var idleReleased: Int
+    /// Peers found after their finder had joined, left to contact it (nothing is sent unprompted to a peer that has
+    /// not shown it receives at its address).
+    package var leftToContactUs: Int
+    /// Unprompted contacts with peers that had not shown it, each earned by a group's worth of their announcements.
+    package var probes: Int
     /// Deliveries the in-memory network dropped on purpose (`--loss`); 0 over UDP.
     package var droppedByNetwork: Int
     /// Datagrams that arrived at a full receive queue and were dropped before any node read them: over UDP, the
@@ -88,6 +98,10 @@ package struct DatagramCounts: Sendable, Codable, Equatable {
         deferredByBudget = c.deferredByBudget
         heldForWindow = c.heldForWindow
         strangersForgotten = c.strangersForgotten
+        replacedAtAddress = c.replacedAtAddress
+        idleReleased = c.idleReleased
+        leftToContactUs = c.leftToContactUs
+        probes = c.probes
         self.droppedByNetwork = droppedByNetwork
         self.receiveQueueDrops = receiveQueueDrops
     }

@@ -26,6 +26,9 @@ extension ClusterReport {
             + "\(datagrams.resendsDeferredWhileBehind)), held for the window \(datagrams.heldForWindow), "
             + "for the send budget \(datagrams.deferredByBudget); peers found by invitation \(datagrams.discoveredByInvitation), by solicit "
             + "\(datagrams.discoveredBySolicit)")
+        lines.append("admission: left to contact us \(datagrams.leftToContactUs), probes \(datagrams.probes), "
+            + "strangers forgotten \(datagrams.strangersForgotten), replaced at their address "
+            + "\(datagrams.replacedAtAddress), idle sessions released \(datagrams.idleReleased)")
         lines.append((transport == "memory" ? "dropped by the network \(datagrams.droppedByNetwork), at full receive queues "
                 : "dropped by the kernel at full receive buffers ") + "\(datagrams.receiveQueueDrops)")
         lines.append("peers lost by goodbye \(lostPeers["peerEnded"] ?? 0), by silence \(lostPeers["timeout"] ?? 0)")
