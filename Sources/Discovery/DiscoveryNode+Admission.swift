@@ -12,9 +12,9 @@ import Sessions
 ///   of its announcements (at least ``announcementsPerProbe``), a few a second. Every probe is paid for by more
 ///   announcements of the peer than the group has members, so the group sends less than one datagram per datagram a
 ///   member sends, however many ids it makes.
-/// - **A full table gives way only to the idle.** A session with a peer that has not announced over an interval
-///   (a fresh id that only invited), or that has been silent two of its periods, gives its place to a newcomer;
-///   one that announces steadily does not. A fake keeps a place only by announcing, from a socket of its own
+/// - **A full table gives way only to the idle.** A session with a peer not heard announcing twice (a fresh id)
+///   gives its place to a newcomer that has been, and one with a peer silent for two of its periods to anyone; one
+///   that announces steadily does not, and fresh ids do not push each other out. A fake keeps a place only by announcing, from a socket of its own
 ///   (``DiscoveryNode/discover`` keeps one id an address), every period.
 extension DiscoveryNode {
     /// The fewest announcements of a peer between two probes (``mayContact(_:now:)``), times the most sends of an
@@ -22,26 +22,39 @@ extension DiscoveryNode {
     static let announcementsPerProbe = 8
     /// Probes a node sends a second at most, to all unvalidated peers together.
     static let probesPerSecond = 4.0
+    /// Peers found while joining that a node contacts when it has heard them once: half a group of 1,024 at once
+    /// (a crowd starting together, the node the initiator of half its pairs), then 64 a second. Past that, a peer
+    /// is contacted when heard again, which a member's fresh ids, each announced once, never are; and a peer heard
+    /// again goes ahead of those waiting that were not.
+    static let firstContactsPerSecond = 64.0
+    static let firstContactBurst = 1024.0
 
     /// Whether this node may send the peer at `index` an invitation or a solicit it did not ask for.
     mutating func mayContact(_ index: [PeerID: KnownPeer].Index, now: Double) -> Bool {
         if peers.values[index].validated { return true }
-        if peers.values[index].foundWhileJoining { return peers.values[index].announcements >= 2 }
+        if peers.values[index].foundWhileJoining {
+            return peers.values[index].isRegular || firstContacts.take(now: now)
+        }
         // A probe answers for up to `sendsBeforeGivingWay` invitations: earned by that many announcements per
         // member, each heard by every member.
         let members = max(Self.announcementsPerProbe, table.count + 1)
         let earned = UInt32(clamping: members * Self.sendsBeforeGivingWay)
         guard peers.values[index].announcementsSinceProbe >= earned, probeBudget.take(now: now) else { return false }
         peers.values[index].announcementsSinceProbe = 0
+        peers.values[index].probed = true
         counters.probes += 1
         return true
     }
 
-    /// Whether the peer at `index` has shown it is there: heard announcing over most of an interval (a fresh id is
-    /// heard once), and not silent for two of its periods since.
+    /// Whether `known` has shown it is there: heard announcing twice (a start burst does so within 0.15 s; a fresh
+    /// id is heard once), and not silent for two of its periods since.
     func isPresent(_ known: KnownPeer, now: Double) -> Bool {
-        known.hasAnnounced(over: timing.announceInterval * (1 - timing.announceJitter))
-            && now - known.lastHeard < 2 * known.announceInterval * (1 + timing.announceJitter)
+        known.isRegular && !isSilent(known, now: now)
+    }
+
+    /// Whether `known` has been silent for two of its periods.
+    func isSilent(_ known: KnownPeer, now: Double) -> Bool {
+        now - known.lastHeard >= 2 * known.announceInterval * (1 + timing.announceJitter)
     }
 
     /// Notes a session with `peer` made while the peer had not shown it is there: the first to give way.
@@ -54,20 +67,24 @@ extension DiscoveryNode {
     }
 
     /// Ends a running session with a peer that has not shown it is there, or has fallen silent, so that `newcomer`
-    /// can have its place: the oldest such session made; failing that, the peer silent longest.
+    /// can have its place: for a newcomer that has shown it is there, the oldest session made with a peer that has
+    /// not; failing that (or for a newcomer that has not shown it either: fresh ids do not push each other out), the
+    /// peer silent longest past two of its periods.
     ///
     /// - Returns: what ending it tells the app, or `nil` when every session is with a peer that is there.
     mutating func makeRoom(for newcomer: PeerID, now: Double) -> [NodeDirective]? {
         var chosen: PeerID?
-        while chosen == nil, let peer = unproven.popFirst() {
-            guard peer != newcomer, let known = peers[peer], !isPresent(known, now: now),
-                  table.session(with: peer)?.remoteToken != nil else { continue }
-            chosen = peer
+        if peers[newcomer].map({ isPresent($0, now: now) }) ?? false {
+            while chosen == nil, let peer = unproven.popFirst() {
+                guard peer != newcomer, let known = peers[peer], !known.isRegular,
+                      table.session(with: peer)?.remoteToken != nil else { continue }
+                chosen = peer
+            }
         }
         if chosen == nil {
             var silentSince = Double.infinity
             for peer in table.unorderedPeers where peer != newcomer {
-                guard let known = peers[peer], !isPresent(known, now: now), known.lastHeard < silentSince,
+                guard let known = peers[peer], isSilent(known, now: now), known.lastHeard < silentSince,
                       table.session(with: peer)?.remoteToken != nil else { continue }
                 chosen = peer
                 silentSince = known.lastHeard

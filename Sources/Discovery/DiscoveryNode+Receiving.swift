@@ -78,6 +78,7 @@ extension DiscoveryNode {
            let index = peers.index(forKey: sender), peers.values[index].endpoint == datagram.source {
             // Its own datagram of the exchange, from where it says it is: it is there.
             peers.values[index].validated = true
+            peers.values[index].probed = false
         }
         switch message {
         case .announce(let ad, let sequence, let interval):
@@ -321,7 +322,7 @@ extension DiscoveryNode {
             announcedUpTo: announcement.isEmpty ? 0 : sequence,
             heardUpTo: sequence, announceInterval: claimed, silenceCheckAt: silenceCheckAt,
             advertisement: ad, endpoint: endpoint, discoveredAt: now,
-            foundWhileJoining: now - startedAt <= timing.silence(after: claimed), validated: validated)
+            foundWhileJoining: now - startedAt <= timing.silence(after: announceInterval.seconds), validated: validated)
         if !announcement.isEmpty { known.noteAnnouncement(at: now) }
         peers[ad.peer] = known
         silenceQueue.insert(PeerDeadline(time: silenceCheckAt, peer: ad.peer))
@@ -400,11 +401,19 @@ extension DiscoveryNode {
         let (incarnation, discoveredAt) = peers.values[index].life()
         guard consents(to: peer) else { return [] }
         if me.initiates(with: peer) {
+            if peers.values[index].announcements == 2, let invitation = invitations[peer], !invitation.inWindow,
+               let position = waiting.firstIndex(of: peer), position > 0 {
+                // Heard announcing again, it is there, which the fresh ids ahead of it have not shown: it goes first.
+                waiting.remove(at: position)
+                waiting.prepend(peer)
+            }
             guard shouldInvite(peer, now: now), mayContact(index, now: now) else { return [] }
             return beginInvitation(to: peer, incarnation: incarnation, now: now)
         }
-        // A full table still asks: the invitation that answers takes an idle session's place (``makeRoom``).
-        guard !isHeldOff(peer, now: now), !table.hasSession(with: peer), pendingSolicits[peer] == nil
+        // A full table still asks while it holds sessions with peers not heard announcing twice: the invitation that
+        // answers takes the place of one of them (``makeRoom``).
+        guard hasRoom || !unproven.isEmpty, !isHeldOff(peer, now: now), !table.hasSession(with: peer),
+              pendingSolicits[peer] == nil
         else { return [] }
         if Self.cannotKnowUs(peerAnnouncing: sequence, now: now, lastAnnouncedAt: lastAnnouncedAt, timing: timing),
            nextAnnounceAt > now + timing.announceInterval, mayContact(index, now: now) {

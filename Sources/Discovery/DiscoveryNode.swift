@@ -75,12 +75,16 @@ package struct DiscoveryNode {
         package let endpoint: Endpoint
         /// When this incarnation of it was discovered, seconds.
         package let discoveredAt: Double
-        /// Whether it was found while this node was joining (within a silence of its start): then it was there first,
-        /// as far as this node can tell, and this node contacts it (``DiscoveryNode/mayContact(_:now:)``).
+        /// Whether it was found while this node was joining (within a silence of its own period from its start): then
+        /// it was there first, as far as this node can tell, and this node contacts it
+        /// (``DiscoveryNode/mayContact(_:now:)``).
         let foundWhileJoining: Bool
         /// Whether it has shown that it receives where it says: a unicast datagram it signed came from there.
         /// Until then nothing is sent to it unprompted but by ``DiscoveryNode/mayContact(_:now:)``'s rules.
         var validated: Bool
+        /// Whether this node's contact with it was a probe (``DiscoveryNode/mayContact(_:now:)``): its invitation is
+        /// then sent at most ``DiscoveryNode/sendsBeforeGivingWay`` times before a hold-off.
+        var probed = false
         /// Announcements of this life taken, the times of the first and the latest, and how many since this node
         /// last contacted it unprompted.
         var announcements: UInt32 = 0
@@ -242,6 +246,9 @@ package struct DiscoveryNode {
     var atEndpoint: [Endpoint: PeerID] = [:]
     /// Unprompted contacts with unvalidated peers (``mayContact(_:now:)``): a few a second at most.
     var probeBudget = SendBudget(rate: DiscoveryNode.probesPerSecond)
+    /// Contacts with peers found while joining and heard once (``mayContact(_:now:)``): enough for a crowd's start,
+    /// not for a member's flood of fresh ids.
+    var firstContacts = SendBudget(rate: DiscoveryNode.firstContactsPerSecond, burst: DiscoveryNode.firstContactBurst)
 
     /// A node that will advertise from `unicastPort`.
     ///
@@ -424,7 +431,7 @@ package struct DiscoveryNode {
             if now >= invitation.startedAt + timing.invitationTimeout {
                 out += abandonInvitation(peer, detail: "no answer within \(timing.invitationTimeout) s")
             } else if invitation.sends >= Self.sendsBeforeGivingWay,
-                      !waiting.isEmpty || peers[peer]?.validated == false {
+                      !waiting.isEmpty || peers[peer]?.probed == true {
                 // Unanswered while others wait: its place goes to the next, and the peer is tried again later, each
                 // time later (an id that never answers costs a few invitations a minute, not one a second).
                 let wait = holdOff(peer, now: now)

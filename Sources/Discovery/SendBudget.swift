@@ -9,10 +9,11 @@ struct SendBudget: Sendable, Equatable {
     /// When the next send would fall if every send so far had kept to the sustained rate.
     private var theoretical = -Double.infinity
 
-    init(rate: Double) {
+    /// - Parameter burst: sends at once at most; one second's worth unless given.
+    init(rate: Double, burst: Double? = nil) {
         spacing = 1 / rate
         // A nanosecond of slack, so that sums of spacings do not refuse by a rounding error a send that is due.
-        tolerance = (max(rate, 1) - 1) * spacing + 1e-9
+        tolerance = (max(burst ?? rate, 1) - 1) * spacing + 1e-9
     }
 
     /// Reserves the next send: the instant, at `now` or later, at which it may go.
