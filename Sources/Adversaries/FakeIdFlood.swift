@@ -5,7 +5,8 @@ import SimulatedNetwork
 /// A member's flood of new ids at two real nodes in session: each fake announced once, claiming an hour between
 /// announcements (taken as 10.24 s, the longest a node takes), at 2,000 a second, from 5 s into the run, after the
 /// two have converged, from 8,192 sockets in turn (a node keeps one id an address: from one socket, each fake would
-/// only replace the one before). FakeIdFloodTests checks what the nodes hold after it; the benchmark `flood-1m-fake-ids` what
+/// only replace the one before). FakeIdFloodTests checks what the nodes hold after it; the benchmark
+/// `flood-1m-fake-ids` what
 /// it grows the process's memory by.
 package struct FakeIdFlood {
     /// The fakes announced, and the most sessions each real node holds.

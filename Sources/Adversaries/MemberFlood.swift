@@ -110,7 +110,8 @@ package struct MemberFlood {
         while Double(step) / 10 <= end {
             let t = Double(step) / 10
             c.run(until: t)
-            if outcome.newcomerWhole == nil, t > newcomerStart, newcomerIsWhole(c, newcomer: newcomer, members: members) {
+            if outcome.newcomerWhole == nil, t > newcomerStart,
+               newcomerIsWhole(c, newcomer: newcomer, members: members) {
                 outcome.newcomerWhole = t - newcomerStart
             }
             if step % 10 == 0 {

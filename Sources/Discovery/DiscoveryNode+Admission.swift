@@ -7,25 +7,26 @@ import Sessions
 ///
 /// - **Nothing unprompted to an address that has not shown it receives there.** A peer is *validated* once a
 ///   unicast datagram it signed came from the address it names. Before that, a node contacts it (an invitation or
-///   a solicit) only when it found the peer while joining and has heard it announce twice (it was there first;
-///   a newcomer contacts the group, the group does not answer every new id), or as a *probe*: after a group's worth
-///   of its announcements (at least ``announcementsPerProbe``), a few a second. Every probe is paid for by more
-///   announcements of the peer than the group has members, so the group sends less than one datagram per datagram a
-///   member sends, however many ids it makes.
+///   a solicit) only when it found the peer while joining (it was there first: a newcomer contacts the group, the
+///   group does not answer every new id) and has heard it announce twice, or once within a budget
+///   (``firstContactsPerSecond``); or as a *probe*: after a group's worth of its announcements (at least
+///   ``announcementsPerProbe``), a few a second, its invitation sent at most ``DiscoveryNode/sendsBeforeGivingWay``
+///   times before a hold-off. Every probe is paid for by more announcements of the peer than the group has members,
+///   so the group sends less than one datagram per datagram a member sends, however many ids it makes.
 /// - **A full table gives way only to the idle.** A session with a peer not heard announcing twice (a fresh id)
 ///   gives its place to a newcomer that has been, and one with a peer silent for two of its periods to anyone; one
-///   that announces steadily does not, and fresh ids do not push each other out. A fake keeps a place only by announcing, from a socket of its own
-///   (``DiscoveryNode/discover`` keeps one id an address), every period.
+///   that announces steadily does not, and fresh ids do not push each other out. A fake keeps a place only by
+///   announcing, from a socket of its own (``DiscoveryNode/discover`` keeps one id an address), every period.
 extension DiscoveryNode {
     /// The fewest announcements of a peer between two probes (``mayContact(_:now:)``), times the most sends of an
     /// unvalidated invitation (``DiscoveryNode/sendsBeforeGivingWay``), in a group this size or smaller.
     static let announcementsPerProbe = 8
     /// Probes a node sends a second at most, to all unvalidated peers together.
     static let probesPerSecond = 4.0
-    /// Peers found while joining that a node contacts when it has heard them once: half a group of 1,024 at once
-    /// (a crowd starting together, the node the initiator of half its pairs), then 64 a second. Past that, a peer
-    /// is contacted when heard again, which a member's fresh ids, each announced once, never are; and a peer heard
-    /// again goes ahead of those waiting that were not.
+    /// Peers found while joining that a node contacts (invites or solicits) when it has heard them once: a group of
+    /// 1,024 at once (a crowd starting together: 1,000 nodes converged in 12 s with half that, in 1.5 s with it),
+    /// then 64 a second. Past that, a peer is contacted when heard again, which a member's fresh ids, each announced
+    /// once, never are; and a peer heard again goes ahead of the invitations waiting that were not.
     static let firstContactsPerSecond = 64.0
     static let firstContactBurst = 1024.0
 

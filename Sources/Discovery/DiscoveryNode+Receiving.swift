@@ -50,7 +50,8 @@ extension DiscoveryNode {
                         peers.values[index].sessionSeenAt = table.removals
                         return []
                     }
-                    return heardAgain(peer, at: index, sequence: WireFormat.senderSequence(in: datagram.bytes), now: now)
+                    return heardAgain(peer, at: index, sequence: WireFormat.senderSequence(in: datagram.bytes),
+                                      now: now)
                 }
             }
         }

@@ -122,13 +122,14 @@ package struct DiscoveryNode {
             (silenceCheckAt, announceInterval, lastHeard)
         }
 
-        /// What an announcement of a known peer told, as ``hearUnchanged(_:at:removals:isSigned:)`` found it.
+        /// What an announcement of a known peer told, as
+        /// ``hearUnchanged(_:at:removals:longestInterval:isSigned:)`` found it.
         enum Hearing { case changed, forged, replayed, sessionHeld, sessionUnknown }
 
         /// Takes `bytes` as heard now when they are its latest announcement but for a higher sequence number and
-        /// perhaps another announce interval (taken up to `longestInterval`) (and signed by its key: the sequence number is what a forger would
-        /// change), and says whether its session is still held by the cache alone. A new interval is taken as the
-        /// decoder would have given it.
+        /// perhaps another announce interval, taken up to `longestInterval` (and signed by its key: the sequence
+        /// number is what a forger would change), and says whether its session is still held by the cache alone. A
+        /// new interval is taken as the decoder would have given it.
         mutating func hearUnchanged(
             _ bytes: [UInt8], at now: Double, removals: UInt64, longestInterval: Double,
             isSigned: (SigningKey) -> Bool
@@ -285,7 +286,9 @@ package struct DiscoveryNode {
     /// How many entries each of the node's tables and queues holds: what a flood of ids could grow.
     package var held: [String: Int] {
         ["peers": peers.count, "sessions": table.count, "strangers": strangers.count, "invitations": invitations.count,
-         "waiting": waiting.count, "heldOff": heldOff.count, "addresses": atEndpoint.count, "unproven": unproven.count, "declined": declinedAt.count, "departures": departures.count, "keptDepartures": departures.keptCount,
+         "waiting": waiting.count, "heldOff": heldOff.count, "addresses": atEndpoint.count,
+         "unproven": unproven.count, "declined": declinedAt.count, "departures": departures.count,
+         "keptDepartures": departures.keptCount,
          "silenceQueue": silenceQueue.count, "exchangeQueue": exchangeQueue.count, "solicits": pendingSolicits.count,
          "toldInvited": toldInvited.count, "earlyData": earlyData.count, "ownAnnouncementsOut": reading.outstanding.count]
     }

@@ -91,7 +91,8 @@ import TransportCore
         for i in 0..<5 {
             let address = Endpoint(host: "10.0.1.\(i)", port: 5000)
             for sequence: UInt32 in [9, 10] {
-                _ = b.receive(datagram(try announce(TestIdentities.peer(100 + i), sequence: sequence), from: address), now: 0.2)
+                _ = b.receive(datagram(try announce(TestIdentities.peer(100 + i), sequence: sequence), from: address),
+                              now: 0.2)
             }
         }
         _ = b.tick(now: 0.3)
@@ -149,8 +150,8 @@ import TransportCore
             }
         }
         for sequence: UInt32 in [9, 10] {
-            _ = a.receive(datagram(try announce(TestIdentities.peer(200), sequence: sequence, interval: 10), from: there),
-                          now: 0.05)
+            let bytes = try announce(TestIdentities.peer(200), sequence: sequence, interval: 10)
+            _ = a.receive(datagram(bytes, from: there), now: 0.05)
         }
         var now = 0.05
         while now < end {
@@ -360,8 +361,8 @@ import TransportCore
         for i in 0..<500 {
             let address = Endpoint(host: "10.1.\(i / 256).\(i % 256)", port: 5000)
             for sequence: UInt32 in [9, 10] {
-                _ = a.receive(datagram(try announce(TestIdentities.peer(1000 + UInt64(i)), sequence: sequence), from: address),
-                              now: 0.5)
+                let bytes = try announce(TestIdentities.peer(1000 + UInt64(i)), sequence: sequence)
+                _ = a.receive(datagram(bytes, from: address), now: 0.5)
             }
         }
         let announcements = { (out: [NodeDirective]) in
