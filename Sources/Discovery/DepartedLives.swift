@@ -1,5 +1,6 @@
 import DequeModule
 import Sessions
+import TransportCore
 
 /// What a node remembers of lives that are over, so that no replay of what they sent brings them back
 /// (``DiscoveryNode/isFresh(_:incarnation:sequence:_:)``): each life's incarnation, the last announcement taken from
@@ -19,6 +20,9 @@ struct DepartedLives {
         let announcedUpTo: UInt32
         /// Whether the life said goodbye: then nothing of it is believed again, whatever its sequence number.
         let ended: Bool
+        /// The address the peer had shown it receives at, if it had: heard again there (walked back into range, its
+        /// silence over), it is contacted as before, not left to a probe.
+        var shownAt: Endpoint? = nil
     }
 
     static let recentKept = 4096

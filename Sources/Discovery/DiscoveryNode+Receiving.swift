@@ -178,7 +178,8 @@ extension DiscoveryNode {
         let shown = table.session(with: peer)?.remoteToken != nil
             && known.hasAnnounced(over: DepartedLives.shownOver)
         departures.remember(peer, .init(incarnation: known.advertisement.incarnation,
-                                        announcedUpTo: known.announcedUpTo, ended: ended),
+                                        announcedUpTo: known.announcedUpTo, ended: ended,
+                                        shownAt: known.validated ? known.endpoint : nil),
                             wasShown: shown, now: now)
     }
 
@@ -315,6 +316,9 @@ extension DiscoveryNode {
             }
         }
         if peers[ad.peer]?.isRegular == true { regulars -= 1 }
+        // A peer that showed it receives at this address, in this life or the one before, still does.
+        let shown = departures.departure(of: ad.peer)?.shownAt == endpoint
+            || peers[ad.peer].map { $0.validated && $0.endpoint == endpoint } ?? false
         let claimed = min(interval.seconds, timing.longestInterval)
         let silenceCheckAt = now + timing.silence(after: claimed)
         departures.forget(ad.peer)
@@ -323,7 +327,8 @@ extension DiscoveryNode {
             announcedUpTo: announcement.isEmpty ? 0 : sequence,
             heardUpTo: sequence, announceInterval: claimed, silenceCheckAt: silenceCheckAt,
             advertisement: ad, endpoint: endpoint, discoveredAt: now,
-            foundWhileJoining: now - startedAt <= timing.silence(after: announceInterval.seconds), validated: validated)
+            foundWhileJoining: now - startedAt <= timing.silence(after: announceInterval.seconds),
+            validated: validated || shown)
         if !announcement.isEmpty { known.noteAnnouncement(at: now) }
         peers[ad.peer] = known
         silenceQueue.insert(PeerDeadline(time: silenceCheckAt, peer: ad.peer))
