@@ -115,11 +115,22 @@ final class InterruptSignals: Sendable {
 
     /// Ends the command as the signal it caught asks, after its output: a line on standard error saying when, and
     /// the shell's status for a signal (128 plus its number). Nothing when no signal came.
-    static func exit(after signal: Int32?, at seconds: Double, clock: String) throws {
+    ///
+    /// - Parameter seconds: when the signal ended the run, on its clock; `nil` when it came after the run had
+    ///   finished (while its files were being written): then everything was written, and that is what is said.
+    static func exit(after signal: Int32?, at seconds: Double?, clock: String) throws {
         guard let signal else { return }
-        FileHandle.standardError.write(Data(
-            "interrupted by \(name(signal)) at \(String(format: "%.1f", seconds)) \(clock) seconds; the nodes said goodbye\n".utf8))
+        FileHandle.standardError.write(Data((farewell(signal, at: seconds, clock: clock) + "\n").utf8))
         throw ExitCode(128 + signal)
+    }
+
+    /// What ``exit(after:at:clock:)`` says of `signal`.
+    static func farewell(_ signal: Int32, at seconds: Double?, clock: String) -> String {
+        guard let seconds else {
+            return "\(name(signal)) came after the run had finished: its summary and files were written whole"
+        }
+        return "interrupted by \(name(signal)) at \(String(format: "%.1f", seconds)) \(clock) seconds; the nodes said "
+            + "goodbye"
     }
 }
 

@@ -43,7 +43,14 @@ package struct ReportCommand: ParsableCommand {
         } catch {
             throw ValidationError(error.description)
         }
-        print(try ReportFiles(html: output, svg: svg, force: force).write(data))
+        do {
+            print(try ReportFiles(html: output, svg: svg, force: force).write(data))
+        } catch let error as ReportFiles.Unwritten {
+            // The paths were right (checked before); the disk or a file that appeared since said no: one line, and
+            // EX_IOERR, not the usage text.
+            FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
+            throw ExitCode(RunCommand.unpublishedStatus)
+        }
     }
 }
 
@@ -53,10 +60,27 @@ struct ReportFiles {
     let svg: String?
     let force: Bool
 
+    /// Files that could not be written though their paths were checked: nothing of them was published.
+    struct Unwritten: Error {
+        let message: String
+    }
+
+    /// Whether two paths name the same file: the same path once made absolute and standard, or, both existing, the
+    /// same file on the same device (a link, a second name).
+    static func same(_ a: String, _ b: String) -> Bool {
+        let standard = { (p: String) in URL(fileURLWithPath: p).standardizedFileURL.path }
+        if standard(a) == standard(b) { return true }
+        var x = stat(), y = stat()
+        return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino
+    }
+
+    /// The picture files' names in the `--svg` folder.
+    static let pictureNames = ["room.svg", "distance-error.svg", "direction-error.svg", "bump-latency.svg"]
+
     private var htmlFile: OutputFile? { html.map { OutputFile(path: $0, flag: "--report", replace: force) } }
 
     private func svgFiles(in folder: String) -> [OutputFile] {
-        ["room.svg", "distance-error.svg", "direction-error.svg", "bump-latency.svg"].map {
+        Self.pictureNames.map {
             OutputFile(path: (folder as NSString).appendingPathComponent($0), flag: "--svg", replace: force)
         }
     }
@@ -89,28 +113,46 @@ struct ReportFiles {
         }
     }
 
-    /// Writes the files and says what was written.
-    func write(_ data: ReportData) throws -> String {
+    /// Writes the files and says what was written: every file staged first, then every one published, so that a
+    /// full disk leaves none of them (it left one picture of four).
+    ///
+    /// - Throws: ``Unwritten`` naming the option, the path and the cause.
+    func write(_ data: ReportData) throws(Unwritten) -> String {
         var said: [String] = []
+        var staged: [OutputFile] = []
+        var madeFolder = false
         do {
             if let file = htmlFile {
                 let page = Data(ReportPage.html(data).utf8)
-                try file.write(page)
+                try file.stage(page)
+                staged.append(file)
                 let devices = data.every > 1
                     ? "\(data.devices.count) of \(data.peers) devices (one in \(data.every) followed)" : "\(data.peers) devices"
                 said.append("report: \(file.path) (\(page.count / 1024) KB: \(data.frames.count) frames of \(devices), "
                     + "\(data.bumps.count) bumps, \(data.nearMisses.count) near misses)")
             }
             if let svg {
-                if mkdir(svg, 0o755) != 0, errno != EEXIST {
-                    throw ValidationError("--svg: cannot create the folder \(svg): \(String(cString: strerror(errno)))")
+                if mkdir(svg, 0o755) == 0 {
+                    madeFolder = true
+                } else if errno != EEXIST {
+                    throw SimulationSettingsError(
+                        message: "--svg: cannot create the folder \(svg): \(String(cString: strerror(errno)))")
                 }
                 let pictures = ReportPictures.all(data)
-                for (file, picture) in zip(svgFiles(in: svg), pictures) { try file.write(Data(picture.svg.utf8)) }
+                for (file, picture) in zip(svgFiles(in: svg), pictures) {
+                    try file.stage(Data(picture.svg.utf8))
+                    staged.append(file)
+                }
                 said.append("pictures: \(pictures.map { (svg as NSString).appendingPathComponent($0.name) }.joined(separator: ", "))")
             }
-        } catch let error as SimulationSettingsError {
-            throw ValidationError(error.description)
+            while let file = staged.first {
+                try file.publish()
+                staged.removeFirst()
+            }
+        } catch {
+            for file in staged { file.discardTemporary() }
+            if madeFolder, let svg { rmdir(svg) }
+            throw Unwritten(message: "\(error)")
         }
         return said.joined(separator: "\n")
     }

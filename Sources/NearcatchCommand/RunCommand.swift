@@ -68,6 +68,19 @@ package struct RunCommand: AsyncParsableCommand, Sendable {
         if options.report != nil || options.svg != nil {
             try ReportFiles(html: options.report, svg: options.svg, force: options.force).check()
         }
+        // Two outputs at one path: the second would replace the first at the run's end (or be refused then, the
+        // run's time lost).
+        var outputs: [(flag: String, path: String)] = []
+        if let trace = options.trace { outputs.append(("--trace", trace)) }
+        if let report = options.report { outputs.append(("--report", report)) }
+        if let svg = options.svg {
+            outputs += ReportFiles.pictureNames.map { ("--svg", (svg as NSString).appendingPathComponent($0)) }
+        }
+        for (i, a) in outputs.enumerated() {
+            for b in outputs[(i + 1)...] where a.flag != b.flag && ReportFiles.same(a.path, b.path) {
+                throw ValidationError("\(a.flag) and \(b.flag) name the same file, \(b.path): give each its own")
+            }
+        }
     }
 
     /// The trace the report is made from: the run's own, or a temporary one.
@@ -177,7 +190,7 @@ package struct RunCommand: AsyncParsableCommand, Sendable {
             if let path = reportTrace, options.trace == nil { try? FileManager.default.removeItem(atPath: path) }
             throw ExitCode(Self.unpublishedStatus)
         }
-        try InterruptSignals.exit(after: signal, at: summary.run.interruptedAt ?? 0, clock: "simulated")
+        try InterruptSignals.exit(after: signal, at: summary.run.interruptedAt, clock: "simulated")
     }
 
     /// The exit status of a run whose summary was printed but whose trace, report or pictures could not be written
@@ -199,7 +212,7 @@ package struct RunCommand: AsyncParsableCommand, Sendable {
             let said = try ReportFiles(html: options.report, svg: options.svg, force: options.force).write(data)
             FileHandle.standardError.write(Data((said + "\n").utf8))
             return nil
-        } catch let error as ValidationError {
+        } catch let error as ReportFiles.Unwritten {
             return error.message
         } catch {
             return "\(error)"

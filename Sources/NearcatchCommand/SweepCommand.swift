@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Simulation
 import Sweep
+import Synchronization
 
 /// `nearcatch-sim sweep plan|run|report`: many runs over a grid of options and seeds (docs/sweeps.md).
 package struct SweepCommand: AsyncParsableCommand {
@@ -157,6 +158,7 @@ struct SweepRunCommand: AsyncParsableCommand {
             let d = clock.now - start
             return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
         }
+        let failed = Mutex(0)
         let signal = try await InterruptSignals.run({
             try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (c: CheckedContinuation<SweepRunner.Tally, Error>) in
@@ -176,6 +178,7 @@ struct SweepRunCommand: AsyncParsableCommand {
                     + "times their time over \(tally.slots) at once)"
             }
             print(line)
+            failed.withLock { $0 = tally.failed }
             if tally.failed > 0 {
                 print("failed runs are in \(folder.path)/runs/*.failed.json; `nearcatch-sim sweep run \(folder.path)` tries them again")
             }
@@ -185,6 +188,8 @@ struct SweepRunCommand: AsyncParsableCommand {
                 + "`nearcatch-sim sweep run \(folder.path)` resumes\n").utf8))
             throw ExitCode(128 + signal)
         }
+        // A sweep whose runs failed is not a sweep that ran: a script that runs one and reports must learn it.
+        if failed.withLock({ $0 }) > 0 { throw ExitCode(1) }
     }
 
     /// This program's own executable.

@@ -137,7 +137,7 @@ package struct UCICommand: AsyncParsableCommand, Sendable {
             do {
                 try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
             } catch {
-                throw ValidationError("--pcapng-dir: cannot make \(pcapngDirectory): \(error.localizedDescription)")
+                throw ValidationError("--pcapng-dir: cannot make \(pcapngDirectory): \(UCICapture.reason(error))")
             }
             endpoint.capture(into: url)
         }

@@ -106,7 +106,7 @@ package struct OutputFile: Sendable {
     /// Moves the finished temporary file to the target in one step. With `replace`, a file there is replaced
     /// (rename(2), which refuses to put a file in a folder's place); without it, a file that appeared there since
     /// the check stays, and this fails (link(2) refuses an existing name).
-    func publish() throws(SimulationSettingsError) {
+    package func publish() throws(SimulationSettingsError) {
         if replace {
             // Only a file or a link is replaced: what stands there now may not be what the check saw.
             var info = stat()
@@ -138,18 +138,25 @@ package struct OutputFile: Sendable {
     /// Writes `data` as the whole file: into the temporary file, then published in one step; on any failure the
     /// temporary file is removed and the target left as it was.
     package func write(_ data: Data) throws(SimulationSettingsError) {
+        try stage(data)
+        do {
+            try publish()
+        } catch {
+            discardTemporary()
+            throw error
+        }
+    }
+
+    /// Writes `data` into the temporary file and leaves it there, for files published together: every one staged
+    /// first (a full disk fails here, before any is published), then each published (``publish()``), or every
+    /// staged one discarded (``discardTemporary()``). On failure the temporary file is removed.
+    package func stage(_ data: Data) throws(SimulationSettingsError) {
         let fd = try createTemporary()
         let failure = data.withUnsafeBytes { Self.writeAll(fd, $0) }
         let closed = close(fd) == 0 ? nil : errno
         if let code = failure ?? closed {
             discardTemporary()
             throw SimulationSettingsError(message: "\(flag): cannot write \(path): \(Self.reason(code))")
-        }
-        do {
-            try publish()
-        } catch {
-            discardTemporary()
-            throw error
         }
     }
 
@@ -170,7 +177,7 @@ package struct OutputFile: Sendable {
     }
 
     /// Deletes the temporary file, and nothing else.
-    func discardTemporary() {
+    package func discardTemporary() {
         unlink(temporaryPath)
         PartialFiles.remove(temporaryPath)
     }

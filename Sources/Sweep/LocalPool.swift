@@ -27,6 +27,12 @@ package final class LocalPool: SweepBackend {
 
     /// Seconds a process is given to end after SIGTERM (its time is up, or the sweep stops) before SIGKILL.
     static let termination = 2.0
+    /// The most a run may print: a summary is tens of kilobytes, and one run that printed 1.2 GB made the sweep hold
+    /// as much.
+    package static let largestOutput = 16 << 20
+    /// Set in each run's environment to the sweep's process id: the simulator then asks to be ended when the sweep's
+    /// process ends (PR_SET_PDEATHSIG), so that a sweep killed outright leaves no run going.
+    package static let parentVariable = "NEARCATCH_SWEEP_PARENT"
 
     package func execute(_ runs: [PlannedRun], timeLimit: Double, retries: Int,
                         finished: @escaping @Sendable (PlannedRun, RunOutcome) -> Void) throws(SweepError) {
@@ -95,6 +101,9 @@ package final class LocalPool: SweepBackend {
         process.standardOutput = outHandle
         process.standardError = errHandle
         process.standardInput = FileHandle.nullDevice
+        var environment = ProcessInfo.processInfo.environment
+        environment[Self.parentVariable] = String(getpid())
+        process.environment = environment
         let ended = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in ended.signal() }
         let started = DispatchTime.now()
@@ -123,6 +132,11 @@ package final class LocalPool: SweepBackend {
         try? outHandle.close()
         try? errHandle.close()
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+        if let size = (try? FileManager.default.attributesOfItem(atPath: out))?[.size] as? NSNumber,
+           size.intValue > Self.largestOutput {
+            return .failed(error: "printed \(size.intValue) bytes, more than the \(Self.largestOutput) a summary may be",
+                           attempts: attempt)
+        }
         let summary = FileManager.default.contents(atPath: out) ?? Data()
         if timedOut.withLock({ $0 }) {
             return .failed(error: "stopped at the time limit of \(timeLimit) s", attempts: attempt)
@@ -148,10 +162,17 @@ package final class LocalPool: SweepBackend {
         }
     }
 
-    /// The last lines of a file, for an error message: what a failed run said last.
+    /// The last lines of a file, for an error message: what a failed run said last (its last 4 KiB read, however
+    /// much it wrote).
     static func tail(of path: String, characters: Int = 400) -> String {
-        let text = String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        var bytes = Data()
+        if let handle = FileHandle(forReadingAtPath: path) {
+            let end = (try? handle.seekToEnd()) ?? 0
+            try? handle.seek(toOffset: end > 4096 ? end - 4096 : 0)
+            bytes = (try? handle.readToEnd()) ?? Data()
+            try? handle.close()
+        }
+        let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if text.isEmpty { return "(it printed nothing)" }
         return text.count > characters ? "..." + text.suffix(characters) : text
     }

@@ -17,8 +17,16 @@ package struct Metric: Sendable, Equatable {
         case extreme(largest: Bool, [Node])
     }
 
+    /// The longest metric read, characters, and the deepest nesting of parentheses and `max(`/`min(`: 50,000
+    /// parentheses overflowed the parser's stack; a chain of as many terms, the evaluation's.
+    package static let longest = 1_000
+    package static let deepest = 32
+
     /// Parses `text`; the error says what is wrong and where.
     package init(_ text: String) throws(MetricError) {
+        guard text.count <= Self.longest else {
+            throw MetricError("\(text.count) characters: a metric is at most \(Self.longest)")
+        }
         var name = text.trimmingCharacters(in: .whitespaces)
         var expression = name
         if let eq = text.firstIndex(of: "=") {
@@ -136,11 +144,20 @@ package struct Metric: Sendable, Equatable {
     private struct Parser {
         let text: [Character]
         var at = 0
+        /// Parentheses and `max(`/`min(` open here.
+        var depth = 0
 
         init(_ text: [Character]) { self.text = text }
 
         var atEnd: Bool { mutating get { skipSpaces(); return at == text.count } }
         var rest: String { String(text[at...]) }
+
+        mutating func enter() throws(MetricError) {
+            depth += 1
+            guard depth <= Metric.deepest else {
+                throw MetricError("nested deeper than \(Metric.deepest) parentheses and `max(`/`min(`")
+            }
+        }
 
         mutating func skipSpaces() {
             while at < text.count, text[at] == " " { at += 1 }
@@ -172,6 +189,8 @@ package struct Metric: Sendable, Equatable {
             let c = text[at]
             if c == "(" {
                 at += 1
+                try enter()
+                defer { depth -= 1 }
                 let inner = try expression()
                 skipSpaces()
                 guard at < text.count, text[at] == ")" else { throw MetricError("a `(` without its `)`") }
@@ -187,6 +206,8 @@ package struct Metric: Sendable, Equatable {
             skipSpaces()
             if word == "max" || word == "min", at < text.count, text[at] == "(" {
                 at += 1
+                try enter()
+                defer { depth -= 1 }
                 var arguments = [try expression()]
                 while true {
                     skipSpaces()

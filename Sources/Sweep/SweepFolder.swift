@@ -32,11 +32,43 @@ package struct SweepFolder: Sendable {
         }
     }
 
+    /// Folders a sweep is never planned into, nor anything under them: the system's.
+    static let systemFolders = ["/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/proc", "/sbin", "/sys",
+                                "/usr"]
+
+    /// Refuses `path` as a sweep's folder unless it is missing, empty, or a sweep's folder planned from a spec of the
+    /// same name (planned again: its results kept), and never the root, a folder at the top of the file system, or
+    /// one of the system's.
+    package static func checkPlace(_ path: String, for spec: SweepSpec) throws(SweepError) {
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+        let parts = absolute.split(separator: "/")
+        if parts.count <= 1 || systemFolders.contains(where: { absolute == $0 || absolute.hasPrefix($0 + "/") }) {
+            throw SweepError.io("\(path) is a system folder (\(absolute): the root, a folder at the top of the file "
+                                + "system or one of the system's): give --out a folder of the sweep's own")
+        }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { return }
+        guard isFolder.boolValue else { throw SweepError.io("\(path) is a file, not a folder: give --out a folder") }
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        if entries.isEmpty { return }
+        let folder = SweepFolder(path)
+        guard FileManager.default.fileExists(atPath: folder.specPath) else {
+            throw SweepError.io("\(path) is not empty and not a sweep's folder (it has no spec.toml): give --out an "
+                                + "empty or missing folder")
+        }
+        let planned = try folder.spec()
+        guard planned.name == spec.name else {
+            throw SweepError.io("\(path) is the folder of the sweep `\(planned.name)`, not `\(spec.name)`: give --out "
+                                + "another folder")
+        }
+    }
+
     /// Plans `spec` into the folder (made if missing): its text, and the run list for the simulator `version`.
     /// Results already there are kept; a run whose id the new plan no longer lists is not reported.
     @discardableResult
     package static func plan(_ spec: SweepSpec, text: String, version: String,
                              at path: String) throws(SweepError) -> (SweepFolder, [PlannedRun]) {
+        try checkPlace(path, for: spec)
         let folder = SweepFolder(path)
         let runs = SweepPlan.runs(of: spec, version: version)
         do {

@@ -47,9 +47,71 @@ package struct SweepSpec: Sendable, Equatable {
     static let defaultRetries = 1
     /// Beyond this many runs a plan is refused: a typo in a grid should not queue a week of work.
     package static let mostRuns = 100_000
+    /// The largest spec file read: a 200 MB spec took 438 MB before it was refused.
+    package static let largestFile = 1 << 20
+    /// The deepest nesting of TOML arrays and inline tables read, and the most seeds, values of a grid option and
+    /// metrics: a spec of a million seeds took 140 s to be refused.
+    package static let deepestNesting = 16
+    package static let mostSeeds = 10_000
+    package static let mostValues = 1_000
+    package static let mostMetrics = 100
+    /// Options that name a file the run reads: in a grid, a relative path inside the folder the sweep runs in.
+    package static let fileOptions: Set<String> = ["scenario", "group-key-file"]
+
+    /// Whether `key` is an option's long name as `nearcatch-sim run` spells it without its dashes: lowercase letters
+    /// and digits in hyphen-joined words. `"trace=/path" = true` wrote a trace anywhere; `"seed=5"` overrode seeds.
+    package static func isOptionName(_ key: String) -> Bool {
+        let words = key.split(separator: "-", omittingEmptySubsequences: false)
+        return !key.isEmpty && key.first!.isLowercaseASCIILetter && words.allSatisfy { word in
+            !word.isEmpty && word.allSatisfy { $0.isLowercaseASCIILetter || ("0"..."9").contains($0) }
+        }
+    }
+
+    /// Whether `path` stays inside the folder it is read from: relative, with no `..`.
+    package static func isConfined(_ path: String) -> Bool {
+        !path.hasPrefix("/") && !path.hasPrefix("~") && !path.split(separator: "/").contains("..")
+    }
+
+    /// The deepest nesting of `[` and `{` in TOML `text` outside strings and comments (a table header's brackets
+    /// count too, harmlessly): read before the parser, which recurses.
+    static func nesting(of text: String) -> Int {
+        var depth = 0, deepest = 0
+        var quote: Character?
+        var comment = false
+        var escaped = false
+        for c in text {
+            if comment {
+                if c == "\n" { comment = false }
+                continue
+            }
+            if let q = quote {
+                if escaped { escaped = false } else if c == "\\" && q == "\"" { escaped = true } else if c == q {
+                    quote = nil
+                }
+                continue
+            }
+            switch c {
+            case "\"", "'": quote = c
+            case "#": comment = true
+            case "[", "{":
+                depth += 1
+                deepest = max(deepest, depth)
+            case "]", "}": depth = max(0, depth - 1)
+            default: break
+            }
+        }
+        return deepest
+    }
 
     /// Reads a spec from TOML text; `file` names it in errors.
     package init(toml text: String, file: String = "the spec") throws(SweepError) {
+        guard text.utf8.count <= Self.largestFile else {
+            throw SweepError.spec(file, "\(text.utf8.count) bytes: a spec is at most \(Self.largestFile)")
+        }
+        let depth = Self.nesting(of: text)
+        guard depth <= Self.deepestNesting else {
+            throw SweepError.spec(file, "arrays and tables nested \(depth) deep: at most \(Self.deepestNesting)")
+        }
         let table: TOMLTable
         do {
             table = try TOMLTable(string: text)
@@ -70,6 +132,7 @@ package struct SweepSpec: Sendable, Equatable {
         if let value = table["options"] {
             guard let fixed = value.table else { throw fail("`options` must be a table of run options") }
             for key in fixed.keys {
+                guard Self.isOptionName(key) else { throw fail(Self.notAnOption(key)) }
                 let item = fixed[key]!
                 if let flag = item.bool {
                     if flag { flags.append(key) }
@@ -85,8 +148,12 @@ package struct SweepSpec: Sendable, Equatable {
         if let value = table["grid"] {
             guard let axes = value.table else { throw fail("`grid` must be a table of options, each with a list of values") }
             for key in axes.keys {
+                guard Self.isOptionName(key) else { throw fail(Self.notAnOption(key)) }
                 guard let list = axes[key]!.array, !list.isEmpty else {
                     throw fail("grid option `\(key)`: a non-empty list of values")
+                }
+                guard list.count <= Self.mostValues else {
+                    throw fail("grid option `\(key)`: \(list.count) values, at most \(Self.mostValues)")
                 }
                 var values: [String] = []
                 for item in list {
@@ -94,6 +161,10 @@ package struct SweepSpec: Sendable, Equatable {
                         throw fail("grid option `\(key)`: a string or a number each, not \(item.type)")
                     }
                     guard !values.contains(text) else { throw fail("grid option `\(key)`: \(text) twice") }
+                    if Self.fileOptions.contains(key), !Self.isConfined(text) {
+                        throw fail("grid option `\(key)`: \(text) is outside the folder the sweep runs in (a grid's "
+                                   + "files are relative paths without `..`)")
+                    }
                     values.append(text)
                 }
                 if options[key] != nil || flags.contains(key) {
@@ -113,6 +184,7 @@ package struct SweepSpec: Sendable, Equatable {
             throw fail("`seeds` and `replicates` both given: give one")
         case (let list?, nil):
             guard let array = list.array, !array.isEmpty else { throw fail("`seeds` must be a non-empty list of integers") }
+            guard array.count <= Self.mostSeeds else { throw fail("`seeds`: \(array.count), at most \(Self.mostSeeds)") }
             seeds = []
             for item in array {
                 guard let n = item.int, n >= 0 else { throw fail("`seeds`: non-negative integers each") }
@@ -127,6 +199,7 @@ package struct SweepSpec: Sendable, Equatable {
         guard let list = table["metrics"]?.array, !list.isEmpty else {
             throw fail("no metrics: give `metrics = [\"bumps.recall\", ...]`, paths of the run's JSON summary")
         }
+        guard list.count <= Self.mostMetrics else { throw fail("`metrics`: \(list.count), at most \(Self.mostMetrics)") }
         metrics = []
         for item in list {
             guard let text = item.string else { throw fail("`metrics`: strings each, a path or `name = expression`") }
@@ -174,8 +247,21 @@ package struct SweepSpec: Sendable, Equatable {
         guard count <= Self.mostRuns else { throw fail("\(count) runs: more than \(Self.mostRuns)") }
     }
 
-    /// Reads the spec in the file at `path`.
+    /// Why `key` is refused as an option's name.
+    static func notAnOption(_ key: String) -> String {
+        "`\(key)` is not an option's name (lowercase words joined by hyphens, without dashes: `ranging-policy` for "
+            + "`--ranging-policy`; a value goes after `=`)"
+    }
+
+    /// Reads the spec in the file at `path`: a regular file of at most ``largestFile`` bytes, refused unread if not.
     package init(contentsOf path: String) throws(SweepError) {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        if let kind = attributes?[.type] as? FileAttributeType, kind != .typeRegular {
+            throw SweepError.spec(path, "not a regular file")
+        }
+        if let size = (attributes?[.size] as? NSNumber)?.intValue, size > Self.largestFile {
+            throw SweepError.spec(path, "\(size) bytes: a spec is at most \(Self.largestFile)")
+        }
         let text: String
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
@@ -209,4 +295,8 @@ package enum SweepError: Error, Equatable, CustomStringConvertible {
         case .io(let message), .backend(let message): message
         }
     }
+}
+
+private extension Character {
+    var isLowercaseASCIILetter: Bool { ("a"..."z").contains(self) }
 }

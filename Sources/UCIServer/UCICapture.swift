@@ -4,7 +4,7 @@ import UCI
 /// Captures of each chip's UCI traffic as pcapng files, one per chip (`device-N.pcapng`, N from 0 in connection
 /// order), as pica's `--pcapng-dir` writes them: link type 299 (FiRa UCI), one enhanced packet block per packet with
 /// its direction (inbound: host to chip), timestamps in microseconds. Wireshark's UCI dissector reads them.
-final class UCICapture {
+package final class UCICapture {
     private let directory: URL
     private let epoch: Double
     private var files: [Int: FileHandle] = [:]
@@ -31,7 +31,7 @@ final class UCICapture {
         do {
             handle = try FileHandle(forWritingTo: url)
         } catch {
-            problems.append("cannot open \(url.path): \(error.localizedDescription)")
+            problems.append("cannot open \(url.path): \(Self.reason(error))")
             return
         }
         var header = Block(type: 0x0A0D_0D0A)
@@ -51,7 +51,7 @@ final class UCICapture {
         do {
             try files[device]?.close()
         } catch {
-            problems.append("cannot close device-\(device).pcapng: \(error.localizedDescription)")
+            problems.append("cannot close device-\(device).pcapng: \(Self.reason(error))")
         }
         files[device] = nil
         inbound[device] = nil
@@ -98,9 +98,20 @@ final class UCICapture {
         do {
             try handle.write(contentsOf: Data(bytes))
         } catch {
-            problems.append("writing the capture of device \(device): \(error)")
+            problems.append("cannot write the capture of device \(device): \(Self.reason(error))")
             close(device)
         }
+    }
+
+    /// What went wrong with a file, in the system's words ("No space left on device"): Foundation's errors print as
+    /// a dump of their domain, code and user info.
+    package static func reason(_ error: any Error) -> String {
+        let ns = error as NSError
+        if ns.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(ns.code))) }
+        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return ns.localizedDescription
     }
 
     /// One block: its type, its body, its total length before and after.

@@ -1,5 +1,7 @@
 import Dispatch
+import Foundation
 import NearcatchCommand
+import ParentWatch
 
 /// The executable's entry point. A synchronous `main` that runs the command's asynchronous one on the global
 /// executor and waits for it: the program needs no main actor, and an asynchronous `main` would hand the main thread
@@ -8,6 +10,12 @@ import NearcatchCommand
 @main
 enum Entry {
     static func main() {
+        // A sweep's run ends with the sweep: SIGTERM, which ends a run as Ctrl-C does, when the sweep's process ends.
+        if let parent = ProcessInfo.processInfo.environment["NEARCATCH_SWEEP_PARENT"].flatMap(Int32.init),
+           nearcatch_end_with_parent(SIGTERM, parent) == 1 {
+            FileHandle.standardError.write(Data("the sweep that started this run has ended\n".utf8))
+            exit(143)
+        }
         let done = DispatchSemaphore(value: 0)
         Task.detached {
             await NearcatchSim.main()

@@ -173,3 +173,14 @@ import TestSupport
         #expect(stayedReport.lostPeers == ["peerEnded": 9, "timeout": 0])
     }
 }
+
+/// Issue 49: a signal that came while a finished run wrote its files was said as "interrupted at 0.0 simulated
+/// seconds", though the run had ended and everything was written.
+@Suite struct InterruptFarewellTests {
+    @Test func aSignalAfterTheRunIsNotSaidAsAnInterruption() {
+        #expect(InterruptSignals.farewell(SIGINT, at: nil, clock: "simulated")
+                == "SIGINT came after the run had finished: its summary and files were written whole")
+        #expect(InterruptSignals.farewell(SIGTERM, at: 12.34, clock: "simulated")
+                == "interrupted by SIGTERM at 12.3 simulated seconds; the nodes said goodbye")
+    }
+}

@@ -57,6 +57,47 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: small.folder).isEmpty)
     }
 
+    /// Issue 49: on a full disk `report --svg` left one picture of four and exited 64 with the usage text.
+    @Test func aFullDiskLeavesNoPictureAndTheReportSaysSoInOneLine() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("out-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let trace = folder + "/t.jsonl"
+        let made = try run(["--peers", "4", "--transport", "memory", "--duration", "5", "--trace", trace])
+        #expect(made.status == 0, "\(made.errors)")
+        // Room for the first picture, not for all four.
+        let small = try ScratchFileSystem(bytes: 16_384)
+        defer { small.remove() }
+        let pictures = small.folder + "/pictures"
+        let (status, output, errors) = try run(["report", trace, "--svg", pictures])
+        #expect(status == 74)
+        #expect(output.isEmpty)
+        #expect(errors.hasPrefix("error: --svg: cannot write \(pictures)/") && errors.hasSuffix(": No space left on device\n")
+                && errors.split(separator: "\n").count == 1, "\(errors)")
+        // Nothing of it: no picture, no temporary file, not the folder it made.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: small.folder).isEmpty)
+    }
+
+    /// Issue 49: `--trace X --report X` was refused only after the whole run.
+    @Test func twoOutputsAtOnePathAreRefusedBeforeTheRun() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("out-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let cases: [(flags: [String], said: String)] = [
+            (["--trace", folder + "/x", "--report", folder + "/x"],
+             "--trace and --report name the same file, \(folder)/x"),
+            (["--trace", folder + "/x", "--report", folder + "/./sub/../x"],
+             "--trace and --report name the same file, \(folder)/./sub/../x"),
+            (["--report", folder + "/p/room.svg", "--svg", folder + "/p"],
+             "--report and --svg name the same file, \(folder)/p/room.svg"),
+        ]
+        for (flags, said) in cases {
+            let (status, _, errors) = try run(["--peers", "4", "--transport", "memory", "--duration", "5"] + flags)
+            #expect(status == 64 && errors.contains(said), "\(flags): \(errors)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+        }
+    }
+
     @Test func everyOutputPathIsCheckedBeforeTheRun() throws {
         let readOnly = try ScratchFileSystem(bytes: 65_536, readOnly: true)
         defer { readOnly.remove() }

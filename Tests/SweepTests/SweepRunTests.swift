@@ -173,7 +173,7 @@ private final class DataBox: @unchecked Sendable {
         try SweepFixture.script(dir + "/broken", "echo \"no such option\" >&2; exit 64")
         try Data(SweepFixture.spec(retries: 0).utf8).write(to: URL(fileURLWithPath: dir + "/never.toml"))
         let failing = try SweepFixture.sim(["sweep", "run", "never.toml", "--simulator", dir + "/broken"], in: dir)
-        #expect(failing.status == 0)
+        #expect(failing.status == 1)
         #expect(failing.out.contains("0 runs done, 4 failed"))
         let folder = SweepFolder(dir + "/never.sweep")
         for planned in try folder.plan() {

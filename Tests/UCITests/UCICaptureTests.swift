@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import UCI
 @testable import UCIServer
+import TestSupport
 
 /// The captures are pcapng as its specification lays it out: a section header, one interface of link type 299,
 /// then one enhanced packet block per packet, with its direction.
@@ -39,5 +40,22 @@ import UCI
         #expect(flags == [2, 2, 1])
         let micros = UInt64(u32(blocks[2].at + 12)) << 32 | UInt64(u32(blocks[2].at + 16))
         #expect(micros == 1_000_500_000)
+    }
+}
+
+/// Issue 49: a capture on a full disk said Foundation's raw error (its domain, code and user info).
+@Suite struct UCICaptureFailureTests {
+    @Test func aFullDiskIsSaidInTheSystemsWords() throws {
+        let small = try ScratchFileSystem(bytes: 8_192)
+        defer { small.remove() }
+        let capture = UCICapture(directory: URL(fileURLWithPath: small.folder), epoch: 1_000)
+        capture.open(0)
+        let message = UCIMessage(type: .notification, group: 2, opcode: 0, payload: [UInt8](repeating: 9, count: 200))
+        var sent = 0
+        while capture.problems.isEmpty, sent < 1_000 {
+            capture.record(0, message, outbound: true, at: Double(sent))
+            sent += 1
+        }
+        #expect(capture.problems == ["cannot write the capture of device 0: No space left on device"])
     }
 }
