@@ -45,7 +45,7 @@ package struct ReportCommand: ParsableCommand {
         }
         do {
             print(try ReportFiles(html: output, svg: svg, force: force).write(data))
-        } catch let error as ReportFiles.Unwritten {
+        } catch {
             // The paths were right (checked before); the disk or a file that appeared since said no: one line, and
             // EX_IOERR, not the usage text.
             FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))

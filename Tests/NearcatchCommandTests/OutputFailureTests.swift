@@ -83,6 +83,10 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("out-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Folders that exist, so that only the clash is left to refuse.
+        for name in ["sub", "p"] {
+            try FileManager.default.createDirectory(atPath: folder + "/" + name, withIntermediateDirectories: false)
+        }
         let cases: [(flags: [String], said: String)] = [
             (["--trace", folder + "/x", "--report", folder + "/x"],
              "--trace and --report name the same file, \(folder)/x"),
@@ -94,7 +98,8 @@ import Testing
         for (flags, said) in cases {
             let (status, _, errors) = try run(["--peers", "4", "--transport", "memory", "--duration", "5"] + flags)
             #expect(status == 64 && errors.contains(said), "\(flags): \(errors)")
-            #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["p", "sub"])
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/p").isEmpty)
         }
     }
 
