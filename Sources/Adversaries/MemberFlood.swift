@@ -37,6 +37,9 @@ package struct MemberFlood {
         /// The most entries any table or queue of any node held, sampled each second.
         package var mostHeld = 0
         package var fakesSent = 0
+        /// The most sessions any node looked at in its searches for a silent peer to give way
+        /// (``DiscoveryNode/sessionsSearched``), and the seconds the run lasted.
+        package var mostSessionsSearched = 0, seconds = 0.0
         /// The group's counters at the end.
         package var counters = DiscoveryCounters()
 
@@ -125,7 +128,11 @@ package struct MemberFlood {
                 outcome.missing.append([i, j])
             }
         }
-        for driver in c.drivers { outcome.counters.add(driver.node.counters) }
+        for driver in c.drivers {
+            outcome.counters.add(driver.node.counters)
+            outcome.mostSessionsSearched = max(outcome.mostSessionsSearched, driver.node.sessionsSearched)
+        }
+        outcome.seconds = end
         return outcome
     }
 

@@ -30,20 +30,49 @@ extension DiscoveryNode {
     static let firstContactsPerSecond = 64.0
     static let firstContactBurst = 1024.0
 
-    /// Whether this node may send the peer at `index` an invitation or a solicit it did not ask for.
-    mutating func mayContact(_ index: [PeerID: KnownPeer].Index, now: Double) -> Bool {
-        if peers.values[index].validated { return true }
-        if peers.values[index].foundWhileJoining {
-            return peers.values[index].isRegular || firstContacts.take(now: now)
+    /// What allows this node to send a peer an invitation or a solicit it did not ask for.
+    enum Contact {
+        /// The peer showed its address, or was found while joining and has announced twice: nothing to spend.
+        case free
+        /// One of ``firstContactBurst`` contacts with peers found while joining and heard once.
+        case first
+        /// A probe of an unvalidated peer, earned by its announcements.
+        case probe
+    }
+
+    /// What would allow this node to contact the peer at `index` unprompted now, spending nothing yet
+    /// (``spend(_:on:now:)``); `nil` if nothing does.
+    func contact(_ index: [PeerID: KnownPeer].Index, now: Double) -> Contact? {
+        let known = peers.values[index]
+        if known.validated { return .free }
+        if known.foundWhileJoining {
+            return known.isRegular ? .free : firstContacts.allows(now: now) ? .first : nil
         }
         // A probe answers for up to `sendsBeforeGivingWay` invitations: earned by that many announcements per
         // member, each heard by every member.
         let members = max(Self.announcementsPerProbe, table.count + 1)
         let earned = UInt32(clamping: members * Self.sendsBeforeGivingWay)
-        guard peers.values[index].announcementsSinceProbe >= earned, probeBudget.take(now: now) else { return false }
-        peers.values[index].announcementsSinceProbe = 0
-        peers.values[index].probed = true
-        counters.probes += 1
+        return known.announcementsSinceProbe >= earned && probeBudget.allows(now: now) ? .probe : nil
+    }
+
+    /// Spends what ``contact(_:now:)`` found, as the contact is made.
+    mutating func spend(_ contact: Contact, on index: [PeerID: KnownPeer].Index, now: Double) {
+        switch contact {
+        case .free: break
+        case .first: _ = firstContacts.take(now: now)
+        case .probe:
+            _ = probeBudget.take(now: now)
+            peers.values[index].announcementsSinceProbe = 0
+            peers.values[index].probed = true
+            counters.probes += 1
+        }
+    }
+
+    /// Whether this node may send the peer at `index` an invitation or a solicit it did not ask for, spending what
+    /// allows it.
+    mutating func mayContact(_ index: [PeerID: KnownPeer].Index, now: Double) -> Bool {
+        guard let contact = contact(index, now: now) else { return false }
+        spend(contact, on: index, now: now)
         return true
     }
 
@@ -55,7 +84,12 @@ extension DiscoveryNode {
 
     /// Whether `known` has been silent for two of its periods.
     func isSilent(_ known: KnownPeer, now: Double) -> Bool {
-        now - known.lastHeard >= 2 * known.announceInterval * (1 + timing.announceJitter)
+        now >= silentAt(known)
+    }
+
+    /// When `known`, not heard again, will have been silent for two of its periods.
+    func silentAt(_ known: KnownPeer) -> Double {
+        known.lastHeard + 2 * known.announceInterval * (1 + timing.announceJitter)
     }
 
     /// Notes a session with `peer` made while the peer had not shown it is there: the first to give way.
@@ -82,14 +116,23 @@ extension DiscoveryNode {
                 chosen = peer
             }
         }
-        if chosen == nil {
+        if chosen == nil, now >= noneSilentBefore {
             var silentSince = Double.infinity
+            var firstSilence = now + 1
             for peer in table.unorderedPeers where peer != newcomer {
-                guard let known = peers[peer], isSilent(known, now: now), known.lastHeard < silentSince,
-                      table.session(with: peer)?.remoteToken != nil else { continue }
-                chosen = peer
-                silentSince = known.lastHeard
+                sessionsSearched += 1
+                guard let known = peers[peer], table.session(with: peer)?.remoteToken != nil else { continue }
+                guard isSilent(known, now: now) else {
+                    firstSilence = min(firstSilence, silentAt(known))
+                    continue
+                }
+                if known.lastHeard < silentSince {
+                    chosen = peer
+                    silentSince = known.lastHeard
+                }
             }
+            // Hearing a peer only puts its silence off; a session made since is searched within the second.
+            if chosen == nil { noneSilentBefore = firstSilence }
         }
         guard let peer = chosen, table.remove(peer: peer) != nil else { return nil }
         counters.idleReleased += 1

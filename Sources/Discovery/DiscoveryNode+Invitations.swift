@@ -342,11 +342,17 @@ extension DiscoveryNode {
         return out
     }
 
+    /// Takes a peer out of what the node keeps counted by peer (the regulars and the id at each address), as it
+    /// leaves the table or comes back in a new life: every way out goes through here, so the counts cannot drift.
+    mutating func unlist(_ peer: PeerID, _ known: KnownPeer) {
+        if known.isRegular { regulars -= 1 }
+        if atEndpoint[known.endpoint] == peer { atEndpoint[known.endpoint] = nil }
+    }
+
     mutating func lose(_ peer: PeerID, reason: SessionRemovalReason, now: Double) -> [NodeDirective] {
         if let known = peers.removeValue(forKey: peer) {
             rememberDeparture(of: peer, known, ended: reason == .peerEnded, now: now)
-            if known.isRegular { regulars -= 1 }
-            if atEndpoint[known.endpoint] == peer { atEndpoint[known.endpoint] = nil }
+            unlist(peer, known)
         }
         heldOff[peer] = nil
         endInvitation(peer)

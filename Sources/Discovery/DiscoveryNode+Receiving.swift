@@ -305,6 +305,7 @@ extension DiscoveryNode {
             counters.replacedAtAddress += 1
             out += lose(other, reason: .timeout, now: now)
         }
+        if let old = peers[ad.peer] { unlist(ad.peer, old) }
         atEndpoint[endpoint] = ad.peer
         if peers[ad.peer] != nil {
             endInvitation(ad.peer)
@@ -315,7 +316,6 @@ extension DiscoveryNode {
                 out.append(.event(.session(ad.peer, .invalidated(error))))
             }
         }
-        if peers[ad.peer]?.isRegular == true { regulars -= 1 }
         // A peer that showed it receives at this address, in this life or the one before, still does.
         let shown = departures.departure(of: ad.peer)?.shownAt == endpoint
             || peers[ad.peer].map { $0.validated && $0.endpoint == endpoint } ?? false
@@ -362,10 +362,7 @@ extension DiscoveryNode {
                 continue
             }
             counters.strangersForgotten += 1
-            let endpoint = peers.values[index].endpoint
-            if atEndpoint[endpoint] == peer { atEndpoint[endpoint] = nil }
-            if peers.values[index].isRegular { regulars -= 1 }
-            peers.remove(at: index)
+            unlist(peer, peers.remove(at: index).value)
             heldOff[peer] = nil
             endInvitation(peer)
             declinedAt[peer] = nil
@@ -413,8 +410,15 @@ extension DiscoveryNode {
                 waiting.remove(at: position)
                 waiting.prepend(peer)
             }
-            guard shouldInvite(peer, now: now), mayContact(index, now: now) else { return [] }
-            return beginInvitation(to: peer, incarnation: incarnation, now: now)
+            guard shouldInvite(peer, now: now), let contact = contact(index, now: now) else { return [] }
+            // Room first: a probe spent on an invitation a full table then does not send would be lost.
+            var out: [NodeDirective] = []
+            if !hasRoom {
+                guard let released = makeRoom(for: peer, now: now) else { return [] }
+                out = released
+            }
+            spend(contact, on: index, now: now)
+            return out + beginInvitation(to: peer, incarnation: incarnation, now: now)
         }
         // A full table still asks while it holds sessions with peers not heard announcing twice: the invitation that
         // answers takes the place of one of them (``makeRoom``).
@@ -439,8 +443,9 @@ extension DiscoveryNode {
         // announces and never invites costs a few solicits a minute, not one per announcement. A node behind on its
         // reading waits longer: the invitation may be in its own queue, or in the initiator's behind the
         // announcement that introduced this node.
-        guard now - discoveredAt >= timing.solicitAfter + 2 * reading.lag(now: now), mayContact(index, now: now),
-              budget.take(now: now)
+        // The budget is asked before the contact: a probe taken for a solicit the budget then refused would be lost.
+        guard now - discoveredAt >= timing.solicitAfter + 2 * reading.lag(now: now), budget.allows(now: now),
+              mayContact(index, now: now), budget.take(now: now)
         else { return [] }
         holdOff(peer, now: now)
         return [solicit(peer, incarnation: incarnation, at: peers.values[index].endpoint)]

@@ -239,6 +239,12 @@ package struct DiscoveryNode {
     /// Sessions made with peers that had not shown they are there, oldest first: the first to give way when the table
     /// is full (``makeRoom(for:now:)``). An entry whose peer has shown it since, or holds no session, is skipped.
     var unproven = Deque<PeerID>()
+    /// Before when no session's peer can have fallen silent, as the last search of the table found
+    /// (``makeRoom(for:now:)``): a full table is searched at most once a second, not at every invitation of a flood.
+    var noneSilentBefore = -Double.infinity
+    /// Sessions ``makeRoom(for:now:)`` looked at in its searches for a silent peer, all told: what a flood of
+    /// invitations to a full table costs.
+    package internal(set) var sessionsSearched = 0
     /// Peers known that have been heard announcing twice or more: the group whose size sets this node's announce
     /// period. A member's fake ids, each announced once, would otherwise slow the group's announcements tenfold
     /// (to 10 s, the longest) and with them every newcomer's first contacts.
@@ -354,6 +360,7 @@ package struct DiscoveryNode {
         departures = DepartedLives()
         atEndpoint = [:]
         unproven = []
+        noneSilentBefore = -.infinity
         regulars = 0
         strangers = []
         silenceQueue = DeadlineQueue()

@@ -23,6 +23,11 @@ struct SendBudget: Sendable, Equatable {
         return max(now, due - tolerance)
     }
 
+    /// Whether ``take(now:)`` would take a send at `now`.
+    func allows(now: Double) -> Bool {
+        max(theoretical, now) - tolerance <= now
+    }
+
     /// Takes a send at `now` if the budget allows one now; otherwise takes nothing.
     mutating func take(now: Double) -> Bool {
         let due = max(theoretical, now)

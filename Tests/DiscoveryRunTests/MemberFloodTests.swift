@@ -19,7 +19,8 @@ import Testing
               + "\(outcome.byteAmplification) per byte; newcomer whole after \(outcome.newcomerWhole ?? -1) s; "
               + "pairs without a session \(outcome.missing); most held \(outcome.mostHeld); released "
               + "\(outcome.counters.idleReleased), replaced at an address \(outcome.counters.replacedAtAddress), "
-              + "left to contact \(outcome.counters.leftToContactUs), probes \(outcome.counters.probes)")
+              + "left to contact \(outcome.counters.leftToContactUs), probes \(outcome.counters.probes); "
+              + "most sessions searched for a silent peer \(outcome.mostSessionsSearched)")
         #expect(outcome.fakesSent == Int(flood.seconds) * flood.perSecond)
         #expect(outcome.groupWhole)
         let newcomer = try #require(outcome.newcomerWhole)
@@ -28,5 +29,7 @@ import Testing
         #expect(outcome.byteAmplification <= 1)
         // Every table and queue bounded: the session table, and the strangers a node keeps past it, twice over.
         #expect(outcome.mostHeld <= 2 * (flood.maximumSessions + DiscoveryNode.strangersKept))
+        // A full table is searched for a silent peer about once a second, not at each of the flood's invitations.
+        #expect(Double(outcome.mostSessionsSearched) <= 2 * outcome.seconds * Double(flood.maximumSessions))
     }
 }

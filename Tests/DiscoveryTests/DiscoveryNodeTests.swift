@@ -591,6 +591,53 @@ import TransportCore
         #expect(sent(c.receive(datagram(try announce(high, sequence: 31), from: elsewhere), now: now + 2)).isEmpty)
     }
 
+    /// A peer that moved (a new life at another address) was still listed at its old one, so the next id found
+    /// there replaced it: a real peer lost to whoever took its old port.
+    @Test func aPeerThatMovedIsNotLostToTheNextIdAtItsOldAddress() throws {
+        var a = try node(low)
+        _ = a.start(now: 0)
+        _ = a.receive(datagram(try announce(high, sequence: 9), from: there), now: 10)
+        let moved = Endpoint(host: "10.0.0.3", port: 5000)
+        _ = a.receive(datagram(try announce(high, incarnation: 2, sequence: 1), from: moved), now: 11)
+        #expect(a.peers[high]?.endpoint == moved)
+        #expect(a.held["addresses"] == 1)
+        let third = TestIdentities.peer(3)
+        _ = a.receive(datagram(try announce(third, sequence: 9), from: there), now: 12)
+        #expect(a.peers[high] != nil && a.peers[third] != nil)
+        #expect(a.counters.replacedAtAddress == 0)
+        #expect(a.held["addresses"] == 2)
+    }
+
+    /// A probe was taken before the send budget was asked: with the budget spent, the probe was counted and lost,
+    /// its peer's announcements earned again from nothing, and no solicit went.
+    @Test func aProbeIsSpentOnlyWithASend() throws {
+        let b0 = TestIdentities.peer(1000)
+        var c = DiscoveryNode.Configuration(serviceType: "nearcatch", identity: TestIdentities.identity(b0),
+                                            incarnation: 1, displayName: "b")
+        c.timing.sendBudget = 1
+        var b = try DiscoveryNode(configuration: c, unicastPort: 5000,
+                                  tokens: SeededTokenSource(random: RandomSource(seed: 1)), random: RandomSource(seed: 2))
+        _ = b.start(now: 0)
+        // Two peers found long after B joined, not validated: each earns its probe by its 32nd announcement, at
+        // the same instant; the first probe's solicit takes the budget of one a second.
+        let first = TestIdentities.peer(2), second = TestIdentities.peer(1)
+        var solicited: [PeerID: Double] = [:]
+        var now = 10.0
+        for sequence: UInt32 in 9..<(9 + 50) {
+            for (peer, host) in [(first, "10.0.1.2"), (second, "10.0.1.1")] {
+                let heard = b.receive(datagram(try announce(peer, sequence: sequence),
+                                               from: Endpoint(host: host, port: 5000)), now: now)
+                for case (.solicit, _, _) in sent(heard) where solicited[peer] == nil { solicited[peer] = now }
+            }
+            now += 0.1
+        }
+        #expect(solicited[first] != nil && solicited[first]! < 13.2)
+        // The second is solicited at its next announcement past the budget's second, its probe kept till then.
+        let secondAt = try #require(solicited[second])
+        #expect(secondAt > solicited[first]! && secondAt <= solicited[first]! + 1.1)
+        #expect(b.counters.probes == 2)
+    }
+
     @Test func replaysAreRefusedAndDoNotBringAPeerBack() throws {
         var a = try node(high)
         _ = a.start(now: 0)
