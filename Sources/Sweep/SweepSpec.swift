@@ -123,7 +123,7 @@ package struct SweepSpec: Sendable, Equatable {
         func fail(_ message: String) -> SweepError { .spec(file, message) }
         let known: Set<String> = ["name", "options", "grid", "seeds", "replicates", "metrics", "time-limit", "retries", "plot"]
         if let unknown = table.keys.first(where: { !known.contains($0) }) {
-            throw fail("unknown key `\(unknown)` (known: \(known.sorted().joined(separator: ", ")))")
+            throw fail("unknown key `\(Self.shown(unknown))` (known: \(known.sorted().joined(separator: ", ")))")
         }
         name = table["name"]?.string ?? "sweep"
 
@@ -207,7 +207,7 @@ package struct SweepSpec: Sendable, Equatable {
             do {
                 metric = try Metric(text)
             } catch {
-                throw fail("metric `\(text)`: \(error.message)")
+                throw fail("metric `\(Self.shown(text))`: \(error.message)")
             }
             guard !metrics.contains(where: { $0.name == metric.name }) else { throw fail("metric `\(metric.name)` twice") }
             metrics.append(metric)
@@ -247,9 +247,15 @@ package struct SweepSpec: Sendable, Equatable {
         guard count <= Self.mostRuns else { throw fail("\(count) runs: more than \(Self.mostRuns)") }
     }
 
+    /// `text` as an error names it: by its start when long, so that the error stays one readable line (a metric of
+    /// 100,012 characters was printed whole).
+    static func shown(_ text: String) -> String {
+        text.count > 80 ? text.prefix(60) + "…" : text
+    }
+
     /// Why `key` is refused as an option's name.
     static func notAnOption(_ key: String) -> String {
-        "`\(key)` is not an option's name (lowercase words joined by hyphens, without dashes: `ranging-policy` for "
+        "`\(shown(key))` is not an option's name (lowercase words joined by hyphens, without dashes: `ranging-policy` for "
             + "`--ranging-policy`; a value goes after `=`)"
     }
 
