@@ -73,32 +73,49 @@ package struct SweepSpec: Sendable, Equatable {
     }
 
     /// The deepest nesting of `[` and `{` in TOML `text` outside strings and comments (a table header's brackets
-    /// count too, harmlessly): read before the parser, which recurses.
+    /// count too, harmlessly): read before the parser, which recurses. Strings are read as TOML writes them, the
+    /// multi-line ones too: a scanner that took `"""a"b"""` for three strings would count nothing after it.
     static func nesting(of text: String) -> Int {
-        var depth = 0, deepest = 0
-        var quote: Character?
-        var comment = false
-        var escaped = false
-        for c in text {
-            if comment {
-                if c == "\n" { comment = false }
-                continue
-            }
-            if let q = quote {
-                if escaped { escaped = false } else if c == "\\" && q == "\"" { escaped = true } else if c == q {
-                    quote = nil
+        let bytes = Array(text.utf8)
+        var i = 0, depth = 0, deepest = 0
+        func opens(_ quote: UInt8, at index: Int) -> Bool {
+            index + 3 <= bytes.count && bytes[index] == quote && bytes[index + 1] == quote && bytes[index + 2] == quote
+        }
+        while i < bytes.count {
+            let b = bytes[i]
+            switch b {
+            case UInt8(ascii: "#"):
+                while i < bytes.count, bytes[i] != UInt8(ascii: "\n") { i += 1 }
+            case UInt8(ascii: "\""), UInt8(ascii: "'"):
+                let multiLine = opens(b, at: i)
+                i += multiLine ? 3 : 1
+                while i < bytes.count {
+                    if b == UInt8(ascii: "\""), bytes[i] == UInt8(ascii: "\\") {
+                        i += 2
+                    } else if multiLine, opens(b, at: i) {
+                        // Up to two more quotes are the string's own last characters.
+                        i += 3
+                        for _ in 0..<2 where i < bytes.count && bytes[i] == b { i += 1 }
+                        break
+                    } else if !multiLine, bytes[i] == b {
+                        i += 1
+                        break
+                    } else if !multiLine, bytes[i] == UInt8(ascii: "\n") {
+                        break
+                    } else {
+                        i += 1
+                    }
                 }
                 continue
-            }
-            switch c {
-            case "\"", "'": quote = c
-            case "#": comment = true
-            case "[", "{":
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
                 depth += 1
                 deepest = max(deepest, depth)
-            case "]", "}": depth = max(0, depth - 1)
-            default: break
+            case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                depth = max(0, depth - 1)
+            default:
+                break
             }
+            i += 1
         }
         return deepest
     }

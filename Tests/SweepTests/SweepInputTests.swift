@@ -61,6 +61,11 @@ import Testing
         #expect(refusal(spec(arrays))?.contains("nested 100 deep: at most 16") == true)
         // A string that holds brackets is not nesting.
         #expect(refusal(spec(tables: "[options]\nscenario = \"[[[[[[[[[[[[[[[[[[[[.json\"")) == nil)
+        #expect(SweepSpec.nesting(of: "a = \"\"\"x\"[[[[\"\"\"\nb = '''[[['''\nc = '[[' # [[[") == 0)
+        // Nor does a multi-line string that holds a quote hide what follows it.
+        let hidden = "a = \"\"\"x\"y\"\"\"\nb = [[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]\n"
+        #expect(SweepSpec.nesting(of: hidden) == 20)
+        #expect(SweepSpec.nesting(of: "a = \"\\\"[\"\nb = [[1]]") == 2)
         let seeds = "name = \"s\"\nmetrics = [\"bumps.recall\"]\nseeds = [" + (0...10_000).map(String.init)
             .joined(separator: ",") + "]"
         #expect(refusal(seeds)?.contains("`seeds`: 10001, at most 10000") == true)
