@@ -126,15 +126,21 @@ package final class LocalPool: SweepBackend {
             end(process)
         }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeLimit, execute: limit)
-        ended.wait()
+        // A run that prints without end is ended once past the bound, not left to fill the disk until its time.
+        var tooLoud = false
+        while ended.wait(timeout: .now() + Self.outputCheck) == .timedOut {
+            if !tooLoud, max(Self.size(of: out), Self.size(of: err)) > Self.largestOutput {
+                tooLoud = true
+                end(process)
+            }
+        }
         limit.cancel()
         state.withLock { _ = $0.running.removeValue(forKey: pid) }
         try? outHandle.close()
         try? errHandle.close()
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
-        if let size = (try? FileManager.default.attributesOfItem(atPath: out))?[.size] as? NSNumber,
-           size.intValue > Self.largestOutput {
-            return .failed(error: "printed \(size.intValue) bytes, more than the \(Self.largestOutput) a summary may be",
+        if tooLoud || max(Self.size(of: out), Self.size(of: err)) > Self.largestOutput {
+            return .failed(error: "printed more than the \(Self.largestOutput) bytes a summary may be (ended there)",
                            attempts: attempt)
         }
         let summary = FileManager.default.contents(atPath: out) ?? Data()
@@ -150,6 +156,14 @@ package final class LocalPool: SweepBackend {
             return .failed(error: "ended well but printed no JSON summary: \(Self.tail(of: out))", attempts: attempt)
         }
         return .done(summary: summary, seconds: seconds, attempts: attempt)
+    }
+
+    /// How often a running run's output is measured against ``largestOutput``, seconds.
+    static let outputCheck = 0.25
+
+    /// The size of the file at `path`, bytes; 0 if it cannot be read.
+    static func size(of path: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
     }
 
     /// SIGTERM, then SIGKILL if it is still there after ``termination`` seconds.

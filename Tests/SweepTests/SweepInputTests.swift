@@ -96,11 +96,22 @@ import Testing
         let other = try SweepFixture.sim(["sweep", "plan", "small.toml", "--out", "mine"], in: dir)
         #expect(other.status != 0 && other.err.contains("is not empty and not a sweep's folder"), "\(other.err)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir + "/mine") == ["notes.txt"])
-        for system in ["/", "/etc", "/usr/share/nearcatch", "/tmp/../etc"] {
-            let said = try SweepFixture.sim(["sweep", "plan", "small.toml", "--out", system], in: dir)
-            #expect(said.status != 0 && said.err.contains("is a system folder"), "\(system): \(said.err)")
+        // Asked of the check itself: the command, were it to go wrong, would write into the system's folders.
+        let small = try SweepSpec(toml: SweepFixture.spec())
+        for system in ["/", "/etc", "/usr/share/nearcatch", "/tmp/../etc", "/home"] {
+            do {
+                try SweepFolder.checkPlace(system, for: small)
+                Issue.record("\(system) was taken for a sweep's folder")
+            } catch {
+                #expect(error.description.contains("is a system folder"), "\(system): \(error)")
+            }
         }
-        #expect(!FileManager.default.fileExists(atPath: "/etc/spec.toml"))
+        // And by the command, at a name of its own under a system folder.
+        let system = "/usr/share/nearcatch-test-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: system) }
+        let said = try SweepFixture.sim(["sweep", "plan", "small.toml", "--out", system], in: dir)
+        #expect(said.status != 0 && said.err.contains("is a system folder"), "\(said.err)")
+        #expect(!FileManager.default.fileExists(atPath: system))
         // Another sweep's folder is refused; its own is planned again.
         let renamed = SweepFixture.spec().replacingOccurrences(of: "name = \"small\"", with: "name = \"other\"")
         try Data(renamed.utf8).write(to: URL(fileURLWithPath: dir + "/other.toml"))
@@ -120,7 +131,22 @@ import Testing
         // Every run failed: the sweep exits 1 (it exited 0).
         #expect(run.status == 1, "\(run.err)")
         #expect(run.out.contains("0 runs done, 2 failed"))
-        #expect(run.err.contains("printed 17825792 bytes, more than the 16777216 a summary may be"))
+        #expect(run.err.contains("printed more than the 16777216 bytes a summary may be (ended there)"))
+    }
+
+    /// A run that printed without end (here 20 MB a second on its standard error) filled the disk until its time
+    /// limit; it is ended once past the bound.
+    @Test func aRunThatPrintsWithoutEndIsEndedThere() throws {
+        let dir = try SweepFixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try SweepFixture.script(dir + "/endless",
+                                "exec 1>&2; while :; do head -c 1048576 /dev/zero; sleep 0.05; done")
+        let spec = SweepFixture.spec(seeds: 1, retries: 0, extra: "time-limit = 60")
+        try Data(spec.utf8).write(to: URL(fileURLWithPath: dir + "/small.toml"))
+        let run = try SweepFixture.sim(["sweep", "run", "small.toml", "--simulator", dir + "/endless"], in: dir)
+        #expect(run.status == 1, "\(run.err)")
+        #expect(run.err.contains("printed more than the 16777216 bytes a summary may be (ended there)"), "\(run.err)")
+        #expect(!run.err.contains("time limit"))
     }
 
     /// A sweep killed outright (SIGKILL: no handler runs) left its runs going; each run now ends with it.
