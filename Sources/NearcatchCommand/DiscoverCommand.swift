@@ -167,7 +167,7 @@ package struct DiscoverCommand: AsyncParsableCommand, Sendable {
             ended = report
         }
         guard let report = ended else { return }
-        try InterruptSignals.exit(after: signal, at: report.interruptedAt ?? report.simulatedSeconds,
+        try InterruptSignals.exit(after: signal, at: report.interruptedAt,
                                   clock: transport == .memory ? "virtual" : "real")
         if !report.converged {
             FileHandle.standardError.write(Data(

@@ -127,7 +127,7 @@ final class InterruptSignals: Sendable {
     /// What ``exit(after:at:clock:)`` says of `signal`.
     static func farewell(_ signal: Int32, at seconds: Double?, clock: String) -> String {
         guard let seconds else {
-            return "\(name(signal)) came after the run had finished: its summary and files were written whole"
+            return "\(name(signal)) came after the run had finished: its output was written whole"
         }
         return "interrupted by \(name(signal)) at \(String(format: "%.1f", seconds)) \(clock) seconds; the nodes said "
             + "goodbye"

@@ -179,7 +179,7 @@ import TestSupport
 @Suite struct InterruptFarewellTests {
     @Test func aSignalAfterTheRunIsNotSaidAsAnInterruption() {
         #expect(InterruptSignals.farewell(SIGINT, at: nil, clock: "simulated")
-                == "SIGINT came after the run had finished: its summary and files were written whole")
+                == "SIGINT came after the run had finished: its output was written whole")
         #expect(InterruptSignals.farewell(SIGTERM, at: 12.34, clock: "simulated")
                 == "interrupted by SIGTERM at 12.3 simulated seconds; the nodes said goodbye")
     }
