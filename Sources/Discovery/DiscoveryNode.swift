@@ -236,9 +236,10 @@ package struct DiscoveryNode {
     var running = false
     /// When this node started: a peer found within a silence of it was there first, as far as this node can tell.
     var startedAt = 0.0
-    /// Sessions made with peers that had not shown they are there, oldest first: the first to give way when the table
-    /// is full (``makeRoom(for:now:)``). An entry whose peer has shown it since, or holds no session, is skipped.
-    var unproven = Deque<PeerID>()
+    /// Sessions made with peers that had not shown they are there, oldest first, with when each was made: the first
+    /// to give way when the table is full (``makeRoom(for:now:)``); one found while this node joined, once older than
+    /// ``unprovenGrace``. An entry whose peer has shown it since, or holds no session, is skipped.
+    var unproven = Deque<(peer: PeerID, since: Double)>()
     /// Before when no session's peer can have fallen silent, as the last search of the table found
     /// (``makeRoom(for:now:)``): a full table is searched at most once a second, not at every invitation of a flood.
     var noneSilentBefore = -Double.infinity
