@@ -420,9 +420,9 @@ extension DiscoveryNode {
             spend(contact, on: index, now: now)
             return out + beginInvitation(to: peer, incarnation: incarnation, now: now)
         }
-        // A full table still asks while it holds sessions with peers not heard announcing twice: the invitation that
-        // answers takes the place of one of them (``makeRoom``).
-        guard hasRoom || !unproven.isEmpty, !isHeldOff(peer, now: now), !table.hasSession(with: peer),
+        // A full table still asks while it holds a session with a peer not heard announcing twice that may give way
+        // now: the invitation that answers takes its place (``makeRoom``).
+        guard hasRoom || hasUnprovenToGiveWay(now: now), !isHeldOff(peer, now: now), !table.hasSession(with: peer),
               pendingSolicits[peer] == nil
         else { return [] }
         if Self.cannotKnowUs(peerAnnouncing: sequence, now: now, lastAnnouncedAt: lastAnnouncedAt, timing: timing),

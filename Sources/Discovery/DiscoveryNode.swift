@@ -236,10 +236,13 @@ package struct DiscoveryNode {
     var running = false
     /// When this node started: a peer found within a silence of it was there first, as far as this node can tell.
     var startedAt = 0.0
-    /// Sessions made with peers that had not shown they are there, oldest first, with when each was made: the first
-    /// to give way when the table is full (``makeRoom(for:now:)``); one found while this node joined, once older than
-    /// ``unprovenGrace``. An entry whose peer has shown it since, or holds no session, is skipped.
-    var unproven = Deque<(peer: PeerID, since: Double)>()
+    /// Sessions made with peers that had not shown they are there, found after this node joined, oldest first: the
+    /// first to give way when the table is full (``makeRoom(for:now:)``). An entry whose peer has shown it since, or
+    /// holds no session, is skipped.
+    var unproven = Deque<PeerID>()
+    /// The same for peers found while this node joined, with when each session was made: they give way once older
+    /// than ``unprovenGrace``.
+    var unprovenJoining = Deque<(peer: PeerID, since: Double)>()
     /// Before when no session's peer can have fallen silent, as the last search of the table found
     /// (``makeRoom(for:now:)``): a full table is searched at most once a second, not at every invitation of a flood.
     var noneSilentBefore = -Double.infinity
@@ -294,8 +297,8 @@ package struct DiscoveryNode {
     package var held: [String: Int] {
         ["peers": peers.count, "sessions": table.count, "strangers": strangers.count, "invitations": invitations.count,
          "waiting": waiting.count, "heldOff": heldOff.count, "addresses": atEndpoint.count,
-         "unproven": unproven.count, "declined": declinedAt.count, "departures": departures.count,
-         "keptDepartures": departures.keptCount,
+         "unproven": unproven.count + unprovenJoining.count, "declined": declinedAt.count,
+         "departures": departures.count, "keptDepartures": departures.keptCount,
          "silenceQueue": silenceQueue.count, "exchangeQueue": exchangeQueue.count, "solicits": pendingSolicits.count,
          "toldInvited": toldInvited.count, "earlyData": earlyData.count, "ownAnnouncementsOut": reading.outstanding.count]
     }
@@ -361,6 +364,7 @@ package struct DiscoveryNode {
         departures = DepartedLives()
         atEndpoint = [:]
         unproven = []
+        unprovenJoining = []
         noneSilentBefore = -.infinity
         regulars = 0
         strangers = []

@@ -114,12 +114,14 @@ struct ReportFiles {
     }
 
     /// Writes the files and says what was written: every file staged first, then every one published, so that a
-    /// full disk leaves none of them (it left one picture of four).
+    /// full disk leaves none of them (it left one picture of four), nor does a file that appeared at one of the
+    /// paths since the check (the ones published before it are taken back).
     ///
     /// - Throws: ``Unwritten`` naming the option, the path and the cause.
     func write(_ data: ReportData) throws(Unwritten) -> String {
         var said: [String] = []
         var staged: [OutputFile] = []
+        var published = 0
         var madeFolder = false
         do {
             if let file = htmlFile {
@@ -145,12 +147,17 @@ struct ReportFiles {
                 }
                 said.append("pictures: \(pictures.map { (svg as NSString).appendingPathComponent($0.name) }.joined(separator: ", "))")
             }
-            while let file = staged.first {
-                try file.publish()
-                staged.removeFirst()
+            // Replacing cannot be undone: what stands at every path is looked at before the first is replaced.
+            if force { for file in staged { try file.checkReplaceable() } }
+            while published < staged.count {
+                try staged[published].publish()
+                published += 1
             }
         } catch {
-            for file in staged { file.discardTemporary() }
+            // Without --force a file is published only where none was (link(2)): taking it back loses nothing, and
+            // a file that appeared at the third path since the check leaves none of the four.
+            if !force { for file in staged.prefix(published) { unlink(file.path) } }
+            for file in staged.dropFirst(published) { file.discardTemporary() }
             if madeFolder, let svg { rmdir(svg) }
             throw Unwritten(message: "\(error)")
         }

@@ -103,17 +103,22 @@ package struct OutputFile: Sendable {
         return fd
     }
 
+    /// Checks that what stands at the path now, if anything, is a file or a link, which is all `replace` replaces:
+    /// it may not be what ``check()`` saw.
+    package func checkReplaceable() throws(SimulationSettingsError) {
+        var info = stat()
+        if lstat(path, &info) == 0, !["a file", "a link"].contains(Self.kind(info.st_mode)) {
+            throw SimulationSettingsError(
+                message: "\(flag): cannot write \(path): it is \(Self.kind(info.st_mode)) now, not a file")
+        }
+    }
+
     /// Moves the finished temporary file to the target in one step. With `replace`, a file there is replaced
     /// (rename(2), which refuses to put a file in a folder's place); without it, a file that appeared there since
     /// the check stays, and this fails (link(2) refuses an existing name).
     package func publish() throws(SimulationSettingsError) {
         if replace {
-            // Only a file or a link is replaced: what stands there now may not be what the check saw.
-            var info = stat()
-            if lstat(path, &info) == 0, !["a file", "a link"].contains(Self.kind(info.st_mode)) {
-                throw SimulationSettingsError(
-                    message: "\(flag): cannot write \(path): it is \(Self.kind(info.st_mode)) now, not a file")
-            }
+            try checkReplaceable()
             guard rename(temporaryPath, path) == 0 else {
                 throw SimulationSettingsError(message: "\(flag): cannot write \(path): \(Self.reason(errno))")
             }
