@@ -410,6 +410,9 @@ extension DiscoveryNode {
                 waiting.remove(at: position)
                 waiting.prepend(peer)
             }
+            // A full table with no place to give now looks no further: it hears every peer without a session
+            // announce (2.2% of a 1,000-peer run's samples were look-ups that ``makeRoom`` then refused).
+            if !hasRoom, now < noneSilentBefore, !hasUnprovenToGiveWay(now: now) { return [] }
             guard shouldInvite(peer, now: now), let contact = contact(index, now: now) else { return [] }
             // Room first: a probe spent on an invitation a full table then does not send would be lost.
             var out: [NodeDirective] = []

@@ -244,7 +244,8 @@ package struct DiscoveryNode {
     /// than ``unprovenGrace``.
     var unprovenJoining = Deque<(peer: PeerID, since: Double)>()
     /// Before when no session's peer can have fallen silent, as the last search of the table found
-    /// (``makeRoom(for:now:)``): a full table is searched at most once a second, not at every invitation of a flood.
+    /// (``makeRoom(for:now:)``): a full table is searched when a silence may be due (at most once a second), not at
+    /// every invitation of a flood or announcement of a crowd.
     var noneSilentBefore = -Double.infinity
     /// Sessions ``makeRoom(for:now:)`` looked at in its searches for a silent peer, all told: what a flood of
     /// invitations to a full table costs.
