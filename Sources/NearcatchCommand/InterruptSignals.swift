@@ -79,16 +79,10 @@ final class InterruptSignals: Sendable {
     /// Says the run's own output is out: a pending rescue then leaves the process to end by itself.
     private func finished() { state.value.withLock { $0.finished = true } }
 
-    /// Stops catching for the run: a signal from now on ends the process at once, as the shell expects (128 plus its
-    /// number), once what was printed is out. The default action, restored here before, killed the process with the
-    /// summary still in standard output's buffer: a second Ctrl-C 10 ms after the first, on a loaded machine, came
-    /// after the run had ended and printed but before the process exited, and the summary was lost.
+    /// Stops catching: the signals' default actions apply again.
     func stop() {
-        SignalRelay.listen { number in
-            PartialFiles.removeAll()
-            fflush(nil)
-            _exit(128 + number)
-        }
+        for number in Self.caught { signal(number, SIG_DFL) }
+        SignalRelay.listen(nil)
     }
 
     /// Runs `work` in a task that the first signal cancels, then `output` with what it returned, the signals still
