@@ -35,14 +35,20 @@ public struct BumpConfiguration: Sendable, Equatable {
     /// meeting (fists, palms: tens of milliseconds), not two phones. Jolts with no width known (0) pass.
     public var longestContact: Double = 0.008
     public var filterStretch: Double = 1.79
-    /// Fused: a phone's jolt counts only when the phone knows where its peer is (its ranging gives a direction), so
-    /// that the push can be checked against it (`awayFromPeer`). Tuned on the training generator
-    /// (`tools/make-encounters training`, seeds 1-3): it halved the bumps between side-by-side pairs tapping at once
-    /// (34 to 17) and cost no touch there, nor on the mingle and touch-or-stop (docs/simulation.md).
-    public var needsDirection = true
-    /// Fused, when `needsDirection` is off: when the phone does not know where its peer is, a jolt more upright than
-    /// this cosine (30° from the vertical) is a knock through what the phone lies on, not a phone met side on.
-    public var mostUpright: Float = 0.87
+    /// Fused: a phone's jolt counts only when the phone knows where its peer is (its ranging gives a direction).
+    /// Off by default: a peer beside the phone or beyond its top, where edges or tops meet, is outside the antennas'
+    /// field of view and has no direction, as on a phone; the pushes' pair rule (`oppositeVertical`) and the range
+    /// stand in for it there. On, it is the rule of before, tuned on generators whose every touch was back to back.
+    public var needsDirection = false
+    /// Fused: two phones that meet push each other equally and oppositely along the normal where they meet, so the
+    /// two pushes' upward shares (each along its own phone's resting reading, which is gravity's reaction: a frame
+    /// the two phones share whatever way each is turned) sum to 0; a knock on the table both lie on, or a phone set
+    /// down beside another, pushes both up (a sum near 2). A pair of jolts whose upward shares sum to more than
+    /// this, either way, is not one meeting. 0.6: the sum of two pushes each tilted 17° off opposite; the
+    /// direction of a jolt at the finder's 1 m/s² threshold errs by under 1° for the sensor's noise (0.0125 m/s²), and
+    /// the hand's own braking, a few m/s² along the approach, tilts a gentle touch's push by up to tens of degrees
+    /// but within the level plane for phones brought together level.
+    public var oppositeVertical: Float = 0.6
     /// Fused: when a phone knows where its peer is, its jolt must push it away from the peer: the cosine between
     /// the push and the direction toward the peer at most minus this (0.87: within 30° of straight away, about twice
     /// the direction's 95th-percentile error at arm's length). A knock on a table, a handshake's shaking, push across
@@ -102,8 +108,8 @@ public struct BumpConfiguration: Sendable, Equatable {
         guard filterStretch.isFinite, filterStretch >= 0, filterStretch <= 100 else {
             throw BumpConfigurationError(field: "filterStretch", rule: "between 0 and 100 sample intervals")
         }
-        guard mostUpright.isFinite, mostUpright >= 0, mostUpright <= 1 else {
-            throw BumpConfigurationError(field: "mostUpright", rule: "between 0 and 1")
+        guard oppositeVertical.isFinite, oppositeVertical >= 0, oppositeVertical <= 2 else {
+            throw BumpConfigurationError(field: "oppositeVertical", rule: "between 0 and 2")
         }
         guard awayFromPeer.isFinite, awayFromPeer >= -1, awayFromPeer <= 1 else {
             throw BumpConfigurationError(field: "awayFromPeer", rule: "between -1 and 1")
@@ -262,8 +268,13 @@ package struct BumpDetector: Sendable, Equatable {
         func knock(_ impact: Impact, toward peer: SIMD3<Float>?) -> Bool {
             guard c.isKnock(impact) else { return false }
             guard let push = impact.direction else { return true }
-            guard let peer else { return !c.needsDirection && impact.vertical <= c.mostUpright }
+            guard let peer else { return !c.needsDirection }
             return (push * peer).sum() <= -c.awayFromPeer
+        }
+        /// Whether two phones' jolts can be one push and its reaction: opposite in the frame gravity gives both.
+        /// A jolt with no direction (a labelled peak) says nothing of it.
+        func opposite(_ a: Impact, _ b: Impact) -> Bool {
+            a.direction == nil || b.direction == nil || abs(a.vertical + b.vertical) <= c.oppositeVertical
         }
         /// The newest of one phone's jolts that the peer's jolts, as this phone has them, match, and the peer's
         /// jolt it matched.
@@ -277,7 +288,7 @@ package struct BumpDetector: Sendable, Equatable {
                 guard knock(mine, toward: ownToward) else { continue }
                 func matches(_ theirs: Impact) -> Bool {
                     abs(theirs.time - mine.time) <= c.coincidence && theirs.known <= time
-                        && knock(theirs, toward: peerToward)
+                        && knock(theirs, toward: peerToward) && opposite(mine, theirs)
                 }
                 if let peer {
                     if let theirs = peer.first(where: { $0.from == from && matches($0.impact) }) {

@@ -2,7 +2,8 @@ import DeviceInterface
 /// What a phone makes of a jolt in its own samples: when it peaked (on the phone's clock), how hard (its departure
 /// from the phone's resting reading, m/s²), how long it stayed above half that (its width, seconds), which way it
 /// pushed (a unit vector in the phone's frame), how upright that push was (the cosine between it and the resting
-/// reading, which is gravity's reaction: 1 straight up or down, 0 level), and the time between the phone's samples.
+/// reading, which is gravity's reaction: 1 straight up, -1 straight down, 0 level), and the time between the
+/// phone's samples.
 package struct SampledImpact: Sendable, Equatable {
     package let time: Double
     package let peak: Float
@@ -127,6 +128,6 @@ package struct ImpactExtractor: Sendable {
         let restLength = (run.rest * run.rest).sum().squareRoot()
         let up = restLength > 0 ? SIMD3<Float>(run.rest / restLength) : .zero
         return SampledImpact(time: run.peakTime, peak: run.peak, width: width, direction: run.direction,
-                             vertical: abs((up * run.direction).sum()), interval: interval, known: known)
+                             vertical: (up * run.direction).sum(), interval: interval, known: known)
     }
 }

@@ -1,6 +1,7 @@
 import DeviceInterface
 /// A jolt as one phone's app sends it to a peer over the data channel: its time on the sender's clock and its shape
-/// (peak, width, push, uprightness, the sampling interval). 33 bytes, little-endian: the time as a Float64, then
+/// (peak, width, push, uprightness, the sampling interval). 33 bytes, little-endian: a version (2: the uprightness
+/// signed, -1 straight down to 1 straight up; version 1's was unsigned, and is refused), the time as a Float64, then
 /// Float32s, with the direction NaN when the sender has none.
 package enum ImpactMessage {
     /// The application data kind of a jolt (a profile is 1; the app-testing library's apps send theirs as 2).
@@ -23,7 +24,7 @@ package enum ImpactMessage {
     }
 
     package static func encode(_ impact: Impact) -> [UInt8] {
-        var bytes: [UInt8] = [1]
+        var bytes: [UInt8] = [2]
         bytes.reserveCapacity(size)
         withUnsafeBytes(of: impact.time.bitPattern.littleEndian) { bytes += $0 }
         let direction = impact.direction ?? SIMD3(repeating: .nan)
@@ -37,7 +38,7 @@ package enum ImpactMessage {
     /// The jolt in `bytes`, known at `arrival` (the receiver's instant).
     package static func decode(_ bytes: [UInt8], arrival: Double) throws(DecodeError) -> Impact {
         guard bytes.count == size else { throw .length(bytes.count) }
-        guard bytes[0] == 1 else { throw .version(bytes[0]) }
+        guard bytes[0] == 2 else { throw .version(bytes[0]) }
         var time: UInt64 = 0
         for k in 0..<8 { time |= UInt64(bytes[1 + k]) << (8 * k) }
         func float(_ index: Int) -> Float {
@@ -51,7 +52,7 @@ package enum ImpactMessage {
         guard t.isFinite else { throw .field("time") }
         guard peak.isFinite, peak >= 0 else { throw .field("peak") }
         guard width.isFinite, width >= 0, width <= 10 else { throw .field("width") }
-        guard vertical.isFinite, vertical >= 0, vertical <= 1 else { throw .field("vertical") }
+        guard vertical.isFinite, vertical >= -1, vertical <= 1 else { throw .field("vertical") }
         guard interval.isFinite, interval >= 0, interval <= 10 else { throw .field("interval") }
         let hasDirection = direction.x.isFinite && direction.y.isFinite && direction.z.isFinite
         guard hasDirection || (direction.x.isNaN && direction.y.isNaN && direction.z.isNaN),

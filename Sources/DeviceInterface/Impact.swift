@@ -1,6 +1,6 @@
 /// A peak of a phone's accelerometer (gravity removed): when, how strong (m/s^2), and, when the phone found it in
 /// its own samples (``SampledImpact``), how wide (seconds), which way it pushed (a unit vector in the phone's frame),
-/// how upright the push was (0 level, 1 vertical) and the time between the phone's samples.
+/// how upright the push was (its upward share: 1 straight up, -1 straight down, 0 level) and the time between the phone's samples.
 public struct Impact: Sendable, Equatable {
     public let time: Double
     public let magnitude: Float

@@ -135,6 +135,14 @@ extension SimulationSummary {
             }
             lines.append("by class    fired on touches: \(scores(touch: true)); on the rest: \(scores(touch: false))")
         }
+        if let byPose = bumps.byPose {
+            // Each pose family named by the file: touches found of those felt, and bumps where the phones stayed apart.
+            lines.append("by pose     " + byPose.keys.sorted().map { name in
+                let p = byPose[name]!
+                return "\(name) touches \(p.detected)/\(p.contacts) (from 3 cm/s \(p.detectedFrom3cmps)/\(p.contactsFrom3cmps)), "
+                    + "fired apart \(p.firedApart)/\(p.apart)"
+            }.joined(separator: "; "))
+        }
         lines.append("performance \(String(format: "%.2f", performance.wallSeconds)) s wall, "
             + "\(String(format: "%.0f", performance.updatesPerSecond)) updates/s, real-time factor "
             + "\(String(format: "%.1f", performance.realTimeFactor)), peak memory \(String(format: "%.0f", performance.peakMemoryMB)) MB"

@@ -40,6 +40,8 @@ struct BumpScore {
     /// The contacts to detect whose closing speed the world followed, and those detected, by band of that speed.
     var contactsBySpeed = [Int](repeating: 0, count: closingSpeedLimits.count + 1)
     var detectedBySpeed = [Int](repeating: 0, count: closingSpeedLimits.count + 1)
+    /// Every contact to detect (held long enough, begun before the run's last second), and whether a bump found it.
+    var scored: [(contact: TrueContact, detected: Bool)] = []
 
     init(bumps: [RangingBump], tracker: ContactTracker, end: Double) {
         var used = Set<Int>()
@@ -66,6 +68,7 @@ struct BumpScore {
             contacts += 1
             let band = contact.closingSpeed.map { Self.band($0, Self.closingSpeedLimits) }
             if let band { contactsBySpeed[band] += 1 }
+            scored.append((contact, match != nil))
             if let k = match {
                 used.insert(k)
                 detected += 1

@@ -74,6 +74,7 @@ extension Simulation {
                 },
                 profilesDelivered: tally.profiles,
                 byClass: classScores(bumps, end: end),
+                byPose: poseScores(bumps, score: score, end: end),
                 jolts: phones.sendsJolts
                     ? .init(sent: phones.joltsSent, heard: phones.inbox.heard, refused: phones.inbox.refused) : nil),
             performance: .init(wallSeconds: wall, updatesPerSecond: wall > 0 ? Double(stats.updates) / wall : 0,
@@ -98,6 +99,40 @@ extension Simulation {
             score.encounters += 1
             if fired { score.fired += 1 }
             scores[script.kind.rawValue] = score
+        }
+        return scores
+    }
+
+    /// Each pose family a file's encounters name (``EncounterScript/pose``): the true contacts of an encounter's
+    /// pair that began within it (from its start to a second after its end) and how many were found, in all and
+    /// closing at 3 cm/s or more, and the encounters whose phones never touched and how many a bump fired on; `nil`
+    /// without a named pose.
+    func poseScores(_ bumps: [RangingBump], score: BumpScore, end: Double) -> [String: SimulationSummary.PoseScore]? {
+        let named = world.scriptedEncounters.filter { $0.script.pose != nil && $0.script.t < end }
+        guard !named.isEmpty else { return nil }
+        var scores: [String: SimulationSummary.PoseScore] = [:]
+        for (script, gesture, _) in named {
+            let pair = (min(script.a, script.b), max(script.a, script.b))
+            let window = script.t...(gesture.end + 1)
+            var pose = scores[script.pose!] ?? .init()
+            pose.encounters += 1
+            let met = score.scored.filter { ($0.contact.a, $0.contact.b) == pair && window.contains($0.contact.start) }
+            for (contact, detected) in met {
+                pose.contacts += 1
+                if detected { pose.detected += 1 }
+                if let speed = contact.closingSpeed, speed >= BumpScore.closingSpeedLimits[0] {
+                    pose.contactsFrom3cmps += 1
+                    if detected { pose.detectedFrom3cmps += 1 }
+                }
+            }
+            let touched = world.tracker.contacts.contains { ($0.a, $0.b) == pair && window.contains($0.start) }
+            if !touched {
+                pose.apart += 1
+                if bumps.contains(where: { b in
+                    (min(b.initiator, b.responder), max(b.initiator, b.responder)) == pair && window.contains(b.time)
+                }) { pose.firedApart += 1 }
+            }
+            scores[script.pose!] = pose
         }
         return scores
     }

@@ -212,6 +212,9 @@ package struct SimulationSummary: Sendable, Codable, Equatable {
         /// With a scenario file's scripted encounters: each class's score, by its name (`gentleTouch`, `hardTap`,
         /// ...); absent without encounters.
         package var byClass: [String: ClassScore]?
+        /// With scripted encounters that name a pose (``PoseScore``): each pose family's figures, by its name;
+        /// absent otherwise.
+        package var byPose: [String: PoseScore]?
         /// With sampled accelerometers and the fused detector: the jolts the apps sent each other over the data
         /// channel (one message a peer), those that arrived, and those refused as malformed.
         package var jolts: JoltMessages?
@@ -227,6 +230,21 @@ package struct SimulationSummary: Sendable, Codable, Equatable {
             self.heard = heard
             self.refused = refused
         }
+    }
+
+    /// How the detector did on the scripted encounters of one pose family: the true contacts of their pairs (held
+    /// at least 0.2 s, begun within an encounter) and those found, in all and those closing at 3 cm/s or more;
+    /// the encounters whose phones never touched, and those a bump fired on.
+    package struct PoseScore: Sendable, Codable, Equatable {
+        package var encounters = 0
+        package var contacts = 0
+        package var detected = 0
+        package var contactsFrom3cmps = 0
+        package var detectedFrom3cmps = 0
+        package var apart = 0
+        package var firedApart = 0
+
+        package init() {}
     }
 
     /// How the detector did on one class of scripted encounter.

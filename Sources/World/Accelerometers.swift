@@ -76,9 +76,13 @@ package struct Accelerometers {
 
     /// Senses one world step of `dt` seconds ending at `time`, the phones now at `positions`.
     ///
-    /// - Parameter close: the pairs of phones whose centres are closer than half a metre, as the scorer names them
-    ///   (a tap at every true contact is made from the truth: under a ``TruthScramble`` it lands on other phones).
-    mutating func sense(_ positions: [Vector3], close: [CloseBodies], at time: Double, dt: Double) {
+    /// - Parameters:
+    ///   - close: the pairs of phones whose centres are closer than half a metre, as the scorer names them (a tap at
+    ///     every true contact is made from the truth: under a ``TruthScramble`` it lands on other phones).
+    ///   - met: when in the step the truth saw each pair's bodies meet, by the pair's key; a pair not in it is
+    ///     tapped at the step's end.
+    mutating func sense(_ positions: [Vector3], close: [CloseBodies], at time: Double, dt: Double,
+                        met: [Int64: Double] = [:]) {
         let s = settings
         // Phones whose bodies met since the step before tap, in pair order.
         var now: [Int64] = []
@@ -86,7 +90,7 @@ package struct Accelerometers {
             now.append(Int64(pair.a) << 32 | Int64(pair.b))
         }
         for key in now where !Self.contains(meeting, key) {
-            touch(Int(key >> 32), Int(key & 0xFFFF_FFFF), at: time)
+            touch(Int(key >> 32), Int(key & 0xFFFF_FFFF), at: met[key] ?? time)
         }
         meeting = now
         for d in positions.indices {

@@ -110,10 +110,12 @@ package struct ContactTracker: Sendable {
 
     /// The same from the pairs whose centres are closer than the approach distance, found by the caller (in pair
     /// order); `gap` measures the true distance between two phones' surfaces (by world index), asked only while it
-    /// may set a near miss's closest approach; `closing` says how fast a pair's surfaces closed as they met, asked
-    /// once a contact.
+    /// may set a near miss's closest approach; `closing` says when since the last look a pair's surfaces met and
+    /// how fast they closed then, asked once a contact; `parting` when since the last look they came apart. Without
+    /// them a contact starts and ends at the look that saw it (the world's step).
     mutating func observe(close: [CloseBodies], at time: Double, gap: (Int, Int) -> Double,
-                          closing: (CloseBodies) -> Double? = { _ in nil }) -> [ContactChange] {
+                          closing: (CloseBodies) -> (at: Double, speed: Double)? = { _ in nil },
+                          parting: (Int, Int) -> Double? = { _, _ in nil }) -> [ContactChange] {
         var changes: [ContactChange] = []
         var seen = Set<Int64>()
         for pair in close {
@@ -134,7 +136,7 @@ package struct ContactTracker: Sendable {
                 }
             } else {
                 if let index = episode.contactIndex, contacts[index].end == nil {
-                    contacts[index].end = time
+                    contacts[index].end = max(parting(pair.first, pair.second) ?? time, contacts[index].start)
                     changes.append(.contactEnded(contacts[index]))
                 }
                 // The separating figure never exceeds the gap: only a figure under the least gap yet can lower it.
@@ -167,9 +169,11 @@ package struct ContactTracker: Sendable {
         return changes
     }
 
-    private mutating func startContact(_ a: Int, _ b: Int, _ d: Double, _ time: Double, _ speed: Double?,
+    private mutating func startContact(_ a: Int, _ b: Int, _ d: Double, _ time: Double,
+                                       _ met: (at: Double, speed: Double)?,
                                        _ changes: inout [ContactChange]) -> Int {
-        let contact = TrueContact(a: a, b: b, start: time, end: nil, minimumDistance: d, closingSpeed: speed)
+        let contact = TrueContact(a: a, b: b, start: min(met?.at ?? time, time), end: nil, minimumDistance: d,
+                                  closingSpeed: met?.speed)
         contacts.append(contact)
         changes.append(.contactStarted(contact))
         return contacts.count - 1

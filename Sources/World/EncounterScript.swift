@@ -53,6 +53,10 @@ package struct EncounterScript: Sendable, Equatable {
     package let closingSpeed: Double
     package let minimumDistance: Double
     package let hold: Double
+    /// The name of how the two phones are turned to each other for it (`sideOn`, `topsTogether`, ...), as the file
+    /// gives it: a label the scorer reports figures by, as it does the class. The phones' turns come from their
+    /// waypoints alone.
+    package let pose: String?
 
     /// An approach that meets something (the phones, the fists, the hands' clasp) peaks at this closing speed,
     /// m/s, or at the contact's own speed over `contactShareOfPeak` when faster: a hand does not plan to stop at
@@ -72,11 +76,12 @@ package struct EncounterScript: Sendable, Equatable {
     /// planned.
     func relabelled(as other: EncounterClass) -> EncounterScript {
         EncounterScript(kind: other, a: a, b: b, t: t, closingSpeed: closingSpeed, minimumDistance: minimumDistance,
-                        hold: hold)
+                        hold: hold, pose: pose)
     }
 
     package init(kind: EncounterClass, a: Int, b: Int, t: Double, closingSpeed: Double, minimumDistance: Double,
-                hold: Double = 0.5) {
+                hold: Double = 0.5, pose: String? = nil) {
+        self.pose = pose
         self.kind = kind
         self.a = a
         self.b = b
@@ -110,8 +115,23 @@ package struct EncounterScript: Sendable, Equatable {
             let duration = max(MinimumJerkMove.peakSpeedFactor * distance / peak, 0.05)
             return (distance, duration, t + u * duration)
         }
+        /// Aimed short of where anything meets (or at bodies that pass): the hands brake to a stop there, at the
+        /// speed they would have peaked at on the way to a meeting, instead of stopping dead.
+        func brakedShort() -> Gesture {
+            let peak = max(Self.approachPeakSpeed, closingSpeed / Self.contactShareOfPeak)
+            let distance = max(gap - stopGap, 0)
+            let duration = max(MinimumJerkMove.peakSpeedFactor * distance / peak, 0.05)
+            let end = t + duration
+            return Gesture(toward: toward, closing: MinimumJerkMove(from: .zero, to: toward * distance, start: t,
+                                                                     duration: duration),
+                           stopGap: stopGap, stopAt: end,
+                           holdUntil: end + hold + (kind == .handshake ? Self.shake.length : 0),
+                           shake: kind == .handshake ? (start: end, length: Self.shake.length) : nil,
+                           grip: kind.grip, knock: false)
+        }
         switch kind {
         case .gentleTouch, .hardTap, .fistBump, .handshake:
+            guard touching > 0, minimumDistance <= touching else { return brakedShort() }
             let move = aimedPast(gap - stopGap, meetingAt: closingSpeed)
             return Gesture(toward: toward, closing: MinimumJerkMove(from: .zero, to: toward * move.distance, start: t,
                                                                      duration: move.duration),

@@ -19,6 +19,11 @@ package struct PhoneBody: Sendable, Equatable {
 
     /// A slim case adds this much to each side, metres: an assumption (a TPU case of 1 to 2 mm wall).
     package static let caseWall = 0.0015
+    /// A case's edges and corners are rounded by this much, metres: an assumption, one radius everywhere (a slim
+    /// case's rim is rounded over about half its 10.8-mm depth; seen from the screen its corners are rounder still,
+    /// about 1 cm on an iPhone). Two phones meeting edge to edge or corner first meet on these curves, so a push
+    /// between edges runs through the line between them, not along a face's axis.
+    package static let edgeRadius = 0.003
 
     /// iPhone 15: 71.6 x 147.6 x 7.80 mm (Apple, iPhone 15 technical specifications, 2023), in a slim case. Its
     /// UWB antenna is put in the middle of the phone's width, 15 mm below its top and 1 mm inside its back: an
@@ -51,6 +56,14 @@ package struct PhoneBody: Sendable, Equatable {
         OrientedBox(centre: centre, orientation: orientation, halfExtents: size / 2)
     }
 
+    /// How two phones' bodies stand to each other: how far apart their rounded surfaces are (negative: how deep
+    /// they overlap) and the normal of where they meet, from the first toward the second
+    /// (``BoxContact/rounded(_:_:radius:exactWithin:)``).
+    @inline(__always)
+    package static func contact(_ a: OrientedBox, _ b: OrientedBox) -> (separation: Double, normal: Vector3) {
+        BoxContact.rounded(a, b, radius: edgeRadius)
+    }
+
     /// Where the antenna of a phone whose centre is at `centre`, turned `orientation`, is.
     package func antennaPosition(centre: Vector3, orientation: Orientation) -> Vector3 {
         centre + orientation.toWorld(antenna)
@@ -62,15 +75,18 @@ package struct PhoneBody: Sendable, Equatable {
     package func touchingDistance(_ a: Orientation, _ b: Orientation, along direction: Vector3,
                                   offset: Vector3 = .zero) -> Double {
         Self.touchingDistance({ box(centre: $0, orientation: a) }, { box(centre: $0, orientation: b) },
-                              along: direction, offset: offset)
+                              along: direction, offset: offset, gap: { Self.contact($0, $1).separation })
     }
 
     /// The same for any two bodies carried with the phones, each made from its phone's centre: the hands of a
     /// gesture (``Grip``).
-    package static func touchingDistance(_ first: (Vector3) -> OrientedBox, _ second: (Vector3) -> OrientedBox,
-                                         along direction: Vector3, offset: Vector3 = .zero) -> Double {
+    /// `gap` measures two bodies' separation (the separating figure of sharp boxes unless said).
+    package static func touchingDistance(
+        _ first: (Vector3) -> OrientedBox, _ second: (Vector3) -> OrientedBox, along direction: Vector3,
+        offset: Vector3 = .zero, gap separation: (OrientedBox, OrientedBox) -> Double = { BoxContact($0, $1).separation }
+    ) -> Double {
         let a = first(.zero)
-        func gap(_ distance: Double) -> Double { BoxContact(a, second(direction * distance + offset)).separation }
+        func gap(_ distance: Double) -> Double { separation(a, second(direction * distance + offset)) }
         // Apart beyond the two boxes' reaches from the phones' centres. Coming closer, the first distance where
         // they overlap is found in steps shorter than any box's side (bodies carried in front of the phones pass
         // through each other nearer in, so the gap does not only shrink), then halved down to where it is 0.

@@ -192,7 +192,7 @@ package struct ScenarioFile: Sendable, Equatable {
         ("a waypoint", ["t", "x", "y", "z", "heading", "pitch", "roll", "facing"]),
         ("a wall", ["x1", "y1", "x2", "y2", "loss"]),
         ("a table", ["x", "y", "height", "width", "depth", "heading", "mass"]),
-        ("an encounter", ["class", "peers", "t", "closingSpeed", "minimumDistance", "hold"]),
+        ("an encounter", ["class", "peers", "t", "closingSpeed", "minimumDistance", "hold", "pose"]),
         ("the motion", RawScenario.RawMotion.fields),
     ]
 
@@ -242,6 +242,7 @@ private struct RawScenario {
         var closingSpeed: Double?
         var minimumDistance: Double?
         var hold: Double?
+        var pose: String?
     }
 
     var version: Int?
@@ -455,6 +456,7 @@ private struct RawScenario {
             case "t": e.t = try r.number(path)
             case "closingSpeed": e.closingSpeed = try r.number(path)
             case "minimumDistance": e.minimumDistance = try r.number(path)
+            case "pose": e.pose = try r.string(path)
             default: e.hold = try r.number(path)
             }
         }
@@ -621,8 +623,16 @@ private struct RawScenario {
             try within(e.minimumDistance, "\(at).minimumDistance", 0...10, "metres")
             let hold = e.hold ?? 0.5
             guard hold >= 0, hold <= 60 else { throw fail("\(at).hold", "must be between 0 and 60 seconds, got \(hold)") }
+            if let pose = given.pose {
+                guard (1...32).contains(pose.utf8.count),
+                      pose.utf8.allSatisfy({ $0 < 0x80 && (Character(Unicode.Scalar($0)).isLetter
+                                                            || Character(Unicode.Scalar($0)).isNumber || $0 == 0x2D) })
+                else {
+                    throw fail("\(at).pose", "must be 1 to 32 ASCII letters, digits or hyphens, not \"\(pose)\"")
+                }
+            }
             scripts.append(EncounterScript(kind: kind, a: a, b: b, t: e.t, closingSpeed: e.closingSpeed,
-                                           minimumDistance: e.minimumDistance, hold: hold))
+                                           minimumDistance: e.minimumDistance, hold: hold, pose: given.pose))
         }
         // In time order, each fitting between its holders and none of a peer's overlapping the one before.
         let ordered = scripts.enumerated().sorted { ($0.element.t, $0.offset) < ($1.element.t, $1.offset) }

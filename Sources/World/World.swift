@@ -143,6 +143,7 @@ package final class World {
                 }
             }
             bodies = (0..<peerCount).map { scriptedPose($0, at: 0, file: file) }
+            try Self.refuseOverlaps(bodies, file: file, phone: phone)
             poses = antennas()
             accelerometers.place(bodies.map(\.position))
             return
@@ -172,6 +173,23 @@ package final class World {
         bodies = motion.map { Pose(position: $0.position, orientation: Orientation(heading: $0.facing)) }
         poses = antennas()
         accelerometers.place(bodies.map(\.position))
+    }
+
+    /// Two phones' bodies inside each other at the start can only be a mistake of the file (a table's phones
+    /// placed closer than a phone's length, say): the truth would score them as one contact the whole run.
+    /// More than a tenth of a millimetre deep is refused, naming the first such pair.
+    static func refuseOverlaps(_ bodies: [Pose], file: ScenarioFile, phone: PhoneBody) throws(ScenarioError) {
+        let boxes = bodies.map { phone.box(centre: $0.position, orientation: $0.orientation) }
+        for (i, j, _) in ContactTracker.closePairs(bodies.map(\.position), within: phone.size.length) {
+            let depth = -PhoneBody.contact(boxes[i], boxes[j]).separation
+            guard depth > 1e-4 else { continue }
+            let (a, b) = (file.peers[i].name, file.peers[j].name)
+            throw ScenarioError(
+                file: file.name, field: "peers",
+                problem: "puts the phones of \"\(a)\" and \"\(b)\" inside each other at the start, "
+                    + String(format: "%.1f mm deep (their centres %.2f cm apart; a phone in its case is %.2f cm long)",
+                             depth * 1000, (bodies[i].position - bodies[j].position).length * 100, phone.size.y * 100))
+        }
     }
 
     /// Each phone's antenna where its body is now.
@@ -238,7 +256,7 @@ package final class World {
             } ?? ContactTracker.closePairs(positions, within: reach)
             let close = near.filter { $0.2 < approach }.map { i, j, d in
                 CloseBodies(a: i, b: j, first: i, second: j, centreDistance: d,
-                            separation: BoxContact(box(i), box(j)).separation)
+                            separation: PhoneBody.contact(box(i), box(j)).separation)
             }
             let scored = scorerLabels.map { labels in
                 close.map { c in
@@ -246,17 +264,25 @@ package final class World {
                                 second: c.second, centreDistance: c.centreDistance, separation: c.separation)
                 }.sorted { ($0.a, $0.b) < ($1.a, $1.b) }
             } ?? close
-            changes += tracker.observe(
-                close: scored, at: time, gap: { BoxContact.distance(self.box($0), self.box($1)) },
+            let seen = tracker.observe(
+                close: scored, at: time,
+                gap: { max(BoxContact.rounded(self.box($0), self.box($1), radius: PhoneBody.edgeRadius,
+                                              exactWithin: .infinity).separation, 0) },
                 closing: { pair in
                     self.lastClose[Int64(pair.first) << 32 | Int64(pair.second)].map { before in
                         self.meeting(pair.first, pair.second, from: max(before, pair.separation),
-                                     to: pair.separation, dt: dt).1
+                                     to: pair.separation, dt: dt)
                     }
-                })
+                },
+                parting: { self.parting($0, $1, dt: dt) })
+            changes += seen
             // Sampled chips replace the labelled peaks: those are made only when nothing samples, and from the
-            // scorer's own contacts (the truth, to compare with).
-            if !isSensing { accelerometers.sense(positions, close: scored, at: time, dt: dt) }
+            // scorer's own contacts (the truth, to compare with), each at the instant its bodies met.
+            if !isSensing {
+                var met: [Int64: Double] = [:]
+                for case .contactStarted(let c) in seen { met[Int64(c.a) << 32 | Int64(c.b)] = c.start }
+                accelerometers.sense(positions, close: scored, at: time, dt: dt, met: met)
+            }
             if poseMotion != nil {
                 poseMotion!.step(from: stepStart, to: positions, at: time, dt: dt, standing: gesturing())
             }
@@ -613,7 +639,7 @@ package final class World {
             guard pair.separation <= PhoneBody.touching, let before = lastClose[key], before > PhoneBody.touching
             else { continue }
             let (at, speed) = meeting(i, j, from: before, to: pair.separation, dt: dt)
-            let normal = BoxContact(box(i), box(j)).normal
+            let normal = PhoneBody.contact(box(i), box(j)).normal
             // Where the two cases meet: off their centres, the push turns them in their holders' hands. Two backs a
             // few degrees off parallel meet at an edge first and conform within the contact (the cases and the grip
             // give): the push is at the middle of where they overlap, within `conforming` of each other.
@@ -717,9 +743,30 @@ package final class World {
         }
         return Self.meeting(within: time - dt, time) { t in
             let pi = scriptedPose(i, at: t, file: file), pj = scriptedPose(j, at: t, file: file)
-            return BoxContact(phone.box(centre: pi.position, orientation: pi.orientation),
-                              phone.box(centre: pj.position, orientation: pj.orientation)).separation
+            return PhoneBody.contact(phone.box(centre: pi.position, orientation: pi.orientation),
+                                     phone.box(centre: pj.position, orientation: pj.orientation)).separation
         }
+    }
+
+    /// When in the step just made two phones' bodies that touched at its start came apart: within a tenth of a
+    /// microsecond for a script's poses, known at any instant; between the two figures for phones the world moves
+    /// at one speed a step; `nil` where neither is known (the step's end stands).
+    private func parting(_ i: Int, _ j: Int, dt: Double) -> Double? {
+        guard case .scripted(let file) = scenario else {
+            guard let before = lastClose[Int64(i) << 32 | Int64(j)], before <= PhoneBody.touching else { return nil }
+            let after = PhoneBody.contact(box(i), box(j)).separation
+            guard after > before else { return nil }
+            return time - dt + dt * (PhoneBody.touching - before) / (after - before)
+        }
+        var (low, high) = (time - dt, time)
+        while high - low > 1e-7 {
+            let middle = (low + high) / 2
+            let pi = scriptedPose(i, at: middle, file: file), pj = scriptedPose(j, at: middle, file: file)
+            let apart = PhoneBody.contact(phone.box(centre: pi.position, orientation: pi.orientation),
+                                          phone.box(centre: pj.position, orientation: pj.orientation)).separation
+            if apart > PhoneBody.touching { high = middle } else { low = middle }
+        }
+        return high
     }
 
     /// When between `start` and `end` two bodies whose separating figure is `separation` met, to a tenth of a

@@ -114,23 +114,53 @@ import Testing
     /// A jolt crosses the data channel whole; a payload that is not one is refused with the reason.
     @Test func aJoltMessageRoundTripsAndMalformedOnesAreRefused() throws {
         let jolt = Impact(time: 123_456.789_012_5, magnitude: 17.5, width: 0.012, direction: SIMD3(0, 0.6, -0.8),
-                          vertical: 0.8, interval: 0.01, known: 3)
+                          vertical: -0.8, interval: 0.01, known: 3)
         let bytes = ImpactMessage.encode(jolt)
         #expect(bytes.count == ImpactMessage.size)
         let back = try ImpactMessage.decode(bytes, arrival: 9.5)
         #expect(back.time == jolt.time && back.magnitude == jolt.magnitude && back.known == 9.5)
-        #expect(abs(back.width - 0.012) < 1e-6 && back.direction == jolt.direction && back.vertical == 0.8)
+        #expect(abs(back.width - 0.012) < 1e-6 && back.direction == jolt.direction && back.vertical == -0.8)
         let none = try ImpactMessage.decode(ImpactMessage.encode(Impact(time: 1, magnitude: 2)), arrival: 1)
         #expect(none.direction == nil && none.width == 0)
         #expect(throws: ImpactMessage.DecodeError.length(5)) { try ImpactMessage.decode([1, 2, 3, 4, 5], arrival: 0) }
         var version = bytes
         version[0] = 9
         #expect(throws: ImpactMessage.DecodeError.version(9)) { try ImpactMessage.decode(version, arrival: 0) }
+        // Version 1's uprightness had no sign: read as this version's, a push down would pass for one up.
+        version[0] = 1
+        #expect(throws: ImpactMessage.DecodeError.version(1)) { try ImpactMessage.decode(version, arrival: 0) }
         var peak = bytes
         for k in 9..<13 { peak[k] = 0xFF }  // a NaN peak
         #expect(throws: ImpactMessage.DecodeError.field("peak")) { try ImpactMessage.decode(peak, arrival: 0) }
         var direction = bytes
         for k in 21..<25 { direction[k] = 0 }  // y = 0: a push of length 0.8
         #expect(throws: ImpactMessage.DecodeError.field("direction")) { try ImpactMessage.decode(direction, arrival: 0) }
+    }
+    /// Two phones that meet push each other equally and oppositely: their pushes' upward shares, each read against
+    /// its own phone's gravity, sum to 0 however the phones are turned, with or without a direction to the peer. A
+    /// knock on the table both lie on pushes both up (a sum near 2), a push down on one and up on the other is one
+    /// phone held flat over another; a peer with no direction (side-on, tops together) is no reason to drop a jolt.
+    @Test(arguments: [
+        (Float(0), Float(0), true), (0.95, -0.9, true), (-0.3, 0.3, true), (0.5, 0.2, false), (0.95, 0.9, false),
+        (-0.7, -0.2, false),
+    ])
+    func theTwoPushesMustBeOppositeInTheFrameGravityGives(_ upA: Float, _ upB: Float, _ fires: Bool) {
+        func jolt(_ time: Double, _ up: Float) -> Impact {
+            let level = (1 - up * up).squareRoot()
+            return Impact(time: time, magnitude: 8, width: 0.012, direction: SIMD3(level, 0, up), vertical: up,
+                          interval: 0.01, known: time + 0.02)
+        }
+        let d = Self.fused()
+        #expect(d.update(distance: 0.05, at: 1.1, initiator: [jolt(1.0, upA)], responder: [jolt(1.01, upB)]) == fires)
+        // By default no direction is asked for; asked for, neither phone's jolt counts without one.
+        var strict = BumpConfiguration()
+        strict.needsDirection = true
+        var e = BumpDetector(configuration: strict)
+        let strictFired = e.update(distance: 0.05, at: 1.1, initiator: [jolt(1.0, upA)], responder: [jolt(1.01, upB)])
+        #expect(!strictFired)
+        var bad = BumpConfiguration()
+        bad.oppositeVertical = 2.5
+        #expect(throws: BumpConfigurationError.self) { try bad.validate() }
+        #expect((try? bad.validate()) == nil)
     }
 }

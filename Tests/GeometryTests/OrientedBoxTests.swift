@@ -110,4 +110,28 @@ import Testing
         }
         return (p - q).length
     }
+    /// Rounded cases meeting face to face are as far apart as the sharp boxes; edge to edge (two phones tipped 45°
+    /// about their long axes, their edges parallel: no face of either faces the other, and the separating figure's
+    /// axes tie) the normal is the line between the edges, and the rounding keeps them apart by what it shaves off
+    /// the two corners' diagonals, 2 r (sqrt 2 - 1).
+    @Test func roundedCasesMeetAlongTheLineBetweenTheirNearestFeatures() {
+        let r = 0.003
+        let a = Self.box(.zero, Orientation(heading: 0))
+        let b = Self.box(Vector3(2 * Self.phone.z + 0.004, 0, 0), Orientation(heading: .pi))
+        let faces = BoxContact.rounded(a, b, radius: r)
+        #expect(abs(faces.separation - 0.004) < 1e-12 && (faces.normal - Vector3(1, 0, 0)).length < 1e-9)
+        // Turned 45° either way about their upright long axes, side by side along x: a long edge of each faces the
+        // other's, level with it.
+        let reach = (Self.phone.x + Self.phone.z) / 2.0.squareRoot()
+        let c = Self.box(.zero, Orientation(heading: .pi / 4))
+        let d = Self.box(Vector3(2 * reach + 0.001, 0, 0), Orientation(heading: -.pi / 4))
+        #expect(abs(BoxContact.distance(c, d) - 0.001) < 1e-9)
+        let edges = BoxContact.rounded(c, d, radius: r)
+        #expect((edges.normal - Vector3(1, 0, 0)).length < 1e-9, "\(edges.normal)")
+        #expect(abs(edges.separation - (0.001 + 2 * r * (2.0.squareRoot() - 1))) < 1e-9, "\(edges.separation)")
+        // Far apart, the figure is a lower bound of the exact gap, as the sharp boxes' is.
+        let far = Self.box(Vector3(0.3, 0.1, 0), Orientation(heading: 1, pitch: 0.4, roll: 0.2))
+        let rough = BoxContact.rounded(a, far, radius: r), exact = BoxContact.rounded(a, far, radius: r, exactWithin: .infinity)
+        #expect(rough.separation <= exact.separation + 1e-12 && exact.separation > 0.1)
+    }
 }

@@ -55,9 +55,9 @@ import Testing
          "scenario file s.json: encounters[0].minimumDistance is 6.0 m, farther than the 5.0 m its two peers stand apart"),
         (#"{"class": "hardTap", "peers": ["A", "B"], "t": 1, "closingSpeed": 0.5, "minimumDistance": 0.04}, "#
             + #"{"class": "softStop", "peers": ["C", "B"], "t": 2, "closingSpeed": 0.3, "minimumDistance": 0.12}"#,
-         "scenario file s.json: encounters[1].t is 2.0 s, before B's encounter before it ends (3.94 s)"),
+         "scenario file s.json: encounters[1].t is 2.0 s, before B's encounter before it ends (4.19 s)"),
         (#"{"class": "hardTap", "peers": ["A", "B"], "t": 1, "closingSped": 0.5, "minimumDistance": 0.04}"#,
-         #"scenario file s.json: encounters[0].closingSped is not a field of an encounter (its fields: class, peers, t, closingSpeed, minimumDistance, hold); did you mean "closingSpeed"?"#),
+         #"scenario file s.json: encounters[0].closingSped is not a field of an encounter (its fields: class, peers, t, closingSpeed, minimumDistance, hold, pose); did you mean "closingSpeed"?"#),
     ])
     func aBadEncounterIsNamed(_ encounter: String, _ expected: String) {
         let said = problem(Self.file(encounter))
@@ -110,11 +110,14 @@ import Testing
     /// both phones together, and the phones end where their waypoints hold them.
     @Test(arguments: [EncounterClass.gentleTouch, .hardTap, .softStop, .hardStop, .fistBump, .handshake])
     func theWorldMakesTheGesture(_ kind: EncounterClass) throws {
-        let distance = kind.isTouch ? PhoneBody.iPhone15.size.z : 0.14
+        // Where what meets stops the phones: their backs, or the hands around them (twice a hand's reach in front
+        // of the back, and the phone's depth); a stop's aim.
+        let phone = PhoneBody.iPhone15
+        let distance = kind.isTouch ? phone.size.z : kind.grip.map { 2 * $0.size.z + phone.size.z } ?? 0.14
         let speed = [EncounterClass.gentleTouch: 0.06, .hardTap: 0.6, .softStop: 0.3, .hardStop: 1.8,
                      .fistBump: 1.0, .handshake: 0.4][kind]!
         let meets = kind != .softStop && kind != .hardStop
-        let aim = kind.isTouch ? 0 : distance
+        let aim = meets ? 0 : distance
         let file = try parse(Self.file(#"{"class": "\#(kind.rawValue)", "peers": ["A", "B"], "t": 1, "closingSpeed": \#(speed), "minimumDistance": \#(aim)}"#))
         let world = try World(scenario: .scripted(file), peers: 3, seed: 1)
         var closest = Double.infinity, previousGap = 0.6, fastest = 0.0, atContact: Double?
