@@ -49,6 +49,14 @@ public struct BumpConfiguration: Sendable, Equatable {
     /// the hand's own braking, a few m/s² along the approach, tilts a gentle touch's push by up to tens of degrees
     /// but within the level plane for phones brought together level.
     public var oppositeVertical: Float = 0.6
+    /// Fused: a pair of jolts neither of which was checked against a direction (the peer outside both phones'
+    /// fields of view: side-on, tops together) counts only when the phones came together: the pair's estimate read
+    /// at least `approachFrom` metres no more than `approachWindow` seconds before it read within
+    /// `confirmDistance`. A touch is an approach; two pairs side by side tapping at once hold a phone of each
+    /// beside the other's the whole time. Set on the training generator (seeds 1-3): the bumps between side-by-side
+    /// neighbours, which took the pushes of their pairs' touches, went and no touch was lost (docs/simulation.md).
+    public var approachFrom: Float = 0.3
+    public var approachWindow: Double = 3
     /// Fused: when a phone knows where its peer is, its jolt must push it away from the peer: the cosine between
     /// the push and the direction toward the peer at most minus this (0.87: within 30° of straight away, about twice
     /// the direction's 95th-percentile error at arm's length). A knock on a table, a handshake's shaking, push across
@@ -122,6 +130,12 @@ public struct BumpConfiguration: Sendable, Equatable {
         }
         guard confirmWindow.isFinite, confirmWindow > 0, confirmWindow <= 10 else {
             throw BumpConfigurationError(field: "confirmWindow", rule: "above 0 and at most 10 s")
+        }
+        guard approachFrom.isFinite, approachFrom > confirmDistance, approachFrom <= 10 else {
+            throw BumpConfigurationError(field: "approachFrom", rule: "above the confirm distance and at most 10 m")
+        }
+        guard approachWindow.isFinite, approachWindow > 0, approachWindow <= 60 else {
+            throw BumpConfigurationError(field: "approachWindow", rule: "above 0 and at most 60 s")
         }
     }
 }
@@ -208,6 +222,10 @@ package struct BumpDetector: Sendable, Equatable {
     /// Fused: the last joint impact used, and when the estimate was last within the confirm distance.
     private var lastImpact = -Double.infinity
     private var lastNear = -Double.infinity
+    /// When the estimate last read at or over the approach distance, and when it last read within the confirm
+    /// distance soon enough after one (the pair came together).
+    private var lastFar = -Double.infinity
+    private var lastApproach = -Double.infinity
 
     package init(configuration: BumpConfiguration = BumpConfiguration()) {
         settings = Settings(configuration)
@@ -262,7 +280,13 @@ package struct BumpDetector: Sendable, Equatable {
         towardResponder: SIMD3<Float>? = nil, towardInitiator: SIMD3<Float>? = nil
     ) -> BumpJolts? {
         let c = configuration
-        if let distance, distance <= c.confirmDistance { lastNear = time }
+        if let distance {
+            if distance >= c.approachFrom { lastFar = time }
+            if distance <= c.confirmDistance {
+                lastNear = time
+                if time - lastFar <= c.approachWindow { lastApproach = time }
+            }
+        }
         guard lastNear > -Double.infinity else { return nil }
         /// A jolt that can be one side of a bump: strong, short, and pushing its phone away from the peer.
         func knock(_ impact: Impact, toward peer: SIMD3<Float>?) -> Bool {
@@ -271,6 +295,12 @@ package struct BumpDetector: Sendable, Equatable {
             guard let peer else { return !c.needsDirection }
             return (push * peer).sum() <= -c.awayFromPeer
         }
+        /// Whether a direction vouched for either push (checked against where its phone measured the peer).
+        func vouched(_ a: Impact, _ aToward: SIMD3<Float>?, _ b: Impact, _ bToward: SIMD3<Float>?) -> Bool {
+            (a.direction != nil && aToward != nil) || (b.direction != nil && bToward != nil)
+                || (a.direction == nil && b.direction == nil)
+        }
+        let approached = abs(lastApproach - lastNear) <= c.confirmWindow
         /// Whether two phones' jolts can be one push and its reaction: opposite in the frame gravity gives both.
         /// A jolt with no direction (a labelled peak) says nothing of it.
         func opposite(_ a: Impact, _ b: Impact) -> Bool {
@@ -289,6 +319,7 @@ package struct BumpDetector: Sendable, Equatable {
                 func matches(_ theirs: Impact) -> Bool {
                     abs(theirs.time - mine.time) <= c.coincidence && theirs.known <= time
                         && knock(theirs, toward: peerToward) && opposite(mine, theirs)
+                        && (approached || vouched(mine, ownToward, theirs, peerToward))
                 }
                 if let peer {
                     if let theirs = peer.first(where: { $0.from == from && matches($0.impact) }) {

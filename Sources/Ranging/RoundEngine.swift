@@ -419,7 +419,10 @@ package final class RoundEngine {
                 channel: context.heard.isEmpty ? nil : ImpactChannel(
                     initiator: Int32(i), responder: Int32(r),
                     heardByInitiator: context.heard[i], heardByResponder: context.heard[r]),
-                towardResponder: ui?.direction ?? slot.estimatorI.smoothedDirection, towardInitiator: ur.direction)
+                // The direction each phone's app holds is its update's own: none where the peer is outside the
+                // antennas' field of view, however the pair stood before (a smoothed bearing from before the phones
+                // turned side-on pointed the push check at where the peer had been).
+                towardResponder: ui?.direction, towardInitiator: ur.direction)
             fires = jolts != nil
         } else {
             fires = slot.bump.update(distance: fresh)
