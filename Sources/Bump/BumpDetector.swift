@@ -57,6 +57,12 @@ public struct BumpConfiguration: Sendable, Equatable {
     /// neighbours, which took the pushes of their pairs' touches, went and no touch was lost (docs/simulation.md).
     public var approachFrom: Float = 0.3
     public var approachWindow: Double = 3
+    /// Fused: two phones each pushed along its own long axis (within 30° of it) were struck on their ends (tops or
+    /// bottoms together), where an antenna may sit nearly a phone's length from the face struck: their estimate
+    /// confirms such a pair within this, metres: two of the longest phones' lengths (16 cm: an iPhone 15 Pro Max
+    /// is 15.99 cm, a Galaxy S24 Ultra 16.26), whatever model the world holds, and an approach then starts this
+    /// much farther than `approachFrom` is from `confirmDistance`.
+    public var endsConfirmDistance: Float = 0.32
     /// Fused: when a phone knows where its peer is, its jolt must push it away from the peer: the cosine between
     /// the push and the direction toward the peer at most minus this (0.87: within 30° of straight away, about twice
     /// the direction's 95th-percentile error at arm's length). A knock on a table, a handshake's shaking, push across
@@ -133,6 +139,9 @@ public struct BumpConfiguration: Sendable, Equatable {
         }
         guard approachFrom.isFinite, approachFrom > confirmDistance, approachFrom <= 10 else {
             throw BumpConfigurationError(field: "approachFrom", rule: "above the confirm distance and at most 10 m")
+        }
+        guard endsConfirmDistance.isFinite, endsConfirmDistance >= confirmDistance, endsConfirmDistance <= 10 else {
+            throw BumpConfigurationError(field: "endsConfirmDistance", rule: "at least the confirm distance and at most 10 m")
         }
         guard approachWindow.isFinite, approachWindow > 0, approachWindow <= 60 else {
             throw BumpConfigurationError(field: "approachWindow", rule: "above 0 and at most 60 s")
@@ -226,6 +235,10 @@ package struct BumpDetector: Sendable, Equatable {
     /// distance soon enough after one (the pair came together).
     private var lastFar = -Double.infinity
     private var lastApproach = -Double.infinity
+    /// The same for two phones struck on their ends (``BumpConfiguration/endsConfirmDistance``).
+    private var lastNearEnds = -Double.infinity
+    private var lastFarEnds = -Double.infinity
+    private var lastApproachEnds = -Double.infinity
 
     package init(configuration: BumpConfiguration = BumpConfiguration()) {
         settings = Settings(configuration)
@@ -282,12 +295,22 @@ package struct BumpDetector: Sendable, Equatable {
         let c = configuration
         if let distance {
             if distance >= c.approachFrom { lastFar = time }
+            if distance >= c.approachFrom + c.endsConfirmDistance - c.confirmDistance { lastFarEnds = time }
             if distance <= c.confirmDistance {
                 lastNear = time
                 if time - lastFar <= c.approachWindow { lastApproach = time }
             }
+            if distance <= c.endsConfirmDistance {
+                lastNearEnds = time
+                if time - lastFarEnds <= c.approachWindow { lastApproachEnds = time }
+            }
         }
-        guard lastNear > -Double.infinity else { return nil }
+        guard lastNearEnds > -Double.infinity else { return nil }
+        /// Whether a jolt pushed its phone along its own long axis: struck on an end.
+        func endOn(_ impact: Impact) -> Bool {
+            guard let push = impact.direction else { return false }
+            return abs(push.y) >= c.awayFromPeer
+        }
         /// A jolt that can be one side of a bump: strong, short, and pushing its phone away from the peer.
         func knock(_ impact: Impact, toward peer: SIMD3<Float>?) -> Bool {
             guard c.isKnock(impact) else { return false }
@@ -300,7 +323,12 @@ package struct BumpDetector: Sendable, Equatable {
             (a.direction != nil && aToward != nil) || (b.direction != nil && bToward != nil)
                 || (a.direction == nil && b.direction == nil)
         }
-        let approached = abs(lastApproach - lastNear) <= c.confirmWindow
+        /// When the pair's estimate last confirmed two jolts, and whether the phones had come together then.
+        func confirmation(_ a: Impact, _ b: Impact) -> (near: Double, approached: Bool) {
+            endOn(a) && endOn(b)
+                ? (lastNearEnds, abs(lastApproachEnds - lastNearEnds) <= c.confirmWindow)
+                : (lastNear, abs(lastApproach - lastNear) <= c.confirmWindow)
+        }
         /// Whether two phones' jolts can be one push and its reaction: opposite in the frame gravity gives both.
         /// A jolt with no direction (a labelled peak) says nothing of it.
         func opposite(_ a: Impact, _ b: Impact) -> Bool {
@@ -317,9 +345,11 @@ package struct BumpDetector: Sendable, Equatable {
                 guard mine.time > lastImpact, mine.time >= time - c.confirmWindow - c.coincidence else { break }
                 guard knock(mine, toward: ownToward) else { continue }
                 func matches(_ theirs: Impact) -> Bool {
-                    abs(theirs.time - mine.time) <= c.coincidence && theirs.known <= time
-                        && knock(theirs, toward: peerToward) && opposite(mine, theirs)
-                        && (approached || vouched(mine, ownToward, theirs, peerToward))
+                    guard abs(theirs.time - mine.time) <= c.coincidence, theirs.known <= time,
+                          knock(theirs, toward: peerToward), opposite(mine, theirs) else { return false }
+                    let confirmed = confirmation(mine, theirs)
+                    return abs(confirmed.near - mine.time) <= c.confirmWindow
+                        && (confirmed.approached || vouched(mine, ownToward, theirs, peerToward))
                 }
                 if let peer {
                     if let theirs = peer.first(where: { $0.from == from && matches($0.impact) }) {
@@ -340,8 +370,7 @@ package struct BumpDetector: Sendable, Equatable {
                 joint(own: responder, ownToward: towardInitiator, peer: $0.heardByResponder, peerImpacts: initiator,
                       from: $0.initiator, peerToward: towardResponder)
             }.map { ($0.mine, BumpJolts(initiator: $0.theirs, responder: $0.mine)) }
-        guard let (joint, jolts) = found, abs(lastNear - joint) <= c.confirmWindow, time - joint <= c.confirmWindow
-        else { return nil }
+        guard let (joint, jolts) = found, time - joint <= c.confirmWindow else { return nil }
         lastImpact = joint + c.coincidence
         fired += 1
         return jolts

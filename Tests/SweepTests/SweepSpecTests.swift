@@ -144,7 +144,8 @@ import Testing
     }
 
     @Test(arguments: ["airtime", "airtime-300", "airtime-range", "air-regimes", "air-regimes-capped", "capture", "device-profiles",
-                      "detectors-touch-or-stop", "detectors-mingle", "detectors-training", "detectors-held-out"])
+                      "detectors-touch-or-stop", "detectors-mingle", "detectors-training", "detectors-held-out",
+                      "poses-training", "poses-held-out"])
     func aCommittedSweepPlans(name: String) throws {
         let dir = try SweepFixture.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
