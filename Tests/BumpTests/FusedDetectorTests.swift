@@ -150,12 +150,19 @@ import Testing
             return Impact(time: time, magnitude: 8, width: 0.012, direction: SIMD3(level, 0, up), vertical: up,
                           interval: 0.01, known: time + 0.02)
         }
+        // The phones came together from 50 cm (no direction vouches for the pushes: an approach must).
         let d = Self.fused()
+        #expect(!d.update(distance: 0.5, at: 0.2, initiator: [], responder: []))
         #expect(d.update(distance: 0.05, at: 1.1, initiator: [jolt(1.0, upA)], responder: [jolt(1.01, upB)]) == fires)
+        // Without the approach (phones side by side all along, each pushed by its own partner) nothing fires.
+        let beside = Self.fused()
+        #expect(!beside.update(distance: 0.12, at: 0.2, initiator: [], responder: []))
+        #expect(!beside.update(distance: 0.05, at: 1.1, initiator: [jolt(1.0, upA)], responder: [jolt(1.01, upB)]))
         // By default no direction is asked for; asked for, neither phone's jolt counts without one.
         var strict = BumpConfiguration()
         strict.needsDirection = true
         var e = BumpDetector(configuration: strict)
+        _ = e.update(distance: 0.5, at: 0.2, initiator: [], responder: [])
         let strictFired = e.update(distance: 0.05, at: 1.1, initiator: [jolt(1.0, upA)], responder: [jolt(1.01, upB)])
         #expect(!strictFired)
         var bad = BumpConfiguration()

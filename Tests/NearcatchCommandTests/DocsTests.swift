@@ -78,6 +78,30 @@ import TestSupport
         #expect(links >= 10)
     }
 
+    /// A table of the docs that a committed sweep made is that sweep's report as committed under sweeps/results/,
+    /// between `<!-- sweep report: sweeps/results/NAME.md -->` and `<!-- end sweep report -->`, and every report
+    /// there is shown: a figure changed in one place and not the other fails here.
+    @Test func sweepTablesAreTheCommittedReports() throws {
+        let results = Self.root.appendingPathComponent("sweeps/results")
+        let reports = try FileManager.default.contentsOfDirectory(atPath: results.path).filter { $0.hasSuffix(".md") }
+        #expect(reports.count >= 2)
+        var shown = Set<String>()
+        for document in Self.documents {
+            let text = try String(contentsOf: document, encoding: .utf8)
+            for block in text.components(separatedBy: "<!-- sweep report: ").dropFirst() {
+                let name = try #require(block.components(separatedBy: " -->").first)
+                let body = try #require(block.components(separatedBy: "<!-- end sweep report -->").first)
+                    .dropFirst(name.count + " -->".count)
+                let report = try String(contentsOf: Self.root.appendingPathComponent(name), encoding: .utf8)
+                #expect(body.trimmingCharacters(in: .whitespacesAndNewlines)
+                            == report.trimmingCharacters(in: .whitespacesAndNewlines),
+                        "\(document.lastPathComponent) shows \(name) otherwise than it is committed")
+                shown.insert(name)
+            }
+        }
+        #expect(shown == Set(reports.map { "sweeps/results/" + $0 }), "\(shown)")
+    }
+
     /// docs/architecture.md's table of modules against the manifest: a row for every target but the executable and
     /// the tests' support, and in each row what its modules depend on beyond each other.
     @Test func theModuleTableIsTheManifests() throws {

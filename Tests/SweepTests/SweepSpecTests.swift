@@ -209,11 +209,12 @@ import Testing
                 return [min(d, p), max(d, p)]
             }
         #expect(fired.count == bumps["fired"] as? Int)
-        // Measured, seed 1 of the training set under the phones' own air (4 under the room-wide slot map).
-        #expect(bumps["declined"] as? Int == 3)
+        // Measured, seed 1 of the training set under the phones' own air (since its touches are drawn in poses, with
+        // 2.5 s between a ring's meetings for the holders to turn: 48 contacts, 43 found).
+        #expect(bumps["declined"] as? Int == 2)
         #expect(fired.filter { !met.contains($0) }.isEmpty, "bumps between phones that never met: \(fired)")
         let detected = try #require(bumps["detected"] as? Int), contacts = try #require(bumps["trueContacts"] as? Int)
-        #expect(contacts > 50 && Double(detected) >= 0.85 * Double(contacts), "\(detected) of \(contacts)")
+        #expect(contacts > 40 && Double(detected) >= 0.85 * Double(contacts), "\(detected) of \(contacts)")
     }
 
     /// The two generators: the same set and seed make the same file; each set keeps to its own seeds; the held-out
@@ -227,6 +228,15 @@ import Testing
             let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
             return try #require(object["encounters"] as? [[String: Any]])
         }
+        // The pose families: held out draws every one of training's and four training never does.
+        func poses(_ set: String, _ seeds: ClosedRange<Int>) throws -> Set<String> {
+            var names = Set<String>()
+            for seed in seeds { names.formUnion(try encounters(try Self.generate([set, String(seed)]).out).compactMap { $0["pose"] as? String }) }
+            return names
+        }
+        let trained = try poses("training", 1...5), heldOut = try poses("held-out", 1001...1005)
+        #expect(trained == ["backToBack", "diagonal", "sideOn", "screenToBack", "rolled"])
+        #expect(heldOut == trained.union(["topsTogether", "bottomsTogether", "pitched", "heights"]))
         var slowest = (training: 1.0, heldOut: 1.0)
         for seed in 1...5 {
             let t = try encounters(try Self.generate(["training", String(seed)]).out)
