@@ -15,6 +15,9 @@ struct PairSlot {
     var estimatorI: SessionEstimator
     var estimatorR: SessionEstimator
     var bump: BumpDetector
+    /// Whether the initiator's chip fails an exchange whose time of flight comes out negative (its app knows its own
+    /// chip): a failure may then mean the phones are closer than the radio's error.
+    let failureMayBeNear: Bool
     /// Whether the estimators hold anything of the present sessions: only then is there state to start afresh.
     var hasState: Bool {
         estimatorI.rangeFilter.isStarted || estimatorI.directionSmoother.smoothed != nil
@@ -65,5 +68,6 @@ extension PairSlot {
         estimatorI = SessionEstimator(shared: estimator)
         estimatorR = SessionEstimator(shared: estimator)
         self.bump = BumpDetector(settings: bump)
+        failureMayBeNear = devices[initiator].profile.traits(in: settings.radio).negativeFlight == .fail
     }
 }

@@ -379,7 +379,14 @@ package final class RoundEngine {
         // Beyond the maximum range nothing is measured, whatever stands in the way.
         let path = truth.distance > context.settings.radio.maximumRange
             ? PathObstruction.clear : context.obstacles.between(poseI.position, poseR.position)
-        guard let m = slot.radio.exchange(geometry: truth, at: time, path: path) else { return }
+        guard let m = slot.radio.exchange(geometry: truth, at: time, path: path) else {
+            // An app whose chip fails negative flights reads a failure right after closing in as "right here".
+            if slot.failureMayBeNear, context.settings.detectsBumps, let near = slot.bump.failedExchange(at: time) {
+                detect(near, measured: false, towardResponder: nil, towardInitiator: nil, estimate: nil, &slot,
+                       &latest, truth: truth, at: time, into: &out, context)
+            }
+            return
+        }
         out.statistics.received += 1
         if let band = bandIndex(truth.distance) { out.statistics.bandCounts[band] += 1 }
         if let d = m.distance {
@@ -409,28 +416,12 @@ package final class RoundEngine {
         // measurement refused) is not a new reading: counting it again would let one stale low value make up
         // "2 of 3".
         let fresh = ui != nil && slot.estimatorI.distanceIsFresh ? ui?.distance : nil
-        let fires: Bool
-        var jolts: BumpJolts?
-        if !context.settings.detectsBumps {
-            fires = false
-        } else if context.fused {
-            jolts = context.impacts.isEmpty ? nil : slot.bump.fire(
-                distance: fresh, at: time, initiator: context.impacts[i], responder: context.impacts[r],
-                channel: context.heard.isEmpty ? nil : ImpactChannel(
-                    initiator: Int32(i), responder: Int32(r),
-                    heardByInitiator: context.heard[i], heardByResponder: context.heard[r]),
-                // The direction each phone's app holds is its update's own: none where the peer is outside the
-                // antennas' field of view, however the pair stood before (a smoothed bearing from before the phones
-                // turned side-on pointed the push check at where the peer had been).
-                towardResponder: ui?.direction, towardInitiator: ur.direction)
-            fires = jolts != nil
-        } else {
-            fires = slot.bump.update(distance: fresh)
-        }
-        if fires, let estimate = ui?.distance ?? (latest.distance.isFinite ? latest.distance : nil) {
-            latest.bumped = Float(time)
-            out.round.bumps.append(RangingBump(initiator: i, responder: r, time: time, estimate: estimate,
-                                               trueDistance: truth.distance, jolts: jolts))
+        if context.settings.detectsBumps {
+            // The direction each phone's app holds is its update's own: none where the peer is outside the antennas'
+            // field of view, however the pair stood before (a smoothed bearing from before the phones turned side-on
+            // pointed the push check at where the peer had been).
+            detect(fresh, measured: true, towardResponder: ui?.direction, towardInitiator: ur.direction,
+                   estimate: ui?.distance, &slot, &latest, truth: truth, at: time, into: &out, context)
         }
         if context.record {
             // Each side's app reads the time of its update on its own clock.
@@ -439,6 +430,35 @@ package final class RoundEngine {
             atR.timestamp = context.clocks[r].reading(at: time + responderDelay)
             out.round.exchanges.append(RangingExchange(pair: pair, initiator: i, responder: r, time: time, truth: truth,
                                                        measurement: m, atInitiator: atI, atResponder: atR))
+        }
+    }
+
+    /// The reference app's detector on one reading of the initiator's phone (`fresh`, `nil` for none; `measured`
+    /// false for a failed exchange read as "right here"), and the bump it fires, if any.
+    @inline(__always)
+    private static func detect(
+        _ fresh: Float?, measured: Bool, towardResponder: SIMD3<Float>?, towardInitiator: SIMD3<Float>?,
+        estimate: Float?, _ slot: inout PairSlot, _ latest: inout PairEstimate, truth: PairGeometry, at time: Double,
+        into out: inout WorkerOutput, _ context: RoundContext
+    ) {
+        let i = slot.initiator, r = slot.responder
+        let fires: Bool
+        var jolts: BumpJolts?
+        if context.fused {
+            jolts = context.impacts.isEmpty ? nil : slot.bump.fire(
+                distance: fresh, at: time, initiator: context.impacts[i], responder: context.impacts[r],
+                channel: context.heard.isEmpty ? nil : ImpactChannel(
+                    initiator: Int32(i), responder: Int32(r),
+                    heardByInitiator: context.heard[i], heardByResponder: context.heard[r]),
+                towardResponder: towardResponder, towardInitiator: towardInitiator, measured: measured)
+            fires = jolts != nil
+        } else {
+            fires = slot.bump.update(distance: fresh, measuredAt: measured ? time : nil)
+        }
+        if fires, let estimate = estimate ?? (latest.distance.isFinite ? latest.distance : nil) ?? fresh {
+            latest.bumped = Float(time)
+            out.round.bumps.append(RangingBump(initiator: i, responder: r, time: time, estimate: estimate,
+                                               trueDistance: truth.distance, jolts: jolts))
         }
     }
 
@@ -523,3 +543,4 @@ private struct SharedBuffers: @unchecked Sendable {
     let estimates: UnsafeMutableBufferPointer<PairEstimate>
     let outputs: UnsafeMutableBufferPointer<WorkerOutput>
 }
+

@@ -170,4 +170,85 @@ import Testing
         #expect(throws: BumpConfigurationError.self) { try bad.validate() }
         #expect((try? bad.validate()) == nil)
     }
+
+    /// A chip that fails negative flights (DW3000) reads no distance when the phones touch: its app reads a failure
+    /// right after the pair read close, or a second failure in a row, as "right here", and a failure after a far last
+    /// reading as the phones having come together; a lone failure after a far reading says nothing.
+    @Test func failedExchangesRightAfterClosingInReadAsRightHere() {
+        func jolt(_ time: Double, _ x: Float) -> Impact {
+            Impact(time: time, magnitude: 8, width: 0.012, direction: SIMD3(x, 0, 0), vertical: 0, interval: 0.01,
+                   known: time + 0.02)
+        }
+        let mine = [jolt(1.0, 1)], theirs = [jolt(1.01, -1)]
+        func feed(_ d: inout BumpDetector, _ time: Double, _ distance: Float?) -> Bool {
+            d.update(distance: distance, at: time, initiator: mine, responder: theirs)
+        }
+        func fail(_ d: inout BumpDetector, _ time: Double) -> (near: Float?, fired: Bool) {
+            let near = d.failedExchange(at: time)
+            return (near, near.map { d.update(distance: $0, at: time, initiator: mine, responder: theirs,
+                                              measured: false) } ?? false)
+        }
+        // Read 50 cm, then 25 cm, then the knock's exchange fails: right here, and the pair came from 50 cm.
+        var closed = BumpDetector()
+        #expect(!feed(&closed, 0.2, 0.5))
+        #expect(!feed(&closed, 0.8, 0.25))
+        let first = fail(&closed, 1.1)
+        #expect(first.near == 0 && first.fired)
+        #expect(closed.fired == 1)
+        // No reading since 60 cm, 5 s before: one failure says nothing; the second in a row, 0.1 s later, is right
+        // here, and the phones came from 60 cm.
+        var sparse = BumpDetector()
+        #expect(!feed(&sparse, -4, 0.6))
+        let lone = fail(&sparse, 1.05)
+        #expect(lone.near == nil && !lone.fired)
+        let second = fail(&sparse, 1.15)
+        #expect(second.near == 0 && second.fired)
+        // Two failures 2 s apart are not in a row; a reading between two failures breaks the row.
+        var apart = BumpDetector()
+        #expect(!feed(&apart, -4, 0.6))
+        #expect(fail(&apart, 0.0).near == nil)
+        #expect(fail(&apart, 2.0).near == nil)
+        #expect(!feed(&apart, 2.1, 0.6))
+        #expect(fail(&apart, 2.2).near == nil)
+        // Side by side all along (last read 12 cm): the failures are right here, but no approach: nothing fires.
+        var beside = BumpDetector()
+        #expect(!feed(&beside, 0.5, 0.12))
+        let besideFailure = fail(&beside, 1.05)
+        #expect(besideFailure.near == 0 && !besideFailure.fired)
+        #expect(!fail(&beside, 1.15).fired)
+        #expect(beside.fired == 0)
+        // Range only: two failures right after a 20-cm reading make two of the last three readings "right here".
+        var range = BumpConfiguration()
+        range.method = .range
+        var r = BumpDetector(configuration: range)
+        let reading = r.update(distance: 0.2, measuredAt: 3.0)
+        #expect(!reading)
+        let failures = [3.1, 3.2].map { time in r.failedExchange(at: time).map { r.update(distance: $0) } }
+        #expect(failures == [false, true])
+        #expect(r.fired == 1)
+        // ... but failures in a row after a far reading are no witness on their own: a body in the way makes them.
+        var alone = BumpDetector(configuration: range)
+        let far = alone.update(distance: 0.6, measuredAt: 5.0)
+        #expect(!far)
+        #expect([5.1, 5.2, 5.3].map { alone.failedExchange(at: $0) } == [nil, nil, nil])
+    }
+
+    /// Two cases' push stretched by the sampling on one phone passes; on both, at 100 Hz (each jolt two samples,
+    /// 20 ms, wide, as two fists meeting through the hands make), it is no meeting of cases. At 400 Hz a 20-ms jolt
+    /// is over each phone's own bound already.
+    @Test(arguments: [(0.010, 0.020, 0.01, true), (0.020, 0.010, 0.01, true), (0.020, 0.020, 0.01, false),
+                      (0.0125, 0.0125, 0.01, true), (0.005, 0.0075, 0.0025, true), (0.010, 0.010, 0.0025, false)])
+    func twoJoltsBothStretchedAreNoMeetingOfCases(_ wideA: Double, _ wideB: Double, _ interval: Double,
+                                                  _ fires: Bool) {
+        func jolt(_ time: Double, _ x: Float, _ width: Double) -> Impact {
+            Impact(time: time, magnitude: 20, width: width, direction: SIMD3(x, 0, 0), vertical: 0, interval: interval,
+                   known: time + 0.03)
+        }
+        var d = BumpDetector()
+        _ = d.update(distance: 0.5, at: 0.2, initiator: [], responder: [])
+        let fired = d.update(distance: 0.05, at: 1.1, initiator: [jolt(1.0, 1, wideA)],
+                             responder: [jolt(1.01, -1, wideB)])
+        #expect(fired == fires)
+        #expect(BumpConfiguration().narrowTogether(jolt(1, 1, wideA), jolt(1, -1, wideB)) == fires)
+    }
 }

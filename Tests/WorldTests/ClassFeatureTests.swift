@@ -79,4 +79,72 @@ import Testing
             #expect(walk.allSatisfy { $0.joint < 1 })
         }
     }
+
+    /// What a phone's own jolt finder (``ImpactExtractor``) makes of a fist bump against two cases meeting, at 100
+    /// and 400 Hz, on examples/bump-classes.json (seeds 1-4, the holders' own motion left out): how many samples each
+    /// phone's jolt stayed over half its peak. Two cases push for 4.7 to 8.2 ms, two fists through the hands' soft
+    /// tissue for 23 to 29 ms (Hertz, `ContactSettings`); at 100 Hz both come out one or two samples wide, so no
+    /// width a 100-Hz phone measures tells them apart (the fused detector's widest, 8 ms plus 1.79 intervals, is
+    /// 25.9 ms there), while at 400 Hz every fist bump's jolts are wider than its 12.5 ms on at least one phone. The
+    /// figures docs/simulation.md ("A touch at any angle") quotes come from here.
+    @Test func whatAHundredHertzPhoneCanTellOfAFistBump() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let file = try ScenarioFile.load(path: root.appendingPathComponent("examples/bump-classes.json").path)
+        let widest = BumpConfiguration().longestContact
+        for rate in [100.0, 400.0] {
+            // For each class, the two phones' jolt widths in samples (narrower first), one pair an encounter.
+            var widths: [EncounterClass: [(Int, Int)]] = [:]
+            var overLimit: [EncounterClass: Int] = [:]
+            for seed in UInt64(1)...4 {
+                let world = try World(scenario: .scripted(file), peers: file.peers.count, seed: seed)
+                let clocks = try DeviceRadio.room(count: file.peers.count, runSeed: seed,
+                                                  configuration: RadioConfiguration()).map(\.clock)
+                var imu = IMUSettings()
+                imu.rate = rate
+                var motion = MotionSettings()
+                motion.own = .still
+                try world.startSensing(clocks: clocks, seed: seed, imu: imu, motion: motion)
+                _ = world.advance(to: 60)
+                var jolts: [[SampledImpact]] = []
+                for d in 0..<file.peers.count {
+                    var extractor = ImpactExtractor()
+                    jolts.append(world.samples[d].compactMap { extractor.take($0) })
+                }
+                for (script, gesture, _) in world.scriptedEncounters
+                where script.kind == .fistBump || script.kind.isTouch {
+                    func strongest(_ d: Int) -> SampledImpact? {
+                        jolts[d].filter { abs(clocks[d].time(atReading: $0.time) - gesture.stopAt) < 0.05 }
+                            .max { $0.peak < $1.peak }
+                    }
+                    guard let a = strongest(script.a), let b = strongest(script.b) else { continue }
+                    let samples = [a, b].map { Int(($0.width * rate).rounded()) }.sorted()
+                    widths[script.kind, default: []].append((samples[0], samples[1]))
+                    let limit = widest + BumpConfiguration().filterStretch / rate + 1e-9
+                    if a.width > limit || b.width > limit { overLimit[script.kind, default: 0] += 1 }
+                }
+            }
+            let fists = try #require(widths[.fistBump])
+            let touches = (widths[.hardTap] ?? []) + (widths[.gentleTouch] ?? [])
+            func share(_ w: [(Int, Int)], _ rule: ((Int, Int)) -> Bool) -> Double {
+                Double(w.filter(rule).count) / Double(max(w.count, 1))
+            }
+            let bothWide = { (w: (Int, Int)) in w.0 >= 2 }
+            print(String(format: "%3.0f Hz: fist bumps %d, both jolts 2+ samples wide %.0f%%, one over the width limit %d; touches %d, both 2+ wide %.1f%%, one over the limit %d",
+                         rate, fists.count, 100 * share(fists, bothWide), overLimit[.fistBump] ?? 0, touches.count,
+                         100 * share(touches, bothWide), (overLimit[.hardTap] ?? 0) + (overLimit[.gentleTouch] ?? 0)))
+            #expect(fists.count >= 20 && touches.count >= 120)
+            if rate == 100 {
+                // Every fist bump passes the width a case's push may take; half of them span two samples on both
+                // phones, as one touch in twenty or fewer does: a rule on that would cost touches.
+                #expect(overLimit[.fistBump] == nil)
+                #expect(share(fists, bothWide) >= 0.3)
+                #expect(share(touches, bothWide) <= 0.05)
+                #expect(share(touches, bothWide) > 0)
+            } else {
+                #expect(overLimit[.fistBump] == fists.count)
+                #expect((overLimit[.hardTap] ?? 0) + (overLimit[.gentleTouch] ?? 0) <= touches.count / 20)
+            }
+        }
+    }
 }
