@@ -139,7 +139,8 @@ package struct RadioConfiguration: Sendable, Equatable {
         /// repeatedly, Heinrich et al. 2023).
         case zero
         /// No measurement: the exchange fails, as DW3000 firmware that treats a negative time of flight as an error
-        /// does (libdeca issue 7), and the app cannot tell "right here" from "out of range".
+        /// does (libdeca issue 7): one failure cannot tell "right here" from "out of range"; the reference app reads
+        /// failures right after closing in as "right here" (`BumpConfiguration.closingIn`).
         case fail
     }
     /// What a negative time of flight gives.

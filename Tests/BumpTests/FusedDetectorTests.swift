@@ -1,3 +1,4 @@
+import Foundation
 import Bump
 import DeviceInterface
 import Testing
@@ -250,5 +251,25 @@ import Testing
                              responder: [jolt(1.01, -1, wideB)])
         #expect(fired == fires)
         #expect(BumpConfiguration().narrowTogether(jolt(1, 1, wideA), jolt(1, -1, wideB)) == fires)
+    }
+
+    /// Where corners meet on a diagonal, one phone's push runs along the other's face normal, tens of degrees off the
+    /// antennas' line: one push straight away from the peer (within 30°) vouches for the pair, while each must
+    /// still have a part away from it; a push toward the peer, or two pushes both far off, are no meeting.
+    @Test(arguments: [(Float(180), Float(180), true), (135, 180, true), (180, 125, true), (135, 135, false),
+                      (180, 80, false), (95, 180, true)])
+    func onePushStraightAwayVouchesForThePair(_ offA: Float, _ offB: Float, _ fires: Bool) {
+        // Each phone sees its peer along +x; a push `off` degrees from +x, in the level plane.
+        func jolt(_ time: Double, _ off: Float) -> Impact {
+            let r = off * .pi / 180
+            return Impact(time: time, magnitude: 8, width: 0.01, direction: SIMD3(cos(r), sin(r), 0), vertical: 0,
+                          interval: 0.01, known: time + 0.02)
+        }
+        let toward = SIMD3<Float>(1, 0, 0)
+        var d = BumpDetector()
+        _ = d.update(distance: 0.12, at: 0.2, initiator: [], responder: [])
+        let fired = d.update(distance: 0.05, at: 1.1, initiator: [jolt(1.0, offA)], responder: [jolt(1.01, offB)],
+                             towardResponder: toward, towardInitiator: toward)
+        #expect(fired == fires)
     }
 }

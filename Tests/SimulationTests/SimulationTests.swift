@@ -460,8 +460,9 @@ import World
 
     /// With the accelerometers sampled from physics (docs/simulation.md): the detector reads the jolts' shape. At
     /// 100 Hz it catches every hard tap and most gentle touches (the gentlest push one phone under its 1 m/s²),
-    /// rejects the braking, the shaking, the knocks and the walks, and cannot tell a fist bump from a tap: both are
-    /// one or two samples wide. At 400 Hz a fist bump's softer push is wider than any two phones' and the table
+    /// rejects the braking, the shaking, the knocks and the walks, and tells only some fist bumps from a tap: both
+    /// are one or two samples wide on a phone, but a fist bump's are two on both phones in two thirds of them, a
+    /// touch's in under one in a hundred (`ClassFeatureTests`). At 400 Hz a fist bump's softer push is wider than any two phones' and the table
     /// tells all, but for a touch the radio's tail hides.
     @Test func theFusedDetectorOnSampledAccelerometers() async throws {
         let file = try ScenarioFile.load(path: Self.examples + "/bump-classes.json")
@@ -480,7 +481,7 @@ import World
         let classes = try #require(at100.bumps.byClass)
         #expect(classes["hardTap"]?.fired == 18)
         #expect((classes["gentleTouch"]?.fired ?? 0) >= 12)
-        #expect(classes["fistBump"]?.fired == 6)
+        #expect((classes["fistBump"]?.fired ?? 0) <= 3)
         for kind in ["softStop", "hardStop", "handshake", "tableKnock", "walkPast"] {
             #expect(classes[kind]?.fired == 0, "\(kind)")
         }

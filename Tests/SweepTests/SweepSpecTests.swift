@@ -210,8 +210,9 @@ import Testing
             }
         #expect(fired.count == bumps["fired"] as? Int)
         // Measured, seed 1 of the training set under the phones' own air (since its touches are drawn in poses, with
-        // 2.5 s between a ring's meetings for the holders to turn: 48 contacts, 43 found).
-        #expect(bumps["declined"] as? Int == 2)
+        // 2.5 s between a ring's meetings for the holders to turn: 48 contacts, 44 found; 3 declined since one push
+        // of the two may vouch for a pair, 2 before: a neighbour's push with a part away from the far phone counts).
+        #expect(bumps["declined"] as? Int == 3)
         #expect(fired.filter { !met.contains($0) }.isEmpty, "bumps between phones that never met: \(fired)")
         let detected = try #require(bumps["detected"] as? Int), contacts = try #require(bumps["trueContacts"] as? Int)
         #expect(contacts > 40 && Double(detected) >= 0.85 * Double(contacts), "\(detected) of \(contacts)")
