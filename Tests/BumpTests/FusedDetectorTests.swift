@@ -272,4 +272,26 @@ import Testing
                              towardResponder: toward, towardInitiator: toward)
         #expect(fired == fires)
     }
+
+    /// Phones each turned by tens of degrees that meet corner to face push off the antennas' line by their turn: a
+    /// pair with no push within 30° of straight away counts when the phones came together (read 50 cm, then 5) and
+    /// each push lies within 50° of straight away; beside each other all along (12 cm), or one push 60° off, it does
+    /// not.
+    @Test(arguments: [(Float(0.5), Float(135), Float(135), true), (0.12, 135, 135, false), (0.5, 140, 132, true), (0.5, 140, 125, false),
+                      (0.5, 120, 135, false), (0.5, 135, 100, false), (0.5, 180, 100, true)])
+    func pushesTurnedOffTheLineCountWhenThePhonesCameTogether(_ from: Float, _ offA: Float, _ offB: Float,
+                                                              _ fires: Bool) {
+        func jolt(_ time: Double, _ off: Float) -> Impact {
+            let r = off * .pi / 180
+            return Impact(time: time, magnitude: 8, width: 0.01, direction: SIMD3(cos(r), sin(r), 0), vertical: 0,
+                          interval: 0.01, known: time + 0.02)
+        }
+        let toward = SIMD3<Float>(1, 0, 0)
+        var d = BumpDetector()
+        _ = d.update(distance: from, at: 0.2, initiator: [], responder: [])
+        let fired = d.update(distance: 0.05, at: 1.1, initiator: [jolt(1.0, offA)], responder: [jolt(1.01, offB)],
+                             towardResponder: toward, towardInitiator: toward)
+        #expect(fired == fires)
+        #expect(d.fired == (fires ? 1 : 0))
+    }
 }
