@@ -187,7 +187,8 @@ extension Simulation {
             return (x.estimate, x.initiator, x.responder) < (y.estimate, y.initiator, y.responder)
         }) {
             let bump = result.bumps[k]
-            taken[k] = phones.take(bump.jolts, initiator: bump.initiator, responder: bump.responder, at: time)
+            taken[k] = phones.take(bump.jolts, initiator: bump.initiator, responder: bump.responder, at: time,
+                                   estimates: engine.estimates, pairs: engine.table)
         }
         for (k, bump) in result.bumps.enumerated() {
             guard taken[k] else {

@@ -277,8 +277,8 @@ import Testing
     /// pair with no push within 30° of straight away counts when the phones came together (read 50 cm, then 5) and
     /// each push lies within 50° of straight away; beside each other all along (12 cm), or one push 60° off, it does
     /// not.
-    @Test(arguments: [(Float(0.5), Float(135), Float(135), true), (0.12, 135, 135, false), (0.5, 140, 132, true), (0.5, 140, 125, false),
-                      (0.5, 120, 135, false), (0.5, 135, 100, false), (0.5, 180, 100, true)])
+    @Test(arguments: [(Float(0.5), Float(135), Float(135), true), (0.12, 135, 135, false), (0.5, 140, 132, true),
+                      (0.5, 140, 125, false), (0.5, 120, 135, false), (0.5, 135, 100, false), (0.5, 180, 100, true)])
     func pushesTurnedOffTheLineCountWhenThePhonesCameTogether(_ from: Float, _ offA: Float, _ offB: Float,
                                                               _ fires: Bool) {
         func jolt(_ time: Double, _ off: Float) -> Impact {

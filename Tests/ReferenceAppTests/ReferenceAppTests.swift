@@ -73,6 +73,42 @@ import Testing
         #expect(both == [true, true])
     }
 
+    /// Two pairs tapping side by side at one moment: phone 0's push matches its own partner's (phone 1) and the
+    /// neighbour's across (phone 3), pushed equally and oppositely. A bump of 0 and 3 is declined while phone 0 holds
+    /// a fresh estimate of 1 nearer than of 3 and heard 1's jolt at its own's instant; it is taken when 1's
+    /// estimate is stale, or 1's jolt came at another instant. The pair 0-1's bump is taken.
+    @Test(arguments: [(Float(0.01), 1.05, 1.003, false), (0.01, -1.0, 1.003, true), (0.01, 1.05, 1.2, true),
+                      (0.2, 1.05, 1.003, true)])
+    func aPushGoesToTheNearestPeerThatFeltIt(_ partner: Float, _ partnerAt: Double, _ partnerJolt: Double,
+                                             _ crossTaken: Bool) {
+        let clocks = (0..<4).map { DeviceClock(uptimeAtStart: 1000 + 100 * Double($0), rate: 0) }
+        var phones = Phones(bump: BumpConfiguration(), haptics: HapticCurve(), interests: [[], [], [], []],
+                            sampling: clocks.map { ($0, 0) }, bluetooth: BluetoothDistances())
+        func jolt(_ time: Double) -> [UInt8] {
+            ImpactMessage.encode(Impact(time: time, magnitude: 9, width: 0.01, direction: SIMD3(1, 0, 0), vertical: 0,
+                                        interval: 0.01, known: time + 0.02))
+        }
+        phones.inbox.receive(jolt(partnerJolt), from: 1, at: 0, time: 1.03)
+        phones.inbox.receive(jolt(1.006), from: 3, at: 0, time: 1.03)
+        let table = PairTable.everyPair(of: 4)
+        let running = RunningSessions(peers: 4)
+        let known = PlanningContext(time: 1.1, interval: 0.1, sessions: running.snapshot(), pairs: table,
+                                    estimates: [], bluetooth: [], bluetoothFloor: 1)
+        var messages: [AppMessage] = []
+        _ = phones.shareJolts(at: 1.1, known: known, into: &messages)
+        var estimates = Array(repeating: PairEstimate(), count: 6)
+        if let q = table.index(0, 1) { estimates[q].take(partner, at: Float(partnerAt)) }
+        if let q = table.index(0, 3) { estimates[q].take(0.12, at: 1.08) }
+        let cross = phones.take(BumpJolts(initiator: 1.0, responder: 1.006), initiator: 0, responder: 3, at: 1.2,
+                                estimates: estimates, pairs: table)
+        #expect(cross == crossTaken)
+        // Phone 3's jolt is no nearer to phone 0 than phone 1's own: the true pair's bump is taken when the cross
+        // one was not (one push, one bump).
+        let own = phones.take(BumpJolts(initiator: 1.0, responder: partnerJolt), initiator: 0, responder: 1, at: 1.3,
+                              estimates: estimates, pairs: table)
+        #expect(own == !crossTaken)
+    }
+
     /// Without NearCatch (an app under test runs its own), the phones play no haptic and send no profile.
     @Test func withoutTheAppNothingIsPlayedOrSent() {
         var phones = Phones(bump: BumpConfiguration(), haptics: HapticCurve(), interests: nil, sampling: nil,
