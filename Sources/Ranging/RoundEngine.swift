@@ -382,7 +382,7 @@ package final class RoundEngine {
         guard let m = slot.radio.exchange(geometry: truth, at: time, path: path) else {
             // An app whose chip fails negative flights reads a failure right after closing in as "right here".
             if slot.failureMayBeNear, context.settings.detectsBumps, let near = slot.bump.failedExchange(at: time) {
-                detect(near, measured: false, towardResponder: nil, towardInitiator: nil, estimate: nil, &slot,
+                detect(near, measured: false, towardResponder: nil, towardInitiator: nil, estimate: near, &slot,
                        &latest, truth: truth, at: time, into: &out, context)
             }
             return

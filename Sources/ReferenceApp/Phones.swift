@@ -166,34 +166,35 @@ package struct Phones {
     /// Whether the phones take a bump their pair's detector fired at `time` on `jolts`: not when either phone's jolt
     /// already made a bump (one push, one bump), nor then is it remembered; nor when either phone heard a jolt at
     /// its own jolt's instant (within the coincidence) from another peer it holds a fresh estimate of (within the
-    /// confirm window, by the pair estimates `estimates` of `pairs`), nearer than its estimate of this one: the
-    /// push is more likely that peer's. A phone of a pair tapping beside another pair at the same moment matches
-    /// the neighbour's push, pushed equally and oppositely, and may confirm first within its 15 cm; taken, it cost
-    /// both pairs' touches. On the pose generator's training seeds 61-200 (100 Hz, the phones' own air): touches
-    /// from 3 cm/s 4,618 to 4,748 of 5,289, false bumps 320 to 218; the 100-peer mingle (seeds 1-3) unchanged.
-    /// Bumps with no jolts (the range-only detector's), and any when NearCatch does not run, are taken.
+    /// confirm window, by the pair estimates `estimates` of `pairs`), nearer than the reading the bump fired on
+    /// (`estimate`; 0 for a failed exchange read as "right here"): the push is more likely that peer's. A phone of
+    /// a pair tapping beside another pair at the same moment matches the neighbour's push, pushed equally and
+    /// oppositely, and may confirm first within its 15 cm; taken, it cost both pairs' touches. On the pose
+    /// generator's training seeds 61-200 (100 Hz, the phones' own air): touches from 3 cm/s 4,618 to 4,748 of
+    /// 5,289, false bumps 320 to 218; DW3000 boards on Android's sensors, training seeds 1-60: 1,501 to 1,666 of
+    /// 2,329, false bumps 458 to 296; the 100-peer mingle (seeds 1-3) unchanged. Bumps with no jolts (the
+    /// range-only detector's), and any when NearCatch does not run, are taken.
     package mutating func take(_ jolts: BumpJolts?, initiator: Int, responder: Int, at time: Double,
-                               estimates: [PairEstimate] = [], pairs: PairTable? = nil) -> Bool {
+                               estimate: Float = .nan, estimates: [PairEstimate] = [], pairs: PairTable? = nil)
+        -> Bool {
         guard let jolts, !apps.isEmpty else { return true }
         guard !apps[initiator].hasBumped(on: jolts.initiator, at: time),
               !apps[responder].hasBumped(on: jolts.responder, at: time) else { return false }
         if let pairs {
             let bump = self.bump
             /// Whether phone `d` holds a fresh estimate of another peer that felt a jolt at the instant of `d`'s own,
-            /// nearer than its estimate of `other`: the push is that peer's.
+            /// nearer than the bump's reading of `other`: the push is that peer's.
             func nearerFelt(_ d: Int, _ own: Double, _ other: Int) -> Bool {
-                guard let q = pairs.index(d, other), q < estimates.count else { return false }
-                let mine = estimates[q].distance
-                guard mine.isFinite else { return false }
-                return apps[d].heard.contains { h in
+                apps[d].heard.contains { h in
                     let p = Int(h.from)
                     guard p != other, h.impact.known <= time, abs(h.impact.time - own) <= bump.coincidence,
                           let k = pairs.index(d, p), k < estimates.count else { return false }
                     let e = estimates[k]
-                    return e.distance < mine && time - Double(e.time) <= bump.confirmWindow
+                    return e.distance < estimate && time - Double(e.time) <= bump.confirmWindow
                 }
             }
-            if nearerFelt(initiator, jolts.initiator, responder) || nearerFelt(responder, jolts.responder, initiator) {
+            if estimate.isFinite, nearerFelt(initiator, jolts.initiator, responder)
+                || nearerFelt(responder, jolts.responder, initiator) {
                 return false
             }
         }

@@ -188,7 +188,7 @@ extension Simulation {
         }) {
             let bump = result.bumps[k]
             taken[k] = phones.take(bump.jolts, initiator: bump.initiator, responder: bump.responder, at: time,
-                                   estimates: engine.estimates, pairs: engine.table)
+                                   estimate: bump.estimate, estimates: engine.estimates, pairs: engine.table)
         }
         for (k, bump) in result.bumps.enumerated() {
             guard taken[k] else {

@@ -100,13 +100,22 @@ import Testing
         if let q = table.index(0, 1) { estimates[q].take(partner, at: Float(partnerAt)) }
         if let q = table.index(0, 3) { estimates[q].take(0.12, at: 1.08) }
         let cross = phones.take(BumpJolts(initiator: 1.0, responder: 1.006), initiator: 0, responder: 3, at: 1.2,
-                                estimates: estimates, pairs: table)
+                                estimate: 0.12, estimates: estimates, pairs: table)
         #expect(cross == crossTaken)
         // Phone 3's jolt is no nearer to phone 0 than phone 1's own: the true pair's bump is taken when the cross
         // one was not (one push, one bump).
         let own = phones.take(BumpJolts(initiator: 1.0, responder: partnerJolt), initiator: 0, responder: 1, at: 1.3,
-                              estimates: estimates, pairs: table)
+                              estimate: partner, estimates: estimates, pairs: table)
         #expect(own == !crossTaken)
+        // A chip that fails negative flights fired on a failure read as "right here" (0 m): no estimate is nearer,
+        // whatever the pair's last reading was.
+        var board = Phones(bump: BumpConfiguration(), haptics: HapticCurve(), interests: [[], [], [], []],
+                           sampling: clocks.map { ($0, 0) }, bluetooth: BluetoothDistances())
+        board.inbox.receive(jolt(1.006), from: 3, at: 0, time: 1.03)
+        _ = board.shareJolts(at: 1.1, known: known, into: &messages)
+        let here = board.take(BumpJolts(initiator: 1.0, responder: partnerJolt), initiator: 0, responder: 1, at: 1.3,
+                              estimate: 0, estimates: estimates, pairs: table)
+        #expect(here)
     }
 
     /// Without NearCatch (an app under test runs its own), the phones play no haptic and send no profile.
