@@ -293,5 +293,13 @@ import Testing
                              towardResponder: toward, towardInitiator: toward)
         #expect(fired == fires)
         #expect(d.fired == (fires ? 1 : 0))
+        // The bound lies between each push's (0) and one push's (30°): outside, the settings are refused by name.
+        for bound: Float in [0.9, -0.1] {
+            var bad = BumpConfiguration()
+            bad.awayIfApproached = bound
+            let error = #expect(throws: BumpConfigurationError.self) { try bad.validate() }
+            #expect(error?.field == "awayIfApproached")
+            #expect(error?.description == "bump awayIfApproached must be between eachAwayFromPeer and awayFromPeer")
+        }
     }
 }
