@@ -86,7 +86,7 @@ public struct BumpConfiguration: Sendable, Equatable {
     /// came together (``approachFrom``), as a pair with no direction does, and each push with a direction lies
     /// within this cosine of straight away (0.64: 50°). Where phones each turned by tens of degrees meet corner to
     /// face, the struck face's push parts from the antennas' line by the phones' turn. Set on the pose generator's
-    /// training seeds 11-60 (0, 0.3, 0.5, 0.64 and 0.77 tried; 1.0 is the rule before, every such pair refused) and
+    /// training seeds 11-60 (0, 0.3, 0.5, 0.64 and 0.77 tried; at ``awayFromPeer`` it is the rule before, every such pair refused) and
     /// judged on training seeds 61-200: touches from 3 cm/s 4,597 to 4,618 of 5,289, the diagonals 301 to 318 of
     /// 337, false bumps 319 to 320 (at 0: 351, at 0.5: 345; the handshakes' and fist bumps' pushes across the line).
     public var awayIfApproached: Float = 0.64

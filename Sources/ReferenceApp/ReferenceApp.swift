@@ -57,7 +57,7 @@ package struct ReferenceApp {
 
     /// Whether the phone's jolt stamped `jolt` (on its own clock) made a bump in the last seconds up to `time`: a
     /// push touches one phone, so the app takes one bump for it, the first its pairs found whose peer no other
-    /// that felt the push reads nearer (``Phones/take(_:initiator:responder:at:estimates:pairs:)``). A neighbour's
+    /// that felt the push reads nearer (``Phones/take(_:initiator:responder:at:estimate:estimates:pairs:)``). A neighbour's
     /// phone tapping its own partner at the same instant matches the push too (docs/simulation.md).
     func hasBumped(on jolt: Double, at time: Double) -> Bool {
         bumpedOn.contains { $0 == jolt && $0 >= time - PhoneJolts.memory }

@@ -259,18 +259,22 @@ import Testing
     @Test(arguments: [(Float(180), Float(180), true), (135, 180, true), (180, 125, true), (135, 135, false),
                       (180, 80, false), (95, 180, true)])
     func onePushStraightAwayVouchesForThePair(_ offA: Float, _ offB: Float, _ fires: Bool) {
-        // Each phone sees its peer along +x; a push `off` degrees from +x, in the level plane.
+        var d = BumpDetector()
+        #expect(Self.levelPushes(&d, from: 0.12, offA, offB) == fires)
+    }
+
+    /// Feeds a reading of `from` metres at 0.2 s, then one of 5 cm at 1.1 s with two jolts 10 ms apart: each phone
+    /// sees its peer along +x and is pushed `off` degrees from +x, in the level plane. Whether the bump fired.
+    private static func levelPushes(_ d: inout BumpDetector, from: Float, _ offA: Float, _ offB: Float) -> Bool {
         func jolt(_ time: Double, _ off: Float) -> Impact {
             let r = off * .pi / 180
             return Impact(time: time, magnitude: 8, width: 0.01, direction: SIMD3(cos(r), sin(r), 0), vertical: 0,
                           interval: 0.01, known: time + 0.02)
         }
         let toward = SIMD3<Float>(1, 0, 0)
-        var d = BumpDetector()
-        _ = d.update(distance: 0.12, at: 0.2, initiator: [], responder: [])
-        let fired = d.update(distance: 0.05, at: 1.1, initiator: [jolt(1.0, offA)], responder: [jolt(1.01, offB)],
-                             towardResponder: toward, towardInitiator: toward)
-        #expect(fired == fires)
+        _ = d.update(distance: from, at: 0.2, initiator: [], responder: [])
+        return d.update(distance: 0.05, at: 1.1, initiator: [jolt(1.0, offA)], responder: [jolt(1.01, offB)],
+                        towardResponder: toward, towardInitiator: toward)
     }
 
     /// Phones each turned by tens of degrees that meet corner to face push off the antennas' line by their turn: a
@@ -281,17 +285,8 @@ import Testing
                       (0.5, 140, 125, false), (0.5, 120, 135, false), (0.5, 135, 100, false), (0.5, 180, 100, true)])
     func pushesTurnedOffTheLineCountWhenThePhonesCameTogether(_ from: Float, _ offA: Float, _ offB: Float,
                                                               _ fires: Bool) {
-        func jolt(_ time: Double, _ off: Float) -> Impact {
-            let r = off * .pi / 180
-            return Impact(time: time, magnitude: 8, width: 0.01, direction: SIMD3(cos(r), sin(r), 0), vertical: 0,
-                          interval: 0.01, known: time + 0.02)
-        }
-        let toward = SIMD3<Float>(1, 0, 0)
         var d = BumpDetector()
-        _ = d.update(distance: from, at: 0.2, initiator: [], responder: [])
-        let fired = d.update(distance: 0.05, at: 1.1, initiator: [jolt(1.0, offA)], responder: [jolt(1.01, offB)],
-                             towardResponder: toward, towardInitiator: toward)
-        #expect(fired == fires)
+        #expect(Self.levelPushes(&d, from: from, offA, offB) == fires)
         #expect(d.fired == (fires ? 1 : 0))
         // The bound lies between each push's (0) and one push's (30°): outside, the settings are refused by name.
         for bound: Float in [0.9, -0.1] {
