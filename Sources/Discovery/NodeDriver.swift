@@ -114,7 +114,7 @@ package final class NodeDriver: SteppedReceiver {
         for directive in directives {
             switch directive {
             case .send(let bytes, let destination):
-                if isRunning { transport.send(bytes, to: destination) }
+                if isRunning { transport.send(bytes, to: destination, memo: node.memo(ofOwn: bytes)) }
             case .event(let event):
                 onEvent?(event, now)
             }

@@ -78,7 +78,7 @@ package final class InMemoryNetwork {
         orderedMembers = nil
     }
 
-    func send(_ bytes: [UInt8], from source: Endpoint, to destination: Destination) {
+    func send(_ bytes: [UInt8], from source: Endpoint, to destination: Destination, memo: FrameMemo? = nil) {
         sent += 1
         switch destination {
         case .group:
@@ -89,7 +89,7 @@ package final class InMemoryNetwork {
                 receivers = members.keys.sorted().compactMap { members[$0] }.filter(\.joinsGroup)
                 orderedMembers = receivers
             }
-            sendToGroup(bytes, from: source, receivers: receivers)
+            sendToGroup(bytes, from: source, receivers: receivers, memo: memo)
         case .unicast(let endpoint):
             guard let receiver = members[endpoint] else {
                 // Nobody there: the draws are made all the same, so that a run's draws do not depend on who left.
@@ -101,13 +101,16 @@ package final class InMemoryNetwork {
                 outOfReach += arrivals.count
                 return
             }
-            for arrival in arrivals { deliver(bytes, from: source, to: receiver, viaGroup: false, at: arrival) }
+            for arrival in arrivals {
+                deliver(bytes, from: source, to: receiver, viaGroup: false, at: arrival, memo: memo)
+            }
         }
     }
 
     /// One frame for the whole group: one delay draw, then the loss (and duplication) of each receiver in endpoint
     /// order. Receivers that read instantly get the frame in one scheduled delivery.
-    private func sendToGroup(_ bytes: [UInt8], from source: Endpoint, receivers: [InMemoryTransport]) {
+    private func sendToGroup(_ bytes: [UInt8], from source: Endpoint, receivers: [InMemoryTransport],
+                             memo: FrameMemo?) {
         let c = conditions
         var arrival = clock.now + c.delay + c.jitter * random.uniform()
         if random.bernoulli(c.reordering) { arrival += c.reorderDelay }
@@ -131,13 +134,14 @@ package final class InMemoryNetwork {
                 if copy == 0, c.receiveCost == 0 {
                     together.append(receiver)
                 } else {
-                    deliver(bytes, from: source, to: receiver, viaGroup: true, at: arrival + Double(copy) * c.delay)
+                    deliver(bytes, from: source, to: receiver, viaGroup: true, at: arrival + Double(copy) * c.delay,
+                            memo: memo)
                 }
             }
         }
         guard !together.isEmpty else { return }
         delivered += together.count
-        let datagram = IncomingDatagram(bytes: bytes, source: source, viaGroup: true, memo: FrameMemo())
+        let datagram = IncomingDatagram(bytes: bytes, source: source, viaGroup: true, memo: memo ?? FrameMemo())
         clock.schedule(at: arrival) { [weak self] in
             if let self, together.count >= Self.steppedReceivers, self.frameWorkers > 1,
                self.handOut(datagram, to: together) {
@@ -218,7 +222,7 @@ package final class InMemoryNetwork {
     }
 
     private func deliver(_ bytes: [UInt8], from source: Endpoint, to receiver: InMemoryTransport, viaGroup: Bool,
-                         at arrival: Double) {
+                         at arrival: Double, memo: FrameMemo?) {
         var handledAt = arrival
         let cost = conditions.receiveCost
         if cost > 0 {
@@ -232,7 +236,7 @@ package final class InMemoryNetwork {
             receiver.busyUntil = handledAt
         }
         delivered += 1
-        let datagram = IncomingDatagram(bytes: bytes, source: source, viaGroup: viaGroup)
+        let datagram = IncomingDatagram(bytes: bytes, source: source, viaGroup: viaGroup, memo: memo)
         clock.schedule(at: handledAt) {
             if receiver.isAttached { receiver.onReceive?(datagram) }
         }
@@ -265,6 +269,10 @@ package final class InMemoryTransport: DatagramTransport {
 
     package func send(_ bytes: [UInt8], to destination: Destination) {
         network?.send(bytes, from: unicastEndpoint, to: destination)
+    }
+
+    package func send(_ bytes: [UInt8], to destination: Destination, memo: FrameMemo?) {
+        network?.send(bytes, from: unicastEndpoint, to: destination, memo: memo)
     }
 
     package func offer(stepped receiver: any SteppedReceiver) {

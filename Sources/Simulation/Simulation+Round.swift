@@ -170,10 +170,14 @@ extension Simulation {
         airTally.count(plan, at: time, into: &out)
         let impacts = settings.bump.method == .fused ? felt : []
         record { "impacts \(time) \(impacts)" }
-        let known = PlanningContext(time: time, interval: interval, sessions: sessions, pairs: engine.table,
-                                    estimates: engine.estimates, bluetooth: phones.bluetooth.distances,
-                                    bluetoothFloor: phones.bluetooth.floor)
-        let (heard, sent) = phones.shareJolts(at: time, known: known, into: &out.messages)
+        // What the phones know goes before the engine writes its estimates: held through the round, it would make
+        // the engine copy every pair's estimate each round (16 MB at 1,000 peers).
+        let (heard, sent) = phones.shareJolts(
+            at: time,
+            known: PlanningContext(time: time, interval: interval, sessions: sessions, pairs: engine.table,
+                                   estimates: engine.estimates, bluetooth: phones.bluetooth.distances,
+                                   bluetoothFloor: phones.bluetooth.floor),
+            into: &out.messages)
         for jolt in sent { record { "jolt-sent \(time) \(jolt.device) \(jolt.time)" } }
         let result = engine.round(plan, at: time, poses: poses, end: end, interval: interval, sessions: sessions,
                                   impacts: impacts, heard: heard,

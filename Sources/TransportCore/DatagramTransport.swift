@@ -11,6 +11,9 @@ public protocol DatagramTransport: AnyObject {
     var onReceive: ((IncomingDatagram) -> Void)? { get set }
     /// Sends one datagram; like UDP, it may be lost and reports nothing.
     func send(_ bytes: [UInt8], to destination: Destination)
+    /// Sends one datagram with what its sender knows of its bytes (``FrameMemo``), for its receivers to read
+    /// instead of finding it again: a transport in this process hands it on; one that sends over a wire drops it.
+    func send(_ bytes: [UInt8], to destination: Destination, memo: FrameMemo?)
     /// Stops sending and receiving.
     func close()
     /// Offers the transport a receiver that can take a group frame in two steps (``SteppedReceiver``): a transport
@@ -20,6 +23,10 @@ public protocol DatagramTransport: AnyObject {
 
 extension DatagramTransport {
     public func offer(stepped receiver: any SteppedReceiver) {}
+
+    public func send(_ bytes: [UInt8], to destination: Destination, memo: FrameMemo?) {
+        send(bytes, to: destination)
+    }
 }
 
 /// A receiver that takes a group frame in two steps, so that the frame's many receivers in memory can take it on
