@@ -369,8 +369,12 @@ extension DiscoveryNode {
         counters.sent[message.type, default: 0] += 1
         // A goodbye is stamped one past the last announcement: receivers take it only as newer than all of them.
         let stamp = message.type == .goodbye ? sequence &+ 1 : sequence
-        return .send(WireFormat.encode(message, key: configuration.groupKey, signer: configuration.identity,
-                                       sequence: stamp), to: destination)
+        let bytes = WireFormat.encode(message, key: configuration.groupKey, signer: configuration.identity,
+                                      sequence: stamp)
+        // Kept for a driver to take; a node driven without one (a test's) keeps only the latest.
+        if made.count >= Self.madeKept { made.removeFirst(made.count / 2) }
+        made.append((bytes, message))
+        return .send(bytes, to: destination)
     }
 
     mutating func refuse(_ reason: WireRefusal) -> [NodeDirective] {

@@ -248,14 +248,26 @@ extension DiscoveryNode {
     /// another key for this node, finds nothing here and checks for itself, and a datagram made anywhere else
     /// carries no memo. A unicast datagram was checked in full by its one receiver: two HMAC-SHA256s a datagram,
     /// for every invitation, acceptance, jolt and profile of a run.
-    package func memo(ofOwn bytes: [UInt8]) -> FrameMemo {
+    package func memo(ofOwn bytes: [UInt8], message: WireMessage?) -> FrameMemo {
         let frame = DecodedFrame(key: configuration.groupKey.fingerprint, authentic: true)
         frame.signedBy = configuration.identity.publicKey.bytes
-        // Where the tests run (debug builds): every memo made is held to what checking the bytes finds.
+        if let message { frame.result = .success(message) }
+        // Where the tests run (debug builds): every memo made is held to what checking and decoding the bytes find.
         assert(WireFormat.isAuthentic(bytes, under: configuration.groupKey)
-               && WireFormat.isSigned(bytes, by: configuration.identity.publicKey),
-               "a node's own datagram carries its group's tag and its signature")
+               && WireFormat.isSigned(bytes, by: configuration.identity.publicKey)
+               && (message == nil || (try? WireFormat.decode(bytes)) == message),
+               "a node's own datagram carries its group's tag, its signature and the message it was made from")
         return FrameMemo(frame)
+    }
+
+    /// The datagrams made since the last call, with their messages; forgets them.
+    package mutating func takeMade() -> [(bytes: [UInt8], message: WireMessage)] {
+        // Most takings find none: an empty array costs nothing, and a list handed out is not also emptied in place
+        // (which would allocate a new buffer).
+        guard !made.isEmpty else { return [] }
+        let taken = made
+        made = []
+        return taken
     }
 
     /// Copies of a group frame for receivers that take it on `count` threads at once

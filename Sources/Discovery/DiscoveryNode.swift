@@ -231,6 +231,12 @@ package struct DiscoveryNode {
     var announceJitterFactor = 1.0
     /// This node's latest announcement, to recognise it when the group returns it.
     var ownAnnouncement: [UInt8] = []
+    /// The datagrams this node made since its driver last took them (``takeMade()``), with their messages: the
+    /// driver hands each message on in the datagram's memo (``memo(ofOwn:message:)``), so that no receiver in this
+    /// process decodes it again. An invitation carries its sender's advertisement: a 1,000-peer start decoded half a
+    /// million of them, a tenth of its work.
+    var made: [(bytes: [UInt8], message: WireMessage)] = []
+    static let madeKept = 256
     /// How far this node has read what the group sent it.
     var reading: ReadingProgress
     var running = false

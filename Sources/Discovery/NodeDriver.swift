@@ -111,15 +111,24 @@ package final class NodeDriver: SteppedReceiver {
 
     private func perform(_ directives: [NodeDirective]) {
         let now = clock.now
+        let made = node.takeMade()
         for directive in directives {
             switch directive {
             case .send(let bytes, let destination):
-                if isRunning { transport.send(bytes, to: destination, memo: node.memo(ofOwn: bytes)) }
+                guard isRunning else { continue }
+                // The message the node made these bytes from: the same array, not only the same bytes.
+                let message = made.first { Self.sameStorage($0.bytes, bytes) }?.message
+                transport.send(bytes, to: destination, memo: node.memo(ofOwn: bytes, message: message))
             case .event(let event):
                 onEvent?(event, now)
             }
         }
         armTimer()
+    }
+
+    private static func sameStorage(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        a.count == b.count
+            && a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in x.baseAddress == y.baseAddress } }
     }
 
     /// Whether the timer armed already wakes the node by `deadline` (or there is none to keep), so that arming it
