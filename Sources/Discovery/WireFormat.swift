@@ -288,9 +288,25 @@ struct ByteWriter {
 
     /// A string with a one-byte length; callers keep strings under 256 bytes (the discovery rules do).
     mutating func string8(_ s: String) {
-        let utf8 = Array(s.utf8.prefix(255))
-        u8(UInt8(utf8.count))
-        buffer += utf8
+        string8(s.utf8, "".utf8, "".utf8)
+    }
+
+    /// The strings written one after another as one string with a one-byte length, cut at 255 bytes: a key, "="
+    /// and its value written without joining them first (a string made per entry per invitation was most of the
+    /// cost of writing one).
+    private mutating func string8(_ first: String.UTF8View, _ second: String.UTF8View, _ third: String.UTF8View) {
+        let lengthAt = buffer.count
+        u8(0)
+        var left = 255
+        func put(_ part: String.UTF8View) {
+            let taken = min(part.count, left)
+            buffer.append(contentsOf: part.prefix(taken))
+            left -= taken
+        }
+        put(first)
+        put(second)
+        put(third)
+        buffer[lengthAt] = UInt8(255 - left)
     }
 
     /// What an announcement and an invitation both carry after their identities: the announce interval and the
@@ -303,7 +319,7 @@ struct ByteWriter {
         string8(ad.displayName)
         let keys = ad.discoveryInfo.keys.sorted()
         u8(UInt8(truncatingIfNeeded: keys.count))
-        for key in keys { string8("\(key)=\(ad.discoveryInfo[key] ?? "")") }
+        for key in keys { string8(key.utf8, "=".utf8, (ad.discoveryInfo[key] ?? "").utf8) }
     }
 
     mutating func address(_ a: SessionAddress) {

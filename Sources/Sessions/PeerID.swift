@@ -11,6 +11,17 @@ public struct PeerID: Sendable, Hashable, Comparable, CustomStringConvertible {
         lhs.rawValue < rhs.rawValue
     }
 
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(rawValue)
+    }
+
+    /// The same value as hashing through ``hash(into:)``, and so the same tables in the same order, in one call: a
+    /// node looks peers up by id for every datagram it takes (13 million look-ups in a 1,000-peer start), and the
+    /// general path made a hasher, fed it and finished it for each, a tenth of the start's work.
+    public func _rawHashValue(seed: Int) -> Int {
+        rawValue._rawHashValue(seed: seed)
+    }
+
     /// Sixteen hex digits, as traces and logs print it.
     public var description: String {
         let hex = String(rawValue, radix: 16)
