@@ -101,7 +101,11 @@ final class InterruptSignals: Sendable {
         let signals = InterruptSignals(cancel: { task.cancel() }, lastWords: lastWords)
         defer {
             signals.finished()
-            signals.stop()
+            // A run a signal ended exits with the signal's status as soon as its output is out: the handlers stay
+            // till then, and a second signal meanwhile finds the output out and does nothing. Given back to the
+            // default action here, a second Ctrl-C 10 ms after the first (a run whose ending took less) ended the
+            // process by that action, its summary still in the output buffer.
+            if signals.received == nil { signals.stop() }
         }
         let value = try await task.value
         let signal = signals.received
