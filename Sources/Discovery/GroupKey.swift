@@ -17,8 +17,17 @@ package struct GroupKey: Sendable, Equatable, CustomStringConvertible {
     /// the two key blocks again on every datagram; and on SHA-256 itself, whose buffer update is concrete, rather
     /// than through `HMAC`'s generic update and finalize, which looked up generic metadata on every datagram (a
     /// fifth of a datagram's authentication).
-    private let inner: SHA256
-    private let outer: SHA256
+    /// Held once behind a reference: a key is copied wherever a node reads its configuration, on every datagram, and
+    /// two hash states copied were 90 instructions a datagram.
+    private let hashes: Hashes
+    private final class Hashes: Sendable {
+        let inner: SHA256
+        let outer: SHA256
+        init(inner: SHA256, outer: SHA256) {
+            self.inner = inner
+            self.outer = outer
+        }
+    }
     /// Whether this is the built-in development key, which every copy of the program knows (loopback only).
     package let isDevelopmentKey: Bool
     /// The first 8 bytes of the key's SHA-256: names a key in messages and tells keys apart, revealing nothing.
@@ -62,8 +71,7 @@ package struct GroupKey: Sendable, Equatable, CustomStringConvertible {
         var outer = SHA256()
         block.map { $0 ^ 0x36 }.withUnsafeBytes { inner.update(bufferPointer: $0) }
         block.map { $0 ^ 0x5c }.withUnsafeBytes { outer.update(bufferPointer: $0) }
-        self.inner = inner
-        self.outer = outer
+        hashes = Hashes(inner: inner, outer: outer)
         isDevelopmentKey = development
         fingerprint = Array(SHA256.hash(data: bytes)).prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
     }
@@ -91,9 +99,9 @@ package struct GroupKey: Sendable, Equatable, CustomStringConvertible {
 
     /// The full HMAC-SHA256 of `body` (the whole datagram but its tag); the tag is its first ``tagSize`` bytes.
     func code(_ body: UnsafeRawBufferPointer) -> SHA256Digest {
-        var innerHash = inner
+        var innerHash = hashes.inner
         innerHash.update(bufferPointer: body)
-        var outerHash = outer
+        var outerHash = hashes.outer
         innerHash.finalize().withUnsafeBytes { outerHash.update(bufferPointer: $0) }
         return outerHash.finalize()
     }

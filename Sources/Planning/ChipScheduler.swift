@@ -12,6 +12,21 @@ package protocol ExchangePlacer {
     var isSaturated: Bool { get }
     /// Whether the exchanges placed wrap around the round's end (sessions on their own timers).
     var roundIsCircular: Bool { get }
+    /// What ``place(_:urgent:_:into:)`` could still accept of pair `p` this round, as ``begin(_:into:)`` left the
+    /// placer: the answer may only narrow as pairs are placed, so that a pair it rules out is one `place` would
+    /// refuse, and a planner need not rank it.
+    func placeable(_ p: Int32, _ context: PlanningContext) -> Placeable
+}
+
+/// What a placer could still accept of a pair in a round.
+package enum Placeable: Sendable {
+    case no
+    case ifUrgent
+    case yes
+}
+
+extension ExchangePlacer {
+    package func placeable(_ p: Int32, _ context: PlanningContext) -> Placeable { .yes }
 }
 
 extension RangingPlan {
@@ -134,6 +149,17 @@ package struct ChipScheduler: ExchangePlacer {
                 ? min(credit[d] + Double(positions) / Double(sessions[d] + 1), Double(positions)) : Double(positions)
             if credit[d] >= 1 { spenders += 1 }
         }
+    }
+
+    /// A chip's credit and free positions only fall as the round's sessions are placed: a chip without a whole
+    /// position of credit takes urgent sessions alone, and one at the depth of its debt none (at 100 peers, nine
+    /// rounds in ten for every chip).
+    @inline(__always)
+    package func placeable(_ p: Int32, _ context: PlanningContext) -> Placeable {
+        let chip = context.initiator(of: Int(p))
+        guard positions - Int(takenCount[chip]) > 0 else { return .no }
+        if credit[chip] >= 1 { return .yes }
+        return credit[chip] > 1 - Double(positions) ? .ifUrgent : .no
     }
 
     /// An urgent session ranges beyond the chip's share, in debt of at most a round's positions.

@@ -110,8 +110,7 @@ package struct Proximity<Placer: ExchangePlacer>: RangingPlanner {
                     shared.buffer[w].withUnsafeMutableBufferPointer { mine in
                         for k in mine.indices { mine[k].removeAll(keepingCapacity: true) }
                         for i in (count * w / workers)..<(count * (w + 1) / workers) {
-                            let (key, p) = scan.bucket(i)
-                            mine[key].append(p)
+                            if let (key, p) = scan.bucket(i) { mine[key].append(p) }
                         }
                     }
                 }
@@ -132,26 +131,38 @@ package struct Proximity<Placer: ExchangePlacer>: RangingPlanner {
     }
 
     /// The bucket of the `i`th running pair: its priority, the time since it last ranged over the interval it wants,
-    /// squared, in half octaves; in the upper half when it is a knocked pair, or a walking pair that is due.
+    /// squared, in half octaves; in the upper half when it is a knocked pair, or a walking pair that is due. None
+    /// when the placer would refuse the pair whatever its rank (its initiator's chip has spent its share and the
+    /// pair is not urgent): leaving it out changes no plan, and most pairs of a crowd are such most rounds.
     @inline(__always)
-    fileprivate func bucket(ofRunning i: Int, _ context: PlanningContext) -> (Int, Int32) {
+    fileprivate func bucket(ofRunning i: Int, _ context: PlanningContext) -> (Int, Int32)? {
         let p = admitted.pairs[i]
+        let placeable = air.placeable(p, context)
+        if case .no = placeable { return nil }
+        // A pair never ranged counts as having waited the longest interval: its Bluetooth distance, not its
+        // newness, decides when it first ranges.
+        let waited = min(context.time - Double(lastRanged[Int(p)]), settings.longestInterval)
+        // An urgent pair is due, and no pair wants less than the shortest of the intervals.
+        if case .ifUrgent = placeable, waited < shortestWanted - 1e-6 { return nil }
         let tapped = isTappedPair(Int(p), context)
         let walking = tapped || isWalkingPair(Int(p), context)
         // A pair whose exchanges keep failing is tried less and less often (doubling the interval each time).
         let wanted = tapped ? settings.shortestInterval
             : min(wantedInterval(Int(p), walking: walking, context) * Double(1 << Int(failures[Int(p)])),
                   walking ? settings.targetLongestInterval : settings.longestInterval)
-        // A pair never ranged counts as having waited the longest interval: its Bluetooth distance, not its
-        // newness, decides when it first ranges.
-        let waited = min(context.time - Double(lastRanged[Int(p)]), settings.longestInterval)
-        let priority = waited / (wanted * wanted)
-        let k = min(max(Self.halfOctave(priority) + 40, 0), Self.tierBuckets - 1)
         let due = waited >= wanted - 1e-6
         // Urgent: a knocked pair, a walking pair that is due, a pair due that wants an update within four rounds
         // (within 30 cm, or closing on a touch).
         let urgent = due && (walking || wanted <= 4 * settings.shortestInterval + 1e-9)
+        if case .ifUrgent = placeable, !urgent { return nil }
+        let priority = waited / (wanted * wanted)
+        let k = min(max(Self.halfOctave(priority) + 40, 0), Self.tierBuckets - 1)
         return (walking && due ? Self.tierBuckets + k : k, urgent ? p | Self.urgentBit : p)
+    }
+
+    /// The least interval any pair can want, seconds.
+    private var shortestWanted: Double {
+        min(settings.shortestInterval, settings.targetLongestInterval, settings.longestInterval, settings.afterBump)
     }
 
     /// Notes that pair `p` ranges at `t`: an exchange before it that gave no estimate (lost to distance, a body, a
@@ -267,7 +278,7 @@ private struct ScanState<Placer: ExchangePlacer>: @unchecked Sendable {
     let context: PlanningContext
 
     @inline(__always)
-    func bucket(_ i: Int) -> (Int, Int32) { planner.bucket(ofRunning: i, context) }
+    func bucket(_ i: Int) -> (Int, Int32)? { planner.bucket(ofRunning: i, context) }
 }
 
 extension Proximity where Placer == AirAllocator {

@@ -376,14 +376,14 @@ package final class World {
         // step, so the pairs that may be are found once.
         let within = pushWithin(dt)
         var positions = motion.map(\.position)
+        let partners = motion.indices.map { engaged($0) }
         let near = pairs.filter { i, j in
             let d = positions[j] - positions[i]
-            return d.x * d.x + d.y * d.y < within * within && engaged(i) != j
+            return d.x * d.x + d.y * d.y < within * within && partners[i] != j
         }
         // Nobody turns while stepping aside: where each one's elbow lies from its phone is worked out once.
         let elbows = motion.map { Vector3(-cos($0.facing), -sin($0.facing), 0) * Forearm.adult.reach }
         let free = motion.map { $0.encounter == nil }
-        let partners = motion.indices.map { engaged($0) }
         // A free peer steps aside for an engaged one; an engaged peer that must move takes its partner along, so
         // that the pair's planned gap is kept.
         func separate(_ i: Int, _ j: Int, _ d: Vector3, _ needed: Double) -> Bool {
@@ -684,17 +684,38 @@ package final class World {
         // Only the forearms of phones with a neighbour in reach are placed: most have none.
         var arms = [OrientedBox?](repeating: nil, count: bodies.count)
         var placed = [Bool](repeating: false, count: bodies.count)
+        // Each placed phone's and forearm's centre and bounding radius: the bounding spheres of
+        // ``limbSeparations(_:_:_:_:)`` tested without copying a box, nearly every pair in reach failing all three.
+        var phoneRadius = [Double](repeating: 0, count: bodies.count)
+        var hasArm = [Bool](repeating: false, count: bodies.count)
+        var armCentre = [Vector3](repeating: .zero, count: bodies.count)
+        var armRadius = [Double](repeating: 0, count: bodies.count)
         func place(_ k: Int) {
             guard !placed[k] else { return }
             arms[k] = forearm(k, at: bodies[k], t: time)
             placed[k] = true
+            phoneRadius[k] = box(k).halfExtents.length
+            if let arm = arms[k] {
+                hasArm[k] = true
+                armCentre[k] = arm.centre
+                armRadius[k] = arm.halfExtents.length
+            }
         }
         for (i, j, _) in reached {
             place(i)
             place(j)
         }
+        func within(_ a: Vector3, _ ra: Double, _ b: Vector3, _ rb: Double) -> Bool {
+            let reach = ra + rb
+            return (a - b).lengthSquared <= reach * reach
+        }
         var seen: [Int64: SIMD3<Double>] = [:]
-        for (i, j, _) in reached where arms[i] != nil || arms[j] != nil {
+        for (i, j, _) in reached where hasArm[i] || hasArm[j] {
+            let (ci, cj) = (bodies[i].position, bodies[j].position)
+            guard hasArm[j] && within(ci, phoneRadius[i], armCentre[j], armRadius[j])
+                    || hasArm[i] && within(armCentre[i], armRadius[i], cj, phoneRadius[j])
+                    || hasArm[i] && hasArm[j] && within(armCentre[i], armRadius[i], armCentre[j], armRadius[j])
+            else { continue }
             let now = Self.limbSeparations(box(i), arms[i], box(j), arms[j])
             let key = Int64(i) << 32 | Int64(j)
             if now.min() < .infinity { seen[key] = now }

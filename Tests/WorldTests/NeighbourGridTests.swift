@@ -25,7 +25,13 @@ import Testing
     @Test(arguments: [0.5, 1.5], [0.0, 100, -100])
     func everyPairCloserThanACellIsFoundOnceInAscendingOrder(cell: Double, offset: Double) throws {
         let points = try points(seed: 11).map { $0 + Vector3(offset, offset, 0) }
-        let pairs = NeighbourGrid(points, cell: cell).candidatePairs().map { Int64($0.0) << 32 | Int64($0.1) }
+        let grid = NeighbourGrid(points, cell: cell)
+        let pairs = grid.candidatePairs().map { Int64($0.0) << 32 | Int64($0.1) }
+        // The same pairs, in the same order, as each point's candidates give.
+        let each = points.indices.flatMap { i in
+            grid.candidates(near: points[i]).filter { $0 > i }.sorted().map { Int64(i) << 32 | Int64($0) }
+        }
+        #expect(pairs == each)
         #expect(pairs.allSatisfy { $0 >> 32 < $0 & 0xFFFF_FFFF })
         #expect(zip(pairs, pairs.dropFirst()).allSatisfy { $0 < $1 })
         let found = Set(pairs)

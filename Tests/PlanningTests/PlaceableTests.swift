@@ -1,0 +1,82 @@
+import DeviceInterface
+import Foundation
+import Geometry
+import Planning
+import Testing
+import TestSupport
+
+/// `proximity` ranks only the pairs its placer could still accept: a pair whose initiator's chip has spent its share
+/// and that is not urgent is left out of the ranking. Leaving it out must change no plan.
+@Suite struct PlaceableTests {
+    /// The placer's calls, counted across the copies the planner makes of it.
+    final class Calls: @unchecked Sendable {
+        var place = 0
+    }
+
+    /// Phones' chips, with or without telling the planner what they could accept.
+    struct Chips: ExchangePlacer {
+        var chips: ChipScheduler
+        let answers: Bool
+        let calls: Calls
+
+        mutating func begin(_ context: PlanningContext, into plan: inout RangingPlan) { chips.begin(context, into: &plan) }
+
+        mutating func place(_ p: Int32, urgent: Bool, _ context: PlanningContext, into plan: inout RangingPlan) -> Bool {
+            calls.place += 1
+            return chips.place(p, urgent: urgent, context, into: &plan)
+        }
+
+        func placeable(_ p: Int32, _ context: PlanningContext) -> Placeable {
+            answers ? chips.placeable(p, context) : .yes
+        }
+
+        var isSaturated: Bool { chips.isSaturated }
+        var roundIsCircular: Bool { chips.roundIsCircular }
+    }
+
+    /// 36 phones on a grid 0.25 m apart (neighbours want an update every 0.28 s, 4 cm over the shortest interval's
+    /// reach) with knocks felt together by pairs (0, 1) and (14, 15), 200 rounds: every round's exchanges, their
+    /// instants and channels, are the same whether or not the planner skips the pairs the chips would refuse, and it
+    /// asks the chips to place a fraction of the pairs.
+    @Test func leavingOutWhatAChipWouldRefuseChangesNoPlan() throws {
+        func run(answers: Bool) throws -> (plans: [[PlannedExchange]], channels: [[UInt8]], calls: Int) {
+            var crowd = try Crowd.grid(36, spacing: 0.25)
+            let medium = Medium()
+            let calls = Calls()
+            let chips = Chips(chips: try ChipScheduler(medium: medium, scheme: .doubleSided, peers: 36, seed: 7),
+                              answers: answers, calls: calls)
+            var planner = Proximity(placer: chips, medium: medium, peers: 36, workers: 2)
+            var plan = RangingPlan()
+            var plans: [[PlannedExchange]] = []
+            var channels: [[UInt8]] = []
+            for k in 0..<200 {
+                var taps = [Float](repeating: -.infinity, count: 36)
+                var heard = [[PeerTap]](repeating: [], count: 36)
+                if k >= 50 && k < 60 {
+                    for (a, b) in [(0, 1), (14, 15)] {
+                        (taps[a], taps[b]) = (5.0, 5.01)
+                        heard[a] = [PeerTap(peer: Int32(b), time: 5.01)]
+                        heard[b] = [PeerTap(peer: Int32(a), time: 5.0)]
+                    }
+                }
+                crowd.round(k, &planner, &plan, speeds: [Float](repeating: 0.2, count: 36), taps: taps,
+                            peerTaps: heard)
+                plans.append(plan.exchanges)
+                channels.append(plan.channels)
+            }
+            return (plans, channels, calls.place)
+        }
+        let skipping = try run(answers: true)
+        let ranking = try run(answers: false)
+        #expect(skipping.plans == ranking.plans)
+        #expect(skipping.channels == ranking.channels)
+        let exchanges = skipping.plans.map(\.count).reduce(0, +)
+        // 630 pairs, all offered every round without the answers but in the rounds every chip has spent its share
+        // and the planner stops (124,110 of 126,000 offers).
+        #expect(ranking.calls > 630 * 190 && ranking.calls <= 630 * 200, "\(ranking.calls)")
+        #expect(exchanges > 2_000, "\(exchanges)")
+        // 3,892 offers for 2,181 exchanges.
+        #expect(skipping.calls < ranking.calls / 20, "\(skipping.calls) of \(ranking.calls)")
+        #expect(skipping.calls >= exchanges)
+    }
+}
