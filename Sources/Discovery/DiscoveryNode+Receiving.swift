@@ -37,7 +37,8 @@ extension DiscoveryNode {
             if let index = peers.index(forKey: peer) {
                 let groupKey = configuration.groupKey
                 let hearing = peers.values[index].hearUnchanged(
-                    datagram.bytes, at: now, removals: table.removals, longestInterval: timing.longestInterval
+                    datagram.bytes, at: now, removals: table.removals, longestInterval: timing.longestInterval,
+                    digest: { Self.advertisementDigest(datagram, groupKey: groupKey) }
                 ) { Self.isSigned(datagram, by: $0, groupKey: groupKey) }
                 if hearing == .forged { return refuse(.forged) }
                 if hearing == .replayed { return refuse(.replayed) }
@@ -209,6 +210,21 @@ extension DiscoveryNode {
         return valid
     }
 
+    /// The digest of the advertisement the datagram carries, taken once per frame when the network shares a
+    /// ``FrameMemo``: a function of the bytes alone, asked by every receiver of every steady announcement.
+    static func advertisementDigest(_ datagram: IncomingDatagram, groupKey: GroupKey) -> UInt64 {
+        guard let frame = datagram.memo?.value as? DecodedFrame, frame.key == groupKey.fingerprint else {
+            return WireFormat.advertisementDigest(datagram.bytes)
+        }
+        if let known = frame.digest {
+            assert(known == WireFormat.advertisementDigest(datagram.bytes), "a frame's memo holds its own digest")
+            return known
+        }
+        let digest = WireFormat.advertisementDigest(datagram.bytes)
+        if datagram.memo?.isFrozen == false { frame.digest = digest }
+        return digest
+    }
+
     /// Whether two keys' bytes are the same, compared as memory: the generic `==` of two arrays of bytes compared
     /// them one by one, on every receiver of every steady announcement. Public keys: nothing to keep from timing.
     @inline(__always)
@@ -285,6 +301,7 @@ extension DiscoveryNode {
             let frame = DecodedFrame(key: key.fingerprint, authentic: true)
             frame.result = result
             frame.signedBy = ad.signingKey.bytes
+            frame.digest = WireFormat.advertisementDigest(datagram.bytes)
             let bytes = k == 0 ? datagram.bytes : datagram.bytes.withUnsafeBufferPointer { [UInt8]($0) }
             return IncomingDatagram(bytes: bytes, source: datagram.source, viaGroup: datagram.viaGroup,
                                     memo: FrameMemo(frame, frozen: true))

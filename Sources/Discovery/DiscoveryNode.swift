@@ -123,7 +123,7 @@ package struct DiscoveryNode {
         }
 
         /// What an announcement of a known peer told, as
-        /// ``hearUnchanged(_:at:removals:longestInterval:isSigned:)`` found it.
+        /// ``hearUnchanged(_:at:removals:longestInterval:digest:isSigned:)`` found it.
         enum Hearing { case changed, forged, replayed, sessionHeld, sessionUnknown }
 
         /// Takes `bytes` as heard now when they are its latest announcement but for a higher sequence number and
@@ -132,9 +132,9 @@ package struct DiscoveryNode {
         /// new interval is taken as the decoder would have given it.
         mutating func hearUnchanged(
             _ bytes: [UInt8], at now: Double, removals: UInt64, longestInterval: Double,
-            isSigned: (SigningKey) -> Bool
+            digest: () -> UInt64, isSigned: (SigningKey) -> Bool
         ) -> Hearing {
-            guard announced != 0, WireFormat.advertisementDigest(bytes) == announced,
+            guard announced != 0, digest() == announced,
                   let interval = WireFormat.announcementInterval(in: bytes) else { return .changed }
             guard isSigned(advertisement.signingKey) else { return .forged }
             guard hearAnnouncementSequence(WireFormat.senderSequence(in: bytes)) else { return .replayed }
@@ -483,6 +483,9 @@ final class DecodedFrame {
     var result: Result<WireMessage, WireError>?
     /// The signing key the frame's signature was found valid for: the receivers after the first look no further.
     var signedBy: [UInt8]?
+    /// The digest of the advertisement it carries (``WireFormat/advertisementDigest(_:)``, a function of the bytes
+    /// alone): each receiver of a steady announcement compares it with the one it holds.
+    var digest: UInt64?
 
     init(key: UInt64, authentic: Bool) {
         self.key = key
