@@ -25,7 +25,10 @@ extension DiscoveryNode {
             counters.refused[error.kind, default: 0] += 1
             return []
         }
-        guard Self.authenticate(datagram, key: configuration.groupKey) else { return refuse(.unauthenticated) }
+        let frame = Self.frame(of: datagram, key: configuration.groupKey)
+        guard Self.authenticate(datagram, frame: frame, key: configuration.groupKey) else {
+            return refuse(.unauthenticated)
+        }
         if let peer = WireFormat.announcedPeer(in: datagram.bytes) {
             if peer == me, WireFormat.sameAnnouncement(datagram.bytes, ownAnnouncement) {
                 counters.ownIgnored += 1
@@ -35,11 +38,10 @@ extension DiscoveryNode {
             // Through the in-place accessor: reading `peers.values[index]` would copy the peer, a retain for every
             // string of its advertisement, on the path every datagram of a steady group takes.
             if let index = peers.index(forKey: peer) {
-                let groupKey = configuration.groupKey
                 let hearing = peers.values[index].hearUnchanged(
-                    datagram.bytes, at: now, removals: table.removals, longestInterval: timing.longestInterval,
-                    digest: { Self.advertisementDigest(datagram, groupKey: groupKey) }
-                ) { Self.isSigned(datagram, by: $0, groupKey: groupKey) }
+                    datagram.bytes, digest: Self.advertisementDigest(datagram, frame: frame), at: now,
+                    removals: table.removals, longestInterval: timing.longestInterval
+                ) { Self.isSigned(datagram, frame: frame, by: $0) }
                 if hearing == .forged { return refuse(.forged) }
                 if hearing == .replayed { return refuse(.replayed) }
                 if hearing != .changed {
@@ -58,7 +60,7 @@ extension DiscoveryNode {
         }
         let message: WireMessage
         do {
-            message = try Self.decode(datagram, key: configuration.groupKey)
+            message = try Self.decode(datagram, frame: frame)
         } catch {
             counters.refused[error.kind, default: 0] += 1
             return []
@@ -66,7 +68,7 @@ extension DiscoveryNode {
         // Signed by the peer it speaks for: the key it carries (an announcement, an invitation, a solicit, whose id
         // the decoder matched to it), or the key of the peer it names, as this node knows it.
         guard let signer = signingKey(of: message) else { return refuse(.unknownSender) }
-        guard Self.isSigned(datagram, by: signer, groupKey: configuration.groupKey) else { return refuse(.forged) }
+        guard Self.isSigned(datagram, frame: frame, by: signer) else { return refuse(.forged) }
         if let (sender, incarnation) = message.sender, sender != me,
            !isFresh(sender, incarnation: incarnation, sequence: WireFormat.senderSequence(in: datagram.bytes),
                     message.type) {
@@ -184,26 +186,33 @@ extension DiscoveryNode {
                             wasShown: shown, now: now)
     }
 
-    /// Whether the datagram carries the group's tag; checked once per frame when the network shares a
-    /// ``FrameMemo`` among receivers holding the same key (the check is a function of the bytes and the key).
+    /// What the receivers of the datagram holding this key found in it, kept in its ``FrameMemo`` (read once per
+    /// datagram: each reading is a cast): the group's tag checked once per frame when the network shares a memo
+    /// among receivers holding the same key (the check is a function of the bytes and the key), created here by
+    /// the first of them. `nil` without a memo, or where a frozen memo holds another key's findings: the receiver
+    /// checks for itself.
     ///
     /// Static, as ``cannotKnowUs(peerAnnouncing:now:lastAnnouncedAt:timing:)`` is: a method called from a mutating
     /// one copied the node.
-    static func authenticate(_ datagram: IncomingDatagram, key: GroupKey) -> Bool {
-        guard let memo = datagram.memo else { return WireFormat.isAuthentic(datagram.bytes, under: key) }
-        if let known = memo.value as? DecodedFrame, known.key == key.fingerprint { return known.authentic }
-        let authentic = WireFormat.isAuthentic(datagram.bytes, under: key)
-        memo.value = DecodedFrame(key: key.fingerprint, authentic: authentic)
-        return authentic
+    static func frame(of datagram: IncomingDatagram, key: GroupKey) -> DecodedFrame? {
+        guard let memo = datagram.memo else { return nil }
+        if let known = memo.value as? DecodedFrame, known.key == key.fingerprint { return known }
+        guard !memo.isFrozen else { return nil }
+        let frame = DecodedFrame(key: key.fingerprint, authentic: WireFormat.isAuthentic(datagram.bytes, under: key))
+        memo.value = frame
+        return frame
+    }
+
+    /// Whether the datagram carries the group's tag, from its `frame` (``frame(of:key:)``) where it has one.
+    static func authenticate(_ datagram: IncomingDatagram, frame: DecodedFrame?, key: GroupKey) -> Bool {
+        frame?.authentic ?? WireFormat.isAuthentic(datagram.bytes, under: key)
     }
 
     /// Whether the datagram is signed by `key`; checked once per frame when the network shares a ``FrameMemo``
     /// (validity is a function of the bytes and the key): a group frame in a simulated room reaches every node,
     /// and even a look-up in the ``SignatureMemo`` (a SHA-256 of the datagram) per receiver was a tenth of a run.
-    static func isSigned(_ datagram: IncomingDatagram, by key: SigningKey, groupKey: GroupKey) -> Bool {
-        guard let frame = datagram.memo?.value as? DecodedFrame, frame.key == groupKey.fingerprint else {
-            return WireFormat.isSigned(datagram.bytes, by: key)
-        }
+    static func isSigned(_ datagram: IncomingDatagram, frame: DecodedFrame?, by key: SigningKey) -> Bool {
+        guard let frame else { return WireFormat.isSigned(datagram.bytes, by: key) }
         if let known = frame.signedBy, Self.sameBytes(known, key.bytes) { return true }
         let valid = WireFormat.isSigned(datagram.bytes, by: key)
         if valid, datagram.memo?.isFrozen == false { frame.signedBy = key.bytes }
@@ -212,10 +221,8 @@ extension DiscoveryNode {
 
     /// The digest of the advertisement the datagram carries, taken once per frame when the network shares a
     /// ``FrameMemo``: a function of the bytes alone, asked by every receiver of every steady announcement.
-    static func advertisementDigest(_ datagram: IncomingDatagram, groupKey: GroupKey) -> UInt64 {
-        guard let frame = datagram.memo?.value as? DecodedFrame, frame.key == groupKey.fingerprint else {
-            return WireFormat.advertisementDigest(datagram.bytes)
-        }
+    static func advertisementDigest(_ datagram: IncomingDatagram, frame: DecodedFrame?) -> UInt64 {
+        guard let frame else { return WireFormat.advertisementDigest(datagram.bytes) }
         if let known = frame.digest {
             assert(known == WireFormat.advertisementDigest(datagram.bytes), "a frame's memo holds its own digest")
             return known
@@ -249,12 +256,11 @@ extension DiscoveryNode {
 
     /// The datagram's message, decoded once per frame when the network shares a ``FrameMemo``: decoding is a pure
     /// function of the bytes, so every receiver gets what it would have decoded itself.
-    static func decode(_ datagram: IncomingDatagram, key: GroupKey) throws(WireError) -> WireMessage {
-        guard let memo = datagram.memo, let frame = memo.value as? DecodedFrame, frame.key == key.fingerprint
-        else { return try WireFormat.decode(datagram.bytes) }
+    static func decode(_ datagram: IncomingDatagram, frame: DecodedFrame?) throws(WireError) -> WireMessage {
+        guard let frame else { return try WireFormat.decode(datagram.bytes) }
         if let known = frame.result { return try known.get() }
         let result = Result { () throws(WireError) in try WireFormat.decode(datagram.bytes) }
-        if !memo.isFrozen { frame.result = result }
+        if datagram.memo?.isFrozen == false { frame.result = result }
         return try result.get()
     }
 

@@ -123,18 +123,19 @@ package struct DiscoveryNode {
         }
 
         /// What an announcement of a known peer told, as
-        /// ``hearUnchanged(_:at:removals:longestInterval:digest:isSigned:)`` found it.
+        /// ``hearUnchanged(_:digest:at:removals:longestInterval:isSigned:)`` found it.
         enum Hearing { case changed, forged, replayed, sessionHeld, sessionUnknown }
 
         /// Takes `bytes` as heard now when they are its latest announcement but for a higher sequence number and
         /// perhaps another announce interval, taken up to `longestInterval` (and signed by its key: the sequence
         /// number is what a forger would change), and says whether its session is still held by the cache alone. A
-        /// new interval is taken as the decoder would have given it.
+        /// new interval is taken as the decoder would have given it. `digest`: the digest of the advertisement in
+        /// `bytes` (``WireFormat/advertisementDigest(_:)``).
         mutating func hearUnchanged(
-            _ bytes: [UInt8], at now: Double, removals: UInt64, longestInterval: Double,
-            digest: () -> UInt64, isSigned: (SigningKey) -> Bool
+            _ bytes: [UInt8], digest: UInt64, at now: Double, removals: UInt64, longestInterval: Double,
+            isSigned: (SigningKey) -> Bool
         ) -> Hearing {
-            guard announced != 0, digest() == announced,
+            guard announced != 0, digest == announced,
                   let interval = WireFormat.announcementInterval(in: bytes) else { return .changed }
             guard isSigned(advertisement.signingKey) else { return .forged }
             guard hearAnnouncementSequence(WireFormat.senderSequence(in: bytes)) else { return .replayed }
