@@ -12,10 +12,10 @@ package protocol ExchangePlacer {
     var isSaturated: Bool { get }
     /// Whether the exchanges placed wrap around the round's end (sessions on their own timers).
     var roundIsCircular: Bool { get }
-    /// What ``place(_:urgent:_:into:)`` could still accept of pair `p` this round, as ``begin(_:into:)`` left the
-    /// placer: the answer may only narrow as pairs are placed, so that a pair it rules out is one `place` would
-    /// refuse, and a planner need not rank it.
-    func placeable(_ p: Int32, _ context: PlanningContext) -> Placeable
+    /// What ``place(_:urgent:_:into:)`` could still accept this round of the sessions each device's chip controls
+    /// (by device; `nil`: any), as ``begin(_:into:)`` left the placer: the answer may only narrow as pairs are
+    /// placed, so that a pair it rules out is one `place` would refuse, and a planner need not rank it.
+    func placeability(_ context: PlanningContext) -> [Placeable]?
 }
 
 /// What a placer could still accept of a pair in a round.
@@ -26,7 +26,7 @@ package enum Placeable: Sendable {
 }
 
 extension ExchangePlacer {
-    package func placeable(_ p: Int32, _ context: PlanningContext) -> Placeable { .yes }
+    package func placeability(_ context: PlanningContext) -> [Placeable]? { nil }
 }
 
 extension RangingPlan {
@@ -154,12 +154,12 @@ package struct ChipScheduler: ExchangePlacer {
     /// A chip's credit and free positions only fall as the round's sessions are placed: a chip without a whole
     /// position of credit takes urgent sessions alone, and one at the depth of its debt none (at 100 peers, nine
     /// rounds in ten for every chip).
-    @inline(__always)
-    package func placeable(_ p: Int32, _ context: PlanningContext) -> Placeable {
-        let chip = context.initiator(of: Int(p))
-        guard positions - Int(takenCount[chip]) > 0 else { return .no }
-        if credit[chip] >= 1 { return .yes }
-        return credit[chip] > 1 - Double(positions) ? .ifUrgent : .no
+    package func placeability(_ context: PlanningContext) -> [Placeable]? {
+        (0..<peers).map { chip in
+            guard positions - Int(takenCount[chip]) > 0 else { return .no }
+            if credit[chip] >= 1 { return .yes }
+            return credit[chip] > 1 - Double(positions) ? .ifUrgent : .no
+        }
     }
 
     /// An urgent session ranges beyond the chip's share, in debt of at most a round's positions.

@@ -54,7 +54,7 @@ package struct Proximity<Placer: ExchangePlacer>: RangingPlanner {
     /// Pairs by priority, in half-octave buckets: the upper half for knocked pairs and walking pairs that are due,
     /// the lower for all others.
     private var buckets: [[[Int32]]]
-    private static var tierBuckets: Int { 64 }
+    private static var tierBuckets: Int { ScanState.tierBuckets }
 
     /// - Parameters:
     ///   - placer: where the pairs chosen go in the air: each chip on its own, or a room-wide slot map.
@@ -85,10 +85,10 @@ package struct Proximity<Placer: ExchangePlacer>: RangingPlanner {
             // Each device keeps the sessions whose pairs want the shortest intervals, re-ranked once a second (by
             // a copy of the planner, read while the limit changes, and gone before the planner's arrays are
             // written: a copy alive then would make each write copy its array).
-            let ranking = self
+            let settings = settings
             admitted.refresh(context, rerank: rerank, score: { d, e in
                 guard let p = context.table.index(d, e) else { return 0 }
-                return 1 / ranking.wantedInterval(p, walking: ranking.isWalkingPair(p, context), context)
+                return 1 / settings.wantedInterval(p, walking: settings.isWalkingPair(p, context), context)
             }, into: &plan.suspensions)
         } else {
             admitted.refresh(context, into: &plan.suspensions)
@@ -100,10 +100,11 @@ package struct Proximity<Placer: ExchangePlacer>: RangingPlanner {
         buckets = []
         let workers = parts.count
         let count = admitted.pairs.count
-        // The view holds a copy of the planner: it ends with the scan, before `lastRanged` is written, so that the
-        // write copies nothing.
+        // The view holds copies of the planner's arrays: it ends with the scan, before `lastRanged` is written, so
+        // that the write copies nothing.
         do {
-            let scan = ScanState(planner: self, context: context)
+            let scan = ScanState(settings: settings, pairs: admitted.pairs, lastRanged: lastRanged, failures: failures,
+                                 chips: air.placeability(context), context: context)
             parts.withUnsafeMutableBufferPointer { buffer in
                 let shared = WorkerBuckets(buffer: buffer)
                 DispatchQueue.concurrentPerform(iterations: workers) { w in
@@ -130,25 +131,142 @@ package struct Proximity<Placer: ExchangePlacer>: RangingPlanner {
         }
     }
 
+    /// Notes that pair `p` ranges at `t`: an exchange before it that gave no estimate (lost to distance, a body, a
+    /// phone turned away, a collision) counts one more failure in a row.
+    @inline(__always)
+    private mutating func ranged(_ p: Int, at t: Float, _ context: PlanningContext) {
+        let before = lastRanged[p]
+        let heard = !context.estimates.isEmpty && context.estimates[p].time >= before
+        failures[p] = before.isFinite && !heard ? min(failures[p] + 1, Self.backoffLimit) : 0
+        lastRanged[p] = t
+    }
+
+    private static var urgentBit: Int32 { ScanState.urgentBit }
+
+    /// Failures in a row beyond which the interval grows no more (2^5: 32 times).
+    private static var backoffLimit: UInt8 { 5 }
+}
+
+/// What a pair wants, from the settings and what the devices know: read by the workers that rank the pairs, with
+/// nothing of the planner's generic type (through it, each reading of a setting went by its type's metadata).
+fileprivate extension ProximitySettings {
+    /// Whether one device of pair `p` felt a tap in the last `tapWindow` seconds and has heard from the other, over
+    /// the data channel, of a tap at the same instant (within `tapCoincidence`), and the pair may be near enough to
+    /// have touched: brought forward from its estimate by how fast it may have closed since, and no nearer than its
+    /// Bluetooth distance allows (and it did not just bump). The devices tell each other of their taps, as a bump
+    /// app does; a tap whose message is late or lost is not known.
+    @inline(__always)
+    func isTappedPair(_ p: Int, _ context: PlanningContext) -> Bool {
+        guard !context.taps.isEmpty, !context.peerTaps.isEmpty else { return false }
+        let pair = context.pairs[p]
+        let t = Float(context.time)
+        let window = Float(tapWindow), coincidence = Float(tapCoincidence)
+        func heardTogether(_ own: Int32, _ other: Int32) -> Bool {
+            let mine = context.taps[Int(own)]
+            guard t - mine <= window, Int(own) < context.peerTaps.count else { return false }
+            return context.peerTaps[Int(own)].contains { $0.peer == other && abs($0.time - mine) <= coincidence }
+        }
+        guard heardTogether(pair.low, pair.high) || heardTogether(pair.high, pair.low) else { return false }
+        var near = -Float.infinity
+        if !context.estimates.isEmpty {
+            let e = context.estimates[p]
+            if t - e.bumped < Float(afterBump) { return false }
+            if e.distance.isFinite {
+                near = e.distance - (max(e.closing, 0) + Float(mayClose(p, context))) * max(0, t - e.time)
+            }
+        }
+        if p < context.bluetooth.count, context.bluetooth[p].isFinite {
+            near = max(near, context.nearestByBluetooth(p))
+        }
+        return near <= tapReach
+    }
+
+    /// Whether a device of pair `p` is walking to the other (its app's chosen target; the true partner under
+    /// `oracle`).
+    func isWalkingPair(_ p: Int, _ context: PlanningContext) -> Bool {
+        guard !context.targets.isEmpty else { return false }
+        let pair = context.pairs[p]
+        return context.targets[Int(pair.low)] == pair.high || context.targets[Int(pair.high)] == pair.low
+    }
+
+    /// The speed at which the devices of pair `p` may be closing, whatever the last estimate said.
+    @inline(__always)
+    func mayClose(_ p: Int, _ context: PlanningContext) -> Double {
+        guard !context.speeds.isEmpty else { return assumedClosingSpeed }
+        let pair = context.pairs[p]
+        return Double(context.speeds[Int(pair.low)] + context.speeds[Int(pair.high)])
+    }
+
+    /// The interval pair `p` wants between updates, seconds.
+    func wantedInterval(_ p: Int, walking: Bool, _ context: PlanningContext) -> Double {
+        let t = context.time
+        var distance: Double
+        var closing = 0.0
+        let longest = walking ? targetLongestInterval : longestInterval
+        if !context.estimates.isEmpty, context.estimates[p].distance.isFinite {
+            let e = context.estimates[p]
+            // A pair that just bumped has nothing more to find until its phones part.
+            if t - Double(e.bumped) < afterBump { return min(afterBump, longest) }
+            let age = max(0, t - Double(e.time))
+            closing = Double(e.closing)
+            // A walking pair's way is known (its closing speed, an update a second); any other pair could have
+            // started toward each other since.
+            distance = Double(e.distance) - max(closing, 0) * age - (walking ? 0 : mayClose(p, context) * age)
+            // Not nearer than its Bluetooth signal allows.
+            if !walking { distance = max(distance, Double(context.nearestByBluetooth(p))) }
+        } else if p < context.bluetooth.count, context.bluetooth[p].isFinite {
+            distance = Double(context.bluetooth[p])
+        } else {
+            return longest
+        }
+        let near = walking ? targetNearDistance : nearDistance
+        let ratio = max(distance, near) / near
+        var wanted = shortestInterval * ratio * ratio
+        if closing > 0.1 {
+            // A walking pair needs an update before it reaches the gesture's distance, where it wants every round;
+            // any other pair several before it could touch.
+            wanted = min(wanted, walking ? max(distance - near, 0) / closing
+                : max(distance, 0) / closing / updatesBeforeContact)
+        }
+        return min(max(wanted, shortestInterval), longest)
+    }
+}
+
+/// A read-only view of the planner for the workers that rank the pairs: each reads, none writes.
+private struct ScanState: @unchecked Sendable {
+    let settings: ProximitySettings
+    /// The running pairs, and when each pair last ranged and its failures in a row, by pair.
+    let pairs: [Int32]
+    let lastRanged: [Float]
+    let failures: [UInt8]
+    /// What the placer could accept of each device's sessions (``ExchangePlacer/placeability(_:)``): all, `nil`.
+    let chips: [Placeable]?
+    let context: PlanningContext
+
+    /// Buckets of each half: 64 half octaves of priority.
+    static let tierBuckets = 64
+    /// Marks an urgent pair's index in the buckets (pair indices stay under 2^30).
+    static let urgentBit: Int32 = 1 << 30
+
     /// The bucket of the `i`th running pair: its priority, the time since it last ranged over the interval it wants,
     /// squared, in half octaves; in the upper half when it is a knocked pair, or a walking pair that is due. None
     /// when the placer would refuse the pair whatever its rank (its initiator's chip has spent its share and the
     /// pair is not urgent): leaving it out changes no plan, and most pairs of a crowd are such most rounds.
     @inline(__always)
-    fileprivate func bucket(ofRunning i: Int, _ context: PlanningContext) -> (Int, Int32)? {
-        let p = admitted.pairs[i]
-        let placeable = air.placeable(p, context)
+    func bucket(_ i: Int) -> (Int, Int32)? {
+        let p = pairs[i]
+        let placeable = chips.map { $0[context.initiator(of: Int(p))] } ?? .yes
         if case .no = placeable { return nil }
         // A pair never ranged counts as having waited the longest interval: its Bluetooth distance, not its
         // newness, decides when it first ranges.
         let waited = min(context.time - Double(lastRanged[Int(p)]), settings.longestInterval)
         // An urgent pair is due, and no pair wants less than the shortest of the intervals.
         if case .ifUrgent = placeable, waited < shortestWanted - 1e-6 { return nil }
-        let tapped = isTappedPair(Int(p), context)
-        let walking = tapped || isWalkingPair(Int(p), context)
+        let tapped = settings.isTappedPair(Int(p), context)
+        let walking = tapped || settings.isWalkingPair(Int(p), context)
         // A pair whose exchanges keep failing is tried less and less often (doubling the interval each time).
         let wanted = tapped ? settings.shortestInterval
-            : min(wantedInterval(Int(p), walking: walking, context) * Double(1 << Int(failures[Int(p)])),
+            : min(settings.wantedInterval(Int(p), walking: walking, context) * Double(1 << Int(failures[Int(p)])),
                   walking ? settings.targetLongestInterval : settings.longestInterval)
         let due = waited >= wanted - 1e-6
         // Urgent: a knocked pair, a walking pair that is due, a pair due that wants an update within four rounds
@@ -165,53 +283,6 @@ package struct Proximity<Placer: ExchangePlacer>: RangingPlanner {
         min(settings.shortestInterval, settings.targetLongestInterval, settings.longestInterval, settings.afterBump)
     }
 
-    /// Notes that pair `p` ranges at `t`: an exchange before it that gave no estimate (lost to distance, a body, a
-    /// phone turned away, a collision) counts one more failure in a row.
-    @inline(__always)
-    private mutating func ranged(_ p: Int, at t: Float, _ context: PlanningContext) {
-        let before = lastRanged[p]
-        let heard = !context.estimates.isEmpty && context.estimates[p].time >= before
-        failures[p] = before.isFinite && !heard ? min(failures[p] + 1, Self.backoffLimit) : 0
-        lastRanged[p] = t
-    }
-
-    /// Marks an urgent pair's index in the buckets (pair indices stay under 2^30).
-    private static var urgentBit: Int32 { 1 << 30 }
-
-    /// Failures in a row beyond which the interval grows no more (2^5: 32 times).
-    private static var backoffLimit: UInt8 { 5 }
-
-    /// Whether one device of pair `p` felt a tap in the last `tapWindow` seconds and has heard from the other, over
-    /// the data channel, of a tap at the same instant (within `tapCoincidence`), and the pair may be near enough to
-    /// have touched: brought forward from its estimate by how fast it may have closed since, and no nearer than its
-    /// Bluetooth distance allows (and it did not just bump). The devices tell each other of their taps, as a bump
-    /// app does; a tap whose message is late or lost is not known.
-    @inline(__always)
-    private func isTappedPair(_ p: Int, _ context: PlanningContext) -> Bool {
-        guard !context.taps.isEmpty, !context.peerTaps.isEmpty else { return false }
-        let pair = context.pairs[p]
-        let t = Float(context.time)
-        let window = Float(settings.tapWindow), coincidence = Float(settings.tapCoincidence)
-        func heardTogether(_ own: Int32, _ other: Int32) -> Bool {
-            let mine = context.taps[Int(own)]
-            guard t - mine <= window, Int(own) < context.peerTaps.count else { return false }
-            return context.peerTaps[Int(own)].contains { $0.peer == other && abs($0.time - mine) <= coincidence }
-        }
-        guard heardTogether(pair.low, pair.high) || heardTogether(pair.high, pair.low) else { return false }
-        var near = -Float.infinity
-        if !context.estimates.isEmpty {
-            let e = context.estimates[p]
-            if t - e.bumped < Float(settings.afterBump) { return false }
-            if e.distance.isFinite {
-                near = e.distance - (max(e.closing, 0) + Float(mayClose(p, context))) * max(0, t - e.time)
-            }
-        }
-        if p < context.bluetooth.count, context.bluetooth[p].isFinite {
-            near = max(near, context.nearestByBluetooth(p))
-        }
-        return near <= settings.tapReach
-    }
-
     /// ⌊2 log2(x)⌋ from the number's bits, without a logarithm (500,000 pairs a round at 1,000
     /// peers).
     @inline(__always)
@@ -220,65 +291,6 @@ package struct Proximity<Placer: ExchangePlacer>: RangingPlanner {
         let bits = max(x, 1e-12).bitPattern
         return 2 * (Int(truncatingIfNeeded: (bits >> 52) & 0x7FF) - 1023) + (bits & 0xF_FFFF_FFFF_FFFF >= 0x6_A09E_667F_3BCD ? 1 : 0)
     }
-
-    /// Whether a device of pair `p` is walking to the other (its app's chosen target; the true partner under
-    /// `oracle`).
-    private func isWalkingPair(_ p: Int, _ context: PlanningContext) -> Bool {
-        guard !context.targets.isEmpty else { return false }
-        let pair = context.pairs[p]
-        return context.targets[Int(pair.low)] == pair.high || context.targets[Int(pair.high)] == pair.low
-    }
-
-    /// The speed at which the devices of pair `p` may be closing, whatever the last estimate said.
-    @inline(__always)
-    private func mayClose(_ p: Int, _ context: PlanningContext) -> Double {
-        guard !context.speeds.isEmpty else { return settings.assumedClosingSpeed }
-        let pair = context.pairs[p]
-        return Double(context.speeds[Int(pair.low)] + context.speeds[Int(pair.high)])
-    }
-
-    /// The interval pair `p` wants between updates, seconds.
-    private func wantedInterval(_ p: Int, walking: Bool, _ context: PlanningContext) -> Double {
-        let t = context.time
-        var distance: Double
-        var closing = 0.0
-        let longest = walking ? settings.targetLongestInterval : settings.longestInterval
-        if !context.estimates.isEmpty, context.estimates[p].distance.isFinite {
-            let e = context.estimates[p]
-            // A pair that just bumped has nothing more to find until its phones part.
-            if t - Double(e.bumped) < settings.afterBump { return min(settings.afterBump, longest) }
-            let age = max(0, t - Double(e.time))
-            closing = Double(e.closing)
-            // A walking pair's way is known (its closing speed, an update a second); any other pair could have
-            // started toward each other since.
-            distance = Double(e.distance) - max(closing, 0) * age - (walking ? 0 : mayClose(p, context) * age)
-            // Not nearer than its Bluetooth signal allows.
-            if !walking { distance = max(distance, Double(context.nearestByBluetooth(p))) }
-        } else if p < context.bluetooth.count, context.bluetooth[p].isFinite {
-            distance = Double(context.bluetooth[p])
-        } else {
-            return longest
-        }
-        let near = walking ? settings.targetNearDistance : settings.nearDistance
-        let ratio = max(distance, near) / near
-        var wanted = settings.shortestInterval * ratio * ratio
-        if closing > 0.1 {
-            // A walking pair needs an update before it reaches the gesture's distance, where it wants every round;
-            // any other pair several before it could touch.
-            wanted = min(wanted, walking ? max(distance - near, 0) / closing
-                : max(distance, 0) / closing / settings.updatesBeforeContact)
-        }
-        return min(max(wanted, settings.shortestInterval), longest)
-    }
-}
-
-/// A read-only view of the planner for the workers that rank the pairs: each reads, none writes.
-private struct ScanState<Placer: ExchangePlacer>: @unchecked Sendable {
-    let planner: Proximity<Placer>
-    let context: PlanningContext
-
-    @inline(__always)
-    func bucket(_ i: Int) -> (Int, Int32)? { planner.bucket(ofRunning: i, context) }
 }
 
 extension Proximity where Placer == AirAllocator {

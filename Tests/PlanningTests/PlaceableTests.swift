@@ -26,8 +26,8 @@ import TestSupport
             return chips.place(p, urgent: urgent, context, into: &plan)
         }
 
-        func placeable(_ p: Int32, _ context: PlanningContext) -> Placeable {
-            answers ? chips.placeable(p, context) : .yes
+        func placeability(_ context: PlanningContext) -> [Placeable]? {
+            answers ? chips.placeability(context) : nil
         }
 
         var isSaturated: Bool { chips.isSaturated }
