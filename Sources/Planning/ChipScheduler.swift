@@ -18,7 +18,7 @@ package protocol ExchangePlacer {
     func placeability(_ context: PlanningContext) -> [Placeable]?
 }
 
-/// What a placer could still accept of a pair in a round.
+/// What a placer could still accept, in a round, of the sessions one chip controls.
 package enum Placeable: Sendable {
     case no
     case ifUrgent

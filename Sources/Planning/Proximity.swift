@@ -82,9 +82,9 @@ package struct Proximity<Placer: ExchangePlacer>: RangingPlanner {
         let rerank = t - reranked >= 1 - 1e-9
         if rerank { reranked = t }
         if admitted.limit != nil {
-            // Each device keeps the sessions whose pairs want the shortest intervals, re-ranked once a second (by
-            // a copy of the planner, read while the limit changes, and gone before the planner's arrays are
-            // written: a copy alive then would make each write copy its array).
+            // Each device keeps the sessions whose pairs want the shortest intervals, re-ranked once a second from
+            // the settings alone (a copy of the planner alive while its arrays are written would make each write
+            // copy its array).
             let settings = settings
             admitted.refresh(context, rerank: rerank, score: { d, e in
                 guard let p = context.table.index(d, e) else { return 0 }
