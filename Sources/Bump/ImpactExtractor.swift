@@ -107,8 +107,12 @@ package struct ImpactExtractor: Sendable {
             return Self.finish(current, interval: interval, known: s.timestamp)
         }
         if m >= settings.threshold {
+            var values: [(Double, Float)] = []
+            // Room for a step's run at 100 Hz without growing the array three times.
+            values.reserveCapacity(16)
+            values.append((s.timestamp, m))
             run = Run(start: s.timestamp, peakTime: s.timestamp, peak: m, direction: SIMD3<Float>(departure / Double(m)),
-                      values: [(s.timestamp, m)], rest: resting)
+                      values: values, rest: resting)
             return nil
         }
         follow(v, dt)
@@ -123,8 +127,11 @@ package struct ImpactExtractor: Sendable {
 
     /// The jolt's width: the time its samples stayed at or over half its peak (one sample's at least).
     private static func finish(_ run: Run, interval: Double, known: Double) -> SampledImpact {
-        let over = run.values.filter { $0.1 >= run.peak / 2 }.map(\.0)
-        let width = (over.last ?? run.peakTime) - (over.first ?? run.peakTime) + interval
+        // The first and last samples at or over half the peak, read in place: a walker's every step ends a run.
+        let half = run.peak / 2
+        let first = run.values.first { $0.1 >= half }?.0 ?? run.peakTime
+        let last = run.values.last { $0.1 >= half }?.0 ?? run.peakTime
+        let width = last - first + interval
         let restLength = (run.rest * run.rest).sum().squareRoot()
         let up = restLength > 0 ? SIMD3<Float>(run.rest / restLength) : .zero
         return SampledImpact(time: run.peakTime, peak: run.peak, width: width, direction: run.direction,

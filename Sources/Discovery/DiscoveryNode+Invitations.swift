@@ -194,12 +194,16 @@ extension DiscoveryNode {
     /// Sends application data to `peer` within the running session, carrying this side's token.
     ///
     /// - Returns: the directive, or nothing when there is no running session with `peer`.
-    package mutating func sendData(to peer: PeerID, kind: UInt8, payload: [UInt8]) -> [NodeDirective] {
+    ///
+    /// Not `sealed`, the datagram carries no signature or tag in its bytes, only in its memo: for a driver whose
+    /// receivers are nodes of its own process reading memos (``NodeDriver/sendData(to:kind:payload:inProcess:)``).
+    package mutating func sendData(to peer: PeerID, kind: UInt8, payload: [UInt8], sealed: Bool = true)
+        -> [NodeDirective] {
         guard let entry = table.session(with: peer), entry.remoteToken != nil, let known = peers[peer],
               payload.count <= WireFormat.maximumSessionPayload
         else { return [] }
         return [send(.sessionData(from: me, to: peer, token: entry.localToken, kind: kind, payload: payload),
-                     to: .unicast(known.endpoint))]
+                     to: .unicast(known.endpoint), sealed: sealed)]
     }
 
     func shouldInvite(_ peer: PeerID, now: Double) -> Bool {
@@ -365,15 +369,15 @@ extension DiscoveryNode {
         return out
     }
 
-    mutating func send(_ message: WireMessage, to destination: Destination) -> NodeDirective {
+    mutating func send(_ message: WireMessage, to destination: Destination, sealed: Bool = true) -> NodeDirective {
         counters.sent[message.type, default: 0] += 1
         // A goodbye is stamped one past the last announcement: receivers take it only as newer than all of them.
         let stamp = message.type == .goodbye ? sequence &+ 1 : sequence
         let bytes = WireFormat.encode(message, key: configuration.groupKey, signer: configuration.identity,
-                                      sequence: stamp)
+                                      sequence: stamp, sealed: sealed)
         // Kept for a driver to take; a node driven without one (a test's) keeps only the latest.
         if made.count >= Self.madeKept { made.removeFirst(made.count / 2) }
-        made.append((bytes, message))
+        made.append((bytes, message, sealed))
         return .send(bytes, to: destination)
     }
 

@@ -270,20 +270,38 @@ extension DiscoveryNode {
     /// another key for this node, finds nothing here and checks for itself, and a datagram made anywhere else
     /// carries no memo. A unicast datagram was checked in full by its one receiver: two HMAC-SHA256s a datagram,
     /// for every invitation, acceptance, jolt and profile of a run.
-    package func memo(ofOwn bytes: [UInt8], message: WireMessage?) -> FrameMemo {
+    ///
+    /// Bytes made not `sealed` (``sendData(to:kind:payload:sealed:)``) carry zeros where the tag and signature go:
+    /// the memo holds what sealing them would have made, the tag and signature of the same bytes, and a receiver
+    /// that cannot read it (another key) refuses them as it would have refused the sealed ones.
+    package func memo(ofOwn bytes: [UInt8], message: WireMessage?, sealed: Bool = true) -> FrameMemo {
         let frame = DecodedFrame(key: configuration.groupKey.fingerprint, authentic: true)
         frame.signedBy = configuration.identity.publicKey.bytes
         if let message { frame.result = .success(message) }
-        // Where the tests run (debug builds): every memo made is held to what checking and decoding the bytes find.
-        assert(WireFormat.isAuthentic(bytes, under: configuration.groupKey)
-               && WireFormat.isSigned(bytes, by: configuration.identity.publicKey)
-               && (message == nil || (try? WireFormat.decode(bytes)) == message),
+        // Where the tests run (debug builds): every memo made is held to what checking and decoding the bytes find,
+        // or, for bytes left unsealed, those of the same message sealed.
+        assert(sealed ? Self.carriesOwnSeal(bytes, message, configuration)
+                      : message.map { Self.sealingAgrees(bytes, $0, configuration) } ?? false,
                "a node's own datagram carries its group's tag, its signature and the message it was made from")
         return FrameMemo(frame)
     }
 
-    /// The datagrams made since the last call, with their messages; forgets them.
-    package mutating func takeMade() -> [(bytes: [UInt8], message: WireMessage)] {
+    private static func carriesOwnSeal(_ bytes: [UInt8], _ message: WireMessage?, _ c: Configuration) -> Bool {
+        WireFormat.isAuthentic(bytes, under: c.groupKey) && WireFormat.isSigned(bytes, by: c.identity.publicKey)
+            && (message == nil || (try? WireFormat.decode(bytes)) == message)
+    }
+
+    /// Whether `bytes` are `message` sealed by this node but for the signature and tag, left as zeros.
+    private static func sealingAgrees(_ bytes: [UInt8], _ message: WireMessage, _ c: Configuration) -> Bool {
+        let sealed = WireFormat.encode(message, key: c.groupKey, signer: c.identity,
+                                       sequence: WireFormat.senderSequence(in: bytes))
+        let open = bytes.count - WireFormat.signatureSize - GroupKey.tagSize
+        return carriesOwnSeal(sealed, message, c) && sealed.count == bytes.count
+            && sealed.prefix(open) == bytes.prefix(open) && bytes.suffix(from: open).allSatisfy { $0 == 0 }
+    }
+
+    /// The datagrams made since the last call, with their messages and whether they were sealed; forgets them.
+    package mutating func takeMade() -> [Made] {
         // Most takings find none: an empty array costs nothing, and a list handed out is not also emptied in place
         // (which would allocate a new buffer).
         guard !made.isEmpty else { return [] }

@@ -236,8 +236,9 @@ package struct DiscoveryNode {
     /// driver hands each message on in the datagram's memo (``memo(ofOwn:message:)``), so that no receiver in this
     /// process decodes it again. An invitation carries its sender's advertisement: a 1,000-peer start decoded half a
     /// million of them, a tenth of its work.
-    var made: [(bytes: [UInt8], message: WireMessage)] = []
+    var made: [Made] = []
     static let madeKept = 256
+    package typealias Made = (bytes: [UInt8], message: WireMessage, sealed: Bool)
     /// How far this node has read what the group sent it.
     var reading: ReadingProgress
     var running = false

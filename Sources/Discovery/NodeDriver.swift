@@ -98,8 +98,14 @@ package final class NodeDriver: SteppedReceiver {
 
     /// Sends application data within the session with `peer`; returns whether there was a session to send on.
     @discardableResult
-    package func sendData(to peer: PeerID, kind: UInt8, payload: [UInt8]) -> Bool {
-        let directives = node.sendData(to: peer, kind: kind, payload: payload)
+    ///
+    /// - Parameter inProcess: the peer is a node of this process that reads the datagram's memo (an in-memory
+    ///   room's own node): the bytes go unsealed, their tag and signature held in the memo alone. Two HMAC-SHA256s
+    ///   and a signature a datagram, for every jolt and profile of a room; what each receiver takes, refuses and
+    ///   counts is the same (docs/security.md, "In one process").
+    package func sendData(to peer: PeerID, kind: UInt8, payload: [UInt8], inProcess: Bool = false) -> Bool {
+        let directives = node.sendData(to: peer, kind: kind, payload: payload,
+                                       sealed: !(inProcess && transport.handsOnMemos))
         perform(directives)
         return !directives.isEmpty
     }
@@ -117,8 +123,13 @@ package final class NodeDriver: SteppedReceiver {
             case .send(let bytes, let destination):
                 guard isRunning else { continue }
                 // The message the node made these bytes from: the same array, not only the same bytes.
-                let message = made.first { Self.sameStorage($0.bytes, bytes) }?.message
-                transport.send(bytes, to: destination, memo: node.memo(ofOwn: bytes, message: message))
+                let own = made.first { Self.sameStorage($0.bytes, bytes) }
+                // Through a pointer: a method called on the stored node copied the whole node (every table of
+                // it) for each datagram sent.
+                let memo = withUnsafeMutablePointer(to: &node) {
+                    $0.pointee.memo(ofOwn: bytes, message: own?.message, sealed: own?.sealed ?? true)
+                }
+                transport.send(bytes, to: destination, memo: memo)
             case .event(let event):
                 onEvent?(event, now)
             }

@@ -25,8 +25,12 @@ package enum WireFormat {
     /// The bytes of `message`, stamped with the sender's `sequence` (an announcement's own, whatever is given),
     /// signed by `signer` and sealed under `key`. Without a signer the signature is zeros, which no node takes (for
     /// tests of the decoder and of what a forger sends).
+    ///
+    /// Not `sealed`, the signature and the tag are left as zeros: the bytes are then only for receivers that read
+    /// what their sender knows of them (``DiscoveryNode/memo(ofOwn:message:sealed:)``), in the sender's process.
     package static func encode(
-        _ message: WireMessage, key: GroupKey = .development, signer: NodeIdentity? = nil, sequence: UInt32 = 0
+        _ message: WireMessage, key: GroupKey = .development, signer: NodeIdentity? = nil, sequence: UInt32 = 0,
+        sealed: Bool = true
     ) -> [UInt8] {
         // The header first, its length patched once the payload is written: one buffer from header to tag.
         var w = ByteWriter()
@@ -71,6 +75,10 @@ package enum WireFormat {
         w.buffer[headerSize - 2] = UInt8(truncatingIfNeeded: payloadLength >> 8)
         w.buffer[headerSize - 1] = UInt8(truncatingIfNeeded: payloadLength)
         w.u32(stamp)
+        guard sealed else {
+            w.buffer += repeatElement(0, count: signatureSize + GroupKey.tagSize)
+            return w.buffer
+        }
         let signature = signer.map { who in w.buffer.withUnsafeBytes { who.sign($0) } }
             ?? [UInt8](repeating: 0, count: signatureSize)
         w.buffer += signature

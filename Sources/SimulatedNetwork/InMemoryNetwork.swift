@@ -279,6 +279,8 @@ package final class InMemoryTransport: DatagramTransport {
         stepped = receiver
     }
 
+    package var handsOnMemos: Bool { true }
+
     package func close() {
         network?.detach(unicastEndpoint)
         network = nil

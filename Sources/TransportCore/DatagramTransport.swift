@@ -14,6 +14,9 @@ public protocol DatagramTransport: AnyObject {
     /// Sends one datagram with what its sender knows of its bytes (``FrameMemo``), for its receivers to read
     /// instead of finding it again: a transport in this process hands it on; one that sends over a wire drops it.
     func send(_ bytes: [UInt8], to destination: Destination, memo: FrameMemo?)
+    /// Whether ``send(_:to:memo:)`` hands the memo to the receivers: only then may a sender leave in the memo alone
+    /// what it would otherwise write into the bytes.
+    var handsOnMemos: Bool { get }
     /// Stops sending and receiving.
     func close()
     /// Offers the transport a receiver that can take a group frame in two steps (``SteppedReceiver``): a transport
@@ -23,6 +26,8 @@ public protocol DatagramTransport: AnyObject {
 
 extension DatagramTransport {
     public func offer(stepped receiver: any SteppedReceiver) {}
+
+    public var handsOnMemos: Bool { false }
 
     public func send(_ bytes: [UInt8], to destination: Destination, memo: FrameMemo?) {
         send(bytes, to: destination)

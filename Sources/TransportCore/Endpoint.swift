@@ -55,7 +55,8 @@ public struct IncomingDatagram: Sendable, Equatable {
 ///
 /// The in-memory network hands a group frame to all its members in one action: a thousand nodes would otherwise
 /// each decode the same announcement (an eighth of a 1,000-peer start). Whatever is kept must follow from the bytes
-/// alone, so that using it is the same as decoding again. Written only by that one action's thread, or filled before
+/// alone, so that using it is the same as decoding again (or, for bytes a sender in this process left unsealed, from
+/// the bytes it would have sealed). Written only by that one action's thread, or filled before
 /// the action and frozen when the receivers take the frame on several threads (``InMemoryNetwork/frameCopies``),
 /// hence unchecked.
 public final class FrameMemo: @unchecked Sendable {

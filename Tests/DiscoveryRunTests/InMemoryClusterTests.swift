@@ -3,6 +3,7 @@ import DiscoveryRun
 import Sessions
 import Testing
 import SimulatedNetwork
+import TransportCore
 
 @Suite struct InMemoryClusterTests {
     private func cluster(
@@ -258,6 +259,55 @@ import SimulatedNetwork
         #expect(c.monitor.log.contains {
             $0.node == 1 && $0.event == .data(alice, kind: 1, payload: Array("profile".utf8))
         })
+    }
+
+    /// Data between the room's own nodes (a jolt, a profile) goes unsealed, its tag and signature in its memo, and
+    /// is taken, counted and refused as the sealed datagram is: a room sending through ``InMemoryCluster/send`` and
+    /// one sealing every datagram end with the same events and the same counters (the bytes themselves:
+    /// `DiscoveryNodeTests.unsealedDataIsTakenThroughItsMemoAlone`).
+    @Test func theRoomsOwnDataGoesUnsealedWithTheSameOutcome() throws {
+        func run(inProcess: Bool) throws -> (log: [String], counters: [DiscoveryCounters]) {
+            let c = try cluster(peers: 5)
+            c.run(until: 10, stopWhenConverged: true)
+            let start = c.clock.now
+            for k in 0..<20 {
+                if inProcess {
+                    c.send(from: k % 5, to: (k + 1) % 5, kind: 1, payload: [UInt8(k)])
+                } else {
+                    #expect(c.drivers[k % 5].sendData(to: c.peerID(of: (k + 1) % 5), kind: 1, payload: [UInt8(k)]))
+                }
+            }
+            c.run(until: start + 1)
+            let log = c.monitor.log.filter { $0.time >= start }.map { "\($0.node) \($0.time) \($0.event)" }
+            return (log, c.drivers.map(\.node.counters))
+        }
+        let unsealed = try run(inProcess: true), sealed = try run(inProcess: false)
+        #expect(unsealed.log.filter { $0.contains("data(") }.count == 20)
+        #expect(unsealed.log == sealed.log)
+        #expect(unsealed.counters == sealed.counters)
+        #expect(unsealed.counters.map { $0.sent[.sessionData, default: 0] } == [4, 4, 4, 4, 4])
+    }
+
+    /// A driver whose transport does not hand memos on (a socket's) seals its data whatever it is asked.
+    @Test func dataOverATransportWithoutMemosIsSealed() throws {
+        let c = try cluster(peers: 2)
+        c.run(until: 10, stopWhenConverged: true)
+        final class Recording: DatagramTransport {
+            var sent: [[UInt8]] = []
+            let unicastEndpoint = Endpoint(host: "10.0.0.9", port: 9)
+            var onReceive: ((IncomingDatagram) -> Void)?
+            func send(_ bytes: [UInt8], to destination: Destination) { sent.append(bytes) }
+            func close() {}
+        }
+        let wire = Recording()
+        let driver = NodeDriver(node: c.drivers[0].node, transport: wire, clock: c.clock)
+        driver.start()
+        let before = wire.sent.count
+        #expect(driver.sendData(to: c.peerID(of: 1), kind: 1, payload: [1], inProcess: true))
+        #expect(wire.sent.count == before + 1)
+        let data = try #require(wire.sent.last)
+        #expect(WireFormat.isAuthentic(data, under: .development))
+        #expect(WireFormat.isSigned(data, by: c.drivers[0].node.configuration.identity.publicKey))
     }
 }
 

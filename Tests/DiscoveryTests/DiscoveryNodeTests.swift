@@ -781,6 +781,42 @@ import TransportCore
         #expect(events.last == .data(high, kind: 2, payload: [7, 8, 9]))
     }
 
+    /// Data a node leaves unsealed for a receiver in its own process carries its tag and signature in its memo alone:
+    /// the bytes are the sealed datagram's but for zeros there. Through the memo it is taken as the sealed datagram
+    /// is; the same bytes without it, as anyone who copied them would hold them, are refused before anything in them
+    /// is believed; and a memo is made only for bytes that are its message sealed but for the trailer.
+    @Test func unsealedDataIsTakenThroughItsMemoAlone() throws {
+        var a = try node(low)
+        var b = try node(high)
+        _ = a.start(now: 0)
+        _ = b.start(now: 0)
+        let invite = try #require(sent(a.receive(datagram(try announce(high, sequence: 1), from: there), now: 0.1)).first)
+        _ = b.receive(datagram(try announce(low, sequence: 1), from: here), now: 0.1)
+        let accept = try #require(sent(b.receive(datagram(invite.2, from: here), now: 0.2)).first)
+        _ = a.receive(datagram(accept.2, from: there), now: 0.21)
+        let sealed = try #require(sent(b.sendData(to: low, kind: 2, payload: [7, 8, 9])).first)
+        let open = try #require(sent(b.sendData(to: low, kind: 2, payload: [7, 8, 9], sealed: false)).first)
+        let trailer = WireFormat.signatureSize + GroupKey.tagSize
+        #expect(open.2.count == sealed.2.count)
+        #expect(Array(open.2.dropLast(trailer)) == Array(sealed.2.dropLast(trailer)))
+        #expect(open.2.suffix(trailer).allSatisfy { $0 == 0 } && !sealed.2.suffix(trailer).allSatisfy { $0 == 0 })
+        #expect(open.0 == sealed.0)
+        let made = b.takeMade()
+        #expect(made.map(\.sealed).suffix(2) == [true, false])
+        let memo = b.memo(ofOwn: open.2, message: open.0, sealed: false)
+        func events(_ directives: [NodeDirective]) -> [NodeEvent] {
+            directives.compactMap { if case .event(let e) = $0 { e } else { nil } }
+        }
+        var bySealed = a, byMemo = a, byCopy = a
+        let expected = NodeEvent.data(high, kind: 2, payload: [7, 8, 9])
+        #expect(events(bySealed.receive(datagram(sealed.2, from: there), now: 0.3)) == [expected])
+        #expect(events(byMemo.receive(IncomingDatagram(bytes: open.2, source: there, viaGroup: false, memo: memo),
+                                      now: 0.3)) == [expected])
+        #expect(byMemo.counters.refused.isEmpty && byMemo.counters.received == bySealed.counters.received)
+        #expect(events(byCopy.receive(datagram(open.2, from: there), now: 0.3)).isEmpty)
+        #expect(byCopy.counters.refused == [.unauthenticated: 1])
+    }
+
     /// With connections by consent, neither side invites on discovery; the invitee's app is asked once, and only
     /// its consent lets the session begin.
     @Test func byConsentTheAppInvitesAndAccepts() throws {
