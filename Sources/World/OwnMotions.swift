@@ -162,13 +162,13 @@ struct OwnMotions {
     }
 
     /// The heel strikes of phone `i`'s holder in the world's step from `start` to `end`, while walking at
-    /// `level` (0 standing to 1 walking), its steps at `phase(t)` (a heel strikes where the body's rise and fall
-    /// peaks upward: the phase crossing π/2).
-    func heelStrikes(_ i: Int, from start: Double, to end: Double, level: Double, omega: Double,
-                     phase: (Double) -> Double) -> [ContactPulse] {
-        guard level > 0.5, omega > 0, settings.heelStrike(carry[i]) > 0 else { return [] }
+    /// `walking.level` (0 standing to 1 walking), its steps at `walking.phase(at: t)` (a heel strikes where the
+    /// body's rise and fall peaks upward: the phase crossing π/2).
+    func heelStrikes(_ i: Int, from start: Double, to end: Double, walking: Walking) -> [ContactPulse] {
+        let omega = walking.omega
+        guard walking.level > 0.5, omega > 0, settings.heelStrike(carry[i]) > 0 else { return [] }
         var pulses: [ContactPulse] = []
-        let p0 = phase(start)
+        let p0 = walking.phase(at: start)
         // The first crossing of π/2 (mod 2π) after the start.
         var k = ((p0 - .pi / 2) / (2 * .pi)).rounded(.down) + 1
         while true {
@@ -248,4 +248,17 @@ struct TremorSampler {
         last = now
         return first * now.first.sin + second * now.second.sin
     }
+}
+
+/// How far a holder's steps are under way (0 standing to 1 walking), and their phase: `omega (t - shift) + offset`.
+/// Plain numbers, not a closure: every phone asks at every world step.
+struct Walking {
+    var level: Double
+    var omega: Double
+    var shift: Double
+    var offset: Double
+
+    static let standing = Walking(level: 0, omega: 0, shift: 0, offset: 0)
+
+    func phase(at t: Double) -> Double { omega * (t - shift) + offset }
 }

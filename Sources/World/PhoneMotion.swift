@@ -99,14 +99,14 @@ struct ScriptedMotion: PushedPhones {
     }
 
     /// Whether phone `i`'s holder walks at `t` (by the script's leg then), and the phase of its steps.
-    func walking(_ i: Int, at t: Double) -> (level: Double, omega: Double, phase: (Double) -> Double) {
+    func walking(_ i: Int, at t: Double) -> Walking {
         let w = file.peers[i].waypoints
-        guard let k = w.firstIndex(where: { $0.t > t }), k > 0 else { return (0, 0, { _ in 0 }) }
+        guard let k = w.firstIndex(where: { $0.t > t }), k > 0 else { return .standing }
         var leg = w[k].position - w[k - 1].position
         leg.z = 0
         let omega = 2 * Double.pi * settings.cadence
-        let start = w[k - 1].t
-        return (leg.length / (w[k].t - w[k - 1].t) > settings.walking ? 1 : 0, omega, { omega * ($0 - start) })
+        return Walking(level: leg.length / (w[k].t - w[k - 1].t) > settings.walking ? 1 : 0, omega: omega,
+                       shift: w[k - 1].t, offset: 0)
     }
 
     /// A knuckle met the table the phones `resting` lie on at `knuckleSpeed`: its momentum, given back by half,
@@ -281,9 +281,8 @@ struct PoseMotion: PushedPhones {
     }
 
     /// How far phone `i`'s holder's steps are under way after the last step, and their phase.
-    func walking(_ i: Int) -> (level: Double, omega: Double, phase: (Double) -> Double) {
-        let omega = 2 * Double.pi * settings.cadence, offset = 2.4 * Double(i)
-        return (stepping[i], omega, { omega * $0 + offset })
+    func walking(_ i: Int) -> Walking {
+        Walking(level: stepping[i], omega: 2 * Double.pi * settings.cadence, shift: 0, offset: 2.4 * Double(i))
     }
 
     /// Phone `i`'s motion until the next step, taken out once for the chip's samples in between.

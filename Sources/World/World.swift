@@ -868,10 +868,8 @@ package final class World {
         guard let own, dt > 0 else { return }
         let start = time - dt
         for i in 0..<peerCount {
-            let standing: (level: Double, omega: Double, phase: (Double) -> Double) = (0, 0, { _ in 0 })
-            let walking = scriptedMotion?.walking(i, at: time) ?? poseMotion?.walking(i) ?? standing
-            for pulse in own.heelStrikes(i, from: start, to: time, level: walking.level, omega: walking.omega,
-                                         phase: walking.phase) {
+            let walking = scriptedMotion?.walking(i, at: time) ?? poseMotion?.walking(i) ?? .standing
+            for pulse in own.heelStrikes(i, from: start, to: time, walking: walking) {
                 scriptedMotion?.add(i, pulse)
                 poseMotion?.add(i, pulse)
             }
