@@ -762,9 +762,8 @@ import TransportCore
         #expect(b.table.session(with: low)?.remoteToken == a.table.session(with: high)?.localToken)
     }
 
-    /// The responder sends data the moment it accepts; data that overtakes the acceptance is held until the
-    /// acceptance names the same token, then delivered after the session began, not refused.
-    @Test func dataThatOvertakesTheAcceptanceIsHeldNotRefused() throws {
+    /// `low` invites `high` and `high` accepts at 0.2 s: both nodes, and the acceptance not yet given to `low`.
+    private func invitedAndAccepted() throws -> (a: DiscoveryNode, b: DiscoveryNode, accept: [UInt8]) {
         var a = try node(low)
         var b = try node(high)
         _ = a.start(now: 0)
@@ -772,10 +771,17 @@ import TransportCore
         let invite = try #require(sent(a.receive(datagram(try announce(high, sequence: 1), from: there), now: 0.1)).first)
         _ = b.receive(datagram(try announce(low, sequence: 1), from: here), now: 0.1)
         let accept = try #require(sent(b.receive(datagram(invite.2, from: here), now: 0.2)).first)
+        return (a, b, accept.2)
+    }
+
+    /// The responder sends data the moment it accepts; data that overtakes the acceptance is held until the
+    /// acceptance names the same token, then delivered after the session began, not refused.
+    @Test func dataThatOvertakesTheAcceptanceIsHeldNotRefused() throws {
+        var (a, b, accept) = try invitedAndAccepted()
         let data = try #require(sent(b.sendData(to: low, kind: 2, payload: [7, 8, 9])).first)
         #expect(a.receive(datagram(data.2, from: there), now: 0.21).isEmpty)
         #expect(a.counters.refused.values.reduce(0, +) == 0)
-        let events = a.receive(datagram(accept.2, from: there), now: 0.22).compactMap { if case .event(let e) = $0 { e } else { nil } }
+        let events = a.receive(datagram(accept, from: there), now: 0.22).compactMap { if case .event(let e) = $0 { e } else { nil } }
         #expect(events.count == 2)
         #expect(events.first.map { if case .session(high, .began) = $0 { true } else { false } } == true)
         #expect(events.last == .data(high, kind: 2, payload: [7, 8, 9]))
@@ -784,16 +790,10 @@ import TransportCore
     /// Data a node leaves unsealed for a receiver in its own process carries its tag and signature in its memo alone:
     /// the bytes are the sealed datagram's but for zeros there. Through the memo it is taken as the sealed datagram
     /// is; the same bytes without it, as anyone who copied them would hold them, are refused before anything in them
-    /// is believed; and a memo is made only for bytes that are its message sealed but for the trailer.
+    /// is believed.
     @Test func unsealedDataIsTakenThroughItsMemoAlone() throws {
-        var a = try node(low)
-        var b = try node(high)
-        _ = a.start(now: 0)
-        _ = b.start(now: 0)
-        let invite = try #require(sent(a.receive(datagram(try announce(high, sequence: 1), from: there), now: 0.1)).first)
-        _ = b.receive(datagram(try announce(low, sequence: 1), from: here), now: 0.1)
-        let accept = try #require(sent(b.receive(datagram(invite.2, from: here), now: 0.2)).first)
-        _ = a.receive(datagram(accept.2, from: there), now: 0.21)
+        var (a, b, accept) = try invitedAndAccepted()
+        _ = a.receive(datagram(accept, from: there), now: 0.21)
         let sealed = try #require(sent(b.sendData(to: low, kind: 2, payload: [7, 8, 9])).first)
         let open = try #require(sent(b.sendData(to: low, kind: 2, payload: [7, 8, 9], sealed: false)).first)
         let trailer = WireFormat.signatureSize + GroupKey.tagSize
