@@ -275,13 +275,21 @@ extension DiscoveryNode {
     /// the memo holds what sealing them would have made, the tag and signature of the same bytes, and a receiver
     /// that cannot read it (another key) refuses them as it would have refused the sealed ones.
     package func memo(ofOwn bytes: [UInt8], message: WireMessage?, sealed: Bool = true) -> FrameMemo {
-        let frame = DecodedFrame(key: configuration.groupKey.fingerprint, authentic: true)
-        frame.signedBy = configuration.identity.publicKey.bytes
+        Self.memo(ofOwn: bytes, message: message, sealed: sealed, configuration)
+    }
+
+    /// ``memo(ofOwn:message:sealed:)`` for the node configured by `c`: static, so that a driver holding the node
+    /// reads its configuration alone (through the method, the whole node was copied for every datagram it sent).
+    package static func memo(
+        ofOwn bytes: [UInt8], message: WireMessage?, sealed: Bool = true, _ c: Configuration
+    ) -> FrameMemo {
+        let frame = DecodedFrame(key: c.groupKey.fingerprint, authentic: true)
+        frame.signedBy = c.identity.publicKey.bytes
         if let message { frame.result = .success(message) }
         // Where the tests run (debug builds): every memo made is held to what checking and decoding the bytes find,
         // or, for bytes left unsealed, those of the same message sealed.
-        assert(sealed ? Self.carriesOwnSeal(bytes, message, configuration)
-                      : message.map { Self.sealingAgrees(bytes, $0, configuration) } ?? false,
+        assert(sealed ? carriesOwnSeal(bytes, message, c)
+                      : message.map { sealingAgrees(bytes, $0, c) } ?? false,
                "a node's own datagram carries its group's tag, its signature and the message it was made from")
         return FrameMemo(frame)
     }

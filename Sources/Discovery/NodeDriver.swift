@@ -124,10 +124,11 @@ package final class NodeDriver: SteppedReceiver {
                 guard isRunning else { continue }
                 // The message the node made these bytes from: the same array, not only the same bytes.
                 let own = made.first { Self.sameStorage($0.bytes, bytes) }
-                // Through a pointer: a method called on the stored node copied the whole node (every table of
-                // it) for each datagram sent.
+                // The node's configuration alone, through a pointer: a method called on the stored node copied the
+                // whole node (every table of it) for each datagram sent.
                 let memo = withUnsafeMutablePointer(to: &node) {
-                    $0.pointee.memo(ofOwn: bytes, message: own?.message, sealed: own?.sealed ?? true)
+                    DiscoveryNode.memo(ofOwn: bytes, message: own?.message, sealed: own?.sealed ?? true,
+                                       $0.pointee.configuration)
                 }
                 transport.send(bytes, to: destination, memo: memo)
             case .event(let event):

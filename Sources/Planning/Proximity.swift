@@ -50,6 +50,11 @@ package struct Proximity<Placer: ExchangePlacer>: RangingPlanner {
     /// When each pair last ranged, seconds (-∞ never), and the exchanges in a row since that gave it no estimate.
     private var lastRanged: [Float]
     private var failures: [UInt8]
+    /// By pair, until when it cannot be urgent, as found when it was last ranked (``Calm``), and the closing speed
+    /// and Bluetooth floor those bounds were found under: a faster crowd or another floor forgets them all.
+    private var calm: [Calm] = []
+    private var calmClosing: Float = -.infinity
+    private var calmFloor: Float = .nan
     private var reranked = -Double.infinity
     /// Pairs by priority, in half-octave buckets: the upper half for knocked pairs and walking pairs that are due,
     /// the lower for all others.
@@ -78,6 +83,15 @@ package struct Proximity<Placer: ExchangePlacer>: RangingPlanner {
             lastRanged += repeatElement(-.infinity, count: more)
             failures += repeatElement(0, count: more)
         }
+        if calm.count < context.pairs.count {
+            calm += repeatElement(Calm(), count: context.pairs.count - calm.count)
+        }
+        let closing = context.speeds.isEmpty ? Float(settings.assumedClosingSpeed) : 2 * (context.speeds.max() ?? 0)
+        if closing > calmClosing || context.bluetoothFloor != calmFloor {
+            calmClosing = max(closing, calmClosing)
+            calmFloor = context.bluetoothFloor
+            for k in calm.indices { calm[k] = Calm() }
+        }
         let t = context.time
         let rerank = t - reranked >= 1 - 1e-9
         if rerank { reranked = t }
@@ -103,15 +117,20 @@ package struct Proximity<Placer: ExchangePlacer>: RangingPlanner {
         // The view holds copies of the planner's arrays: it ends with the scan, before `lastRanged` is written, so
         // that the write copies nothing.
         do {
-            let scan = ScanState(settings: settings, pairs: admitted.pairs, lastRanged: lastRanged, failures: failures,
-                                 chips: air.placeability(context), context: context)
-            parts.withUnsafeMutableBufferPointer { buffer in
-                let shared = WorkerBuckets(buffer: buffer)
-                DispatchQueue.concurrentPerform(iterations: workers) { w in
-                    shared.buffer[w].withUnsafeMutableBufferPointer { mine in
-                        for k in mine.indices { mine[k].removeAll(keepingCapacity: true) }
-                        for i in (count * w / workers)..<(count * (w + 1) / workers) {
-                            if let (key, p) = scan.bucket(i) { mine[key].append(p) }
+            let chips = air.placeability(context)
+            let (settings, pairs, calmClosing) = (settings, admitted.pairs, calmClosing)
+            let (lastRanged, failures) = (lastRanged, failures)
+            calm.withUnsafeMutableBufferPointer { calm in
+                let scan = ScanState(settings: settings, pairs: pairs, lastRanged: lastRanged, failures: failures,
+                                     chips: chips, context: context, calm: calm, calmClosing: calmClosing)
+                parts.withUnsafeMutableBufferPointer { buffer in
+                    let shared = WorkerBuckets(buffer: buffer)
+                    DispatchQueue.concurrentPerform(iterations: workers) { w in
+                        shared.buffer[w].withUnsafeMutableBufferPointer { mine in
+                            for k in mine.indices { mine[k].removeAll(keepingCapacity: true) }
+                            for i in (count * w / workers)..<(count * (w + 1) / workers) {
+                                if let (key, p) = scan.bucket(i) { mine[key].append(p) }
+                            }
                         }
                     }
                 }
@@ -150,23 +169,37 @@ package struct Proximity<Placer: ExchangePlacer>: RangingPlanner {
 /// What a pair wants, from the settings and what the devices know: read by the workers that rank the pairs, with
 /// nothing of the planner's generic type (through it, each reading of a setting went by its type's metadata).
 fileprivate extension ProximitySettings {
-    /// Whether one device of pair `p` felt a tap in the last `tapWindow` seconds and has heard from the other, over
-    /// the data channel, of a tap at the same instant (within `tapCoincidence`), and the pair may be near enough to
-    /// have touched: brought forward from its estimate by how fast it may have closed since, and no nearer than its
-    /// Bluetooth distance allows (and it did not just bump). The devices tell each other of their taps, as a bump
-    /// app does; a tap whose message is late or lost is not known.
-    @inline(__always)
-    func isTappedPair(_ p: Int, _ context: PlanningContext) -> Bool {
-        guard !context.taps.isEmpty, !context.peerTaps.isEmpty else { return false }
-        let pair = context.pairs[p]
+    /// By device, the peers whose tap it has heard of, over the data channel, at the instant of its own (within
+    /// `tapCoincidence`) when its own came in the last `tapWindow` seconds; none for the others. Found once a round
+    /// from each device's list, not once for each of its pairs (a knocked phone's list read by its hundred pairs).
+    func knockedPeers(_ context: PlanningContext) -> Knocked {
+        var knocked = Knocked()
+        guard !context.taps.isEmpty, !context.peerTaps.isEmpty else { return knocked }
         let t = Float(context.time)
         let window = Float(tapWindow), coincidence = Float(tapCoincidence)
-        func heardTogether(_ own: Int32, _ other: Int32) -> Bool {
-            let mine = context.taps[Int(own)]
-            guard t - mine <= window, Int(own) < context.peerTaps.count else { return false }
-            return context.peerTaps[Int(own)].contains { $0.peer == other && abs($0.time - mine) <= coincidence }
+        knocked.start.reserveCapacity(context.peerTaps.count + 1)
+        for own in context.peerTaps.indices {
+            knocked.start.append(Int32(knocked.peers.count))
+            guard own < context.taps.count else { continue }
+            let mine = context.taps[own]
+            guard t - mine <= window else { continue }
+            for tap in context.peerTaps[own] where abs(tap.time - mine) <= coincidence { knocked.peers.append(tap.peer) }
         }
-        guard heardTogether(pair.low, pair.high) || heardTogether(pair.high, pair.low) else { return false }
+        knocked.start.append(Int32(knocked.peers.count))
+        return knocked
+    }
+
+    /// Whether one device of pair `p` felt a tap in the last `tapWindow` seconds and has heard from the other, over
+    /// the data channel, of a tap at the same instant (within `tapCoincidence`: `knocked`, ``knockedPeers(_:)``), and
+    /// the pair may be near enough to have touched: brought forward from its estimate by how fast it may have closed
+    /// since, and no nearer than its Bluetooth distance allows (and it did not just bump). The devices tell each
+    /// other of their taps, as a bump app does; a tap whose message is late or lost is not known.
+    @inline(__always)
+    func isTappedPair(_ p: Int, knocked: Knocked, _ context: PlanningContext) -> Bool {
+        guard !knocked.peers.isEmpty else { return false }
+        let pair = context.pairs[p]
+        let t = Float(context.time)
+        guard knocked.has(pair.low, heard: pair.high) || knocked.has(pair.high, heard: pair.low) else { return false }
         var near = -Float.infinity
         if !context.estimates.isEmpty {
             let e = context.estimates[p]
@@ -242,6 +275,31 @@ private struct ScanState: @unchecked Sendable {
     /// What the placer could accept of each device's sessions (``ExchangePlacer/placeability(_:)``): all, `nil`.
     let chips: [Placeable]?
     let context: PlanningContext
+    /// ``ProximitySettings/knockedPeers(_:)``, found once for the round.
+    let knocked: Knocked
+    /// Each pair's ``Calm``, written for the pair by the one worker that ranks it, and the most two devices may
+    /// close at, as far as their speeds go, that its bounds hold for.
+    let calm: UnsafeMutableBufferPointer<Calm>
+    let calmClosing: Float
+    /// The least interval any pair can want, seconds, and the longest a pair waits as far as its rank goes.
+    let shortestWanted: Double
+    let longestInterval: Double
+
+    init(settings: ProximitySettings, pairs: [Int32], lastRanged: [Float], failures: [UInt8], chips: [Placeable]?,
+         context: PlanningContext, calm: UnsafeMutableBufferPointer<Calm>, calmClosing: Float) {
+        self.calm = calm
+        self.calmClosing = calmClosing
+        shortestWanted = min(settings.shortestInterval, settings.targetLongestInterval, settings.longestInterval,
+                             settings.afterBump)
+        longestInterval = settings.longestInterval
+        self.settings = settings
+        self.pairs = pairs
+        self.lastRanged = lastRanged
+        self.failures = failures
+        self.chips = chips
+        self.context = context
+        knocked = settings.knockedPeers(context)
+    }
 
     /// Buckets of each half: 64 half octaves of priority.
     static let tierBuckets = 64
@@ -259,11 +317,16 @@ private struct ScanState: @unchecked Sendable {
         if case .no = placeable { return nil }
         // A pair never ranged counts as having waited the longest interval: its Bluetooth distance, not its
         // newness, decides when it first ranges.
-        let waited = min(context.time - Double(lastRanged[Int(p)]), settings.longestInterval)
+        let waited = min(context.time - Double(lastRanged[Int(p)]), longestInterval)
         // An urgent pair is due, and no pair wants less than the shortest of the intervals.
         if case .ifUrgent = placeable, waited < shortestWanted - 1e-6 { return nil }
-        let tapped = settings.isTappedPair(Int(p), context)
+        let tapped = settings.isTappedPair(Int(p), knocked: knocked, context)
         let walking = tapped || settings.isWalkingPair(Int(p), context)
+        // Only urgent pairs count here, and a pair that was found unable to be urgent before a time, from what the
+        // devices knew, still cannot be while they know the same: most pairs of a crowd most rounds.
+        let calmPair: Bool
+        if case .ifUrgent = placeable, !walking { calmPair = true } else { calmPair = false }
+        if calmPair, calm[Int(p)].holds(at: context.time, Int(p), context) { return nil }
         // A pair whose exchanges keep failing is tried less and less often (doubling the interval each time).
         let wanted = tapped ? settings.shortestInterval
             : min(settings.wantedInterval(Int(p), walking: walking, context) * Double(1 << Int(failures[Int(p)])),
@@ -272,15 +335,11 @@ private struct ScanState: @unchecked Sendable {
         // Urgent: a knocked pair, a walking pair that is due, a pair due that wants an update within four rounds
         // (within 30 cm, or closing on a touch).
         let urgent = due && (walking || wanted <= 4 * settings.shortestInterval + 1e-9)
+        if calmPair, !urgent { calm[Int(p)] = Calm(Int(p), context, closing: calmClosing, settings: settings) }
         if case .ifUrgent = placeable, !urgent { return nil }
         let priority = waited / (wanted * wanted)
         let k = min(max(Self.halfOctave(priority) + 40, 0), Self.tierBuckets - 1)
         return (walking && due ? Self.tierBuckets + k : k, urgent ? p | Self.urgentBit : p)
-    }
-
-    /// The least interval any pair can want, seconds.
-    private var shortestWanted: Double {
-        min(settings.shortestInterval, settings.targetLongestInterval, settings.longestInterval, settings.afterBump)
     }
 
     /// ⌊2 log2(x)⌋ from the number's bits, without a logarithm (500,000 pairs a round at 1,000
@@ -313,6 +372,84 @@ extension Proximity where Placer == ChipScheduler {
                 settings: ProximitySettings = ProximitySettings(), workers: Int = 1) throws {
         self.init(placer: try ChipScheduler(medium: medium, scheme: scheme, peers: peers, seed: seed),
                   medium: medium, peers: peers, settings: settings, workers: workers)
+    }
+}
+
+/// By device, the peers whose knock it felt with its own (``ProximitySettings/knockedPeers(_:)``): device `d`'s are
+/// `peers[start[d]..<start[d + 1]]`. One list for all, so that looking at a device's costs no reference count.
+struct Knocked {
+    var peers: [Int32] = []
+    var start: [Int32] = []
+
+    /// Whether device `own` felt `other`'s knock with its own.
+    @inline(__always)
+    func has(_ own: Int32, heard other: Int32) -> Bool {
+        guard Int(own) + 1 < start.count else { return false }
+        for k in Int(start[Int(own)])..<Int(start[Int(own) + 1]) where peers[k] == other { return true }
+        return false
+    }
+}
+
+/// Until when a pair that no device walks to or knocked cannot be urgent (want an update within four rounds), from
+/// what the devices knew when it was ranked: its estimate and its Bluetooth distance, kept to tell whether they
+/// changed since. The bound takes the pair to close at the most its devices' speeds allow (``Proximity`` forgets
+/// every bound when that grows), and leaves out what only makes a pair less urgent (a bump just felt, failures in a
+/// row), so that a pair it passes over is one the full ranking would have passed over too.
+struct Calm {
+    private var until = -Double.infinity
+    private var distance: Float = .nan
+    private var time: Float = .nan
+    private var closing: Float = .nan
+    private var bluetooth: Float = .nan
+
+    init() {}
+
+    /// Within a pair's wanted interval of `wanted` at most (an urgent pair's: four rounds), the distance it is at
+    /// is under the larger of these: the interval's square law (`0.1 (d / 0.15)^2`), and four updates at its
+    /// closing speed. Slightly over, as a bound must be.
+    private static func urgentWithin(_ settings: ProximitySettings, closing: Double) -> Double {
+        let wanted = 4 * settings.shortestInterval + 1e-9
+        let squareLaw = settings.nearDistance * (wanted / settings.shortestInterval).squareRoot()
+        let closingLaw = closing > 0.1 ? wanted * settings.updatesBeforeContact * closing : 0
+        return max(squareLaw, closingLaw) * (1 + 1e-6) + 1e-6
+    }
+
+    /// The bound for pair `p` as the devices know it now.
+    init(_ p: Int, _ context: PlanningContext, closing speeds: Float, settings: ProximitySettings) {
+        bluetooth = p < context.bluetooth.count ? context.bluetooth[p] : .nan
+        if !context.estimates.isEmpty, context.estimates[p].distance.isFinite {
+            let e = context.estimates[p]
+            (distance, time, closing) = (e.distance, e.time, e.closing)
+            let near = Self.urgentWithin(settings, closing: Double(e.closing))
+            let nearest = Double(context.nearestByBluetooth(p))
+            guard nearest <= near else {
+                until = .infinity
+                return
+            }
+            let speed = Double(max(e.closing, 0)) + Double(speeds)
+            let ahead = Double(e.distance) - near
+            guard ahead > 0 else { return }
+            until = speed > 0 ? Double(e.time) + ahead / speed * (1 - 1e-6) - 1e-6 : .infinity
+        } else if bluetooth.isFinite {
+            // From its Bluetooth distance alone, which time does not bring nearer.
+            if Double(bluetooth) > Self.urgentWithin(settings, closing: 0) { until = .infinity }
+        } else {
+            until = .infinity
+        }
+    }
+
+    /// Whether pair `p` still cannot be urgent at `t`: before the bound, with the same estimate and Bluetooth
+    /// distance (compared as bits: the same value or not; none heard is none heard).
+    @inline(__always)
+    func holds(at t: Double, _ p: Int, _ context: PlanningContext) -> Bool {
+        guard t < until else { return false }
+        let heard = p < context.bluetooth.count ? context.bluetooth[p] : .nan
+        guard heard.bitPattern == bluetooth.bitPattern || (heard.isNaN && bluetooth.isNaN) else { return false }
+        if context.estimates.isEmpty { return distance.isNaN }
+        let e = context.estimates[p]
+        if !e.distance.isFinite { return distance.isNaN }
+        return e.distance.bitPattern == distance.bitPattern && e.time.bitPattern == time.bitPattern
+            && e.closing.bitPattern == closing.bitPattern
     }
 }
 

@@ -79,4 +79,66 @@ import TestSupport
         #expect(skipping.calls < ranking.calls / 20, "\(skipping.calls) of \(ranking.calls)")
         #expect(skipping.calls >= exchanges)
     }
+
+    /// Pairs that close on each other and part again, devices whose speeds come and go (one at 2.5 m/s for a
+    /// while, past every bound found before), Bluetooth distances that follow: the bounds under which the planner
+    /// passes over a pair that cannot be urgent (its estimate, its Bluetooth distance and the crowd's speeds
+    /// unchanged) change no plan either, round for round, against ranking every pair in full. A bound twice as late
+    /// changes round 19; one that outlives a new estimate, round 14.
+    @Test func passingOverPairsThatCannotBeUrgentChangesNoPlan() throws {
+        let count = 100
+        /// Device d's position at round k: the pairs (2i, 2i + 1) close from 1.2 m to 4 cm and part, each pair on
+        /// its own phase, 1.4 m from the next pair: near enough that two walkers' speeds bring an old estimate of
+        /// their devices within a touch in half a second.
+        func positions(_ k: Int) -> [Vector3] {
+            (0..<count).map { d in
+                let pair = d / 2
+                let base = Vector3(Double(pair % 7) * 1.4, Double(pair / 7) * 1.4, 1.2)
+                let phase = Double((k + 17 * pair) % 40) / 40
+                let gap = 0.04 + 1.16 * abs(2 * phase - 1)
+                return base + Vector3(d % 2 == 0 ? -gap / 2 : gap / 2, 0, 0)
+            }
+        }
+        func speeds(_ k: Int) -> [Float] {
+            (0..<count).map { d in
+                if d == 5 && (150..<170).contains(k) { return 2.5 }
+                return (k / 20 + d) % 3 == 0 ? 1.4 : 0
+            }
+        }
+        func run(answers: Bool) throws -> (plans: [[PlannedExchange]], channels: [[UInt8]], urgent: Int) {
+            var crowd = try Crowd(positions: positions(0))
+            let medium = Medium()
+            let chips = Chips(chips: try ChipScheduler(medium: medium, scheme: .doubleSided, peers: count, seed: 11),
+                              answers: answers, calls: Calls())
+            var planner = Proximity(placer: chips, medium: medium, peers: count, workers: 2)
+            var plan = RangingPlan()
+            var plans: [[PlannedExchange]] = []
+            var channels: [[UInt8]] = []
+            var near = 0
+            // Bluetooth tells little (a pair may be as near as a tenth of its distance), and for a while nothing.
+            crowd.bluetoothFloor = 0.1
+            for k in 0..<300 {
+                crowd.hearsBluetooth = !(200..<250).contains(k)
+                crowd.poses = positions(k).map { Pose(position: $0, orientation: Orientation(heading: 0)) }
+                crowd.round(k, &planner, &plan, speeds: speeds(k))
+                plans.append(plan.exchanges)
+                channels.append(plan.channels)
+                near += plan.exchanges.filter { exchange in
+                    let pair = crowd.engine.pairs[Int(exchange.pair)]
+                    return pair.low / 2 == pair.high / 2
+                }.count
+            }
+            return (plans, channels, near)
+        }
+        let passing = try run(answers: true)
+        let ranking = try run(answers: false)
+        let differing = passing.plans.indices.first {
+            passing.plans[$0] != ranking.plans[$0] || passing.channels[$0] != ranking.channels[$0]
+        }
+        #expect(differing == nil, "round \(differing ?? -1) differs")
+        let exchanges = passing.plans.map(\.count).reduce(0, +)
+        #expect(exchanges > 1_000, "\(exchanges)")
+        // The closing pairs range more than their share of the 630 pairs (each chip controls one in 18 or so).
+        #expect(passing.urgent > exchanges / 10, "\(passing.urgent) of \(exchanges)")
+    }
 }
