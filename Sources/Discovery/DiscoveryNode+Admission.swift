@@ -42,8 +42,8 @@ extension DiscoveryNode {
 
     /// What would allow this node to contact the peer at `index` unprompted now, spending nothing yet
     /// (``spend(_:on:now:)``); `nil` if nothing does.
-    func contact(_ index: [PeerID: KnownPeer].Index, now: Double) -> Contact? {
-        let known = peers.values[index]
+    func contact(_ index: Int, now: Double) -> Contact? {
+        let known = peers[at: index]
         if known.validated { return .free }
         if known.foundWhileJoining {
             return known.isRegular ? .free : firstContacts.allows(now: now) ? .first : nil
@@ -56,21 +56,21 @@ extension DiscoveryNode {
     }
 
     /// Spends what ``contact(_:now:)`` found, as the contact is made.
-    mutating func spend(_ contact: Contact, on index: [PeerID: KnownPeer].Index, now: Double) {
+    mutating func spend(_ contact: Contact, on index: Int, now: Double) {
         switch contact {
         case .free: break
         case .first: _ = firstContacts.take(now: now)
         case .probe:
             _ = probeBudget.take(now: now)
-            peers.values[index].announcementsSinceProbe = 0
-            peers.values[index].probed = true
+            peers[at: index].announcementsSinceProbe = 0
+            peers[at: index].probed = true
             counters.probes += 1
         }
     }
 
     /// Whether this node may send the peer at `index` an invitation or a solicit it did not ask for, spending what
     /// allows it.
-    mutating func mayContact(_ index: [PeerID: KnownPeer].Index, now: Double) -> Bool {
+    mutating func mayContact(_ index: Int, now: Double) -> Bool {
         guard let contact = contact(index, now: now) else { return false }
         spend(contact, on: index, now: now)
         return true
@@ -117,7 +117,7 @@ extension DiscoveryNode {
     /// Static, given what it reads, so that no call can copy the node, as
     /// ``cannotKnowUs(peerAnnouncing:now:lastAnnouncedAt:timing:)`` is.
     @inline(__always)
-    static func mayGiveWay(_ peer: PeerID, peers: [PeerID: KnownPeer], table: PeerSessionTableState) -> Bool {
+    static func mayGiveWay(_ peer: PeerID, peers: KnownPeers, table: PeerSessionTableState) -> Bool {
         guard let known = peers[peer], !known.isRegular else { return false }
         return table.session(with: peer)?.remoteToken != nil
     }

@@ -35,22 +35,22 @@ extension DiscoveryNode {
                 reading.noteEcho(sequence: WireFormat.announcementSequence(in: datagram.bytes), now: now)
                 return []
             }
-            // Through the in-place accessor: reading `peers.values[index]` would copy the peer, a retain for every
+            // Through the in-place accessor: reading `peers[at: index]` would copy the peer, a retain for every
             // string of its advertisement, on the path every datagram of a steady group takes.
             if let index = peers.index(forKey: peer) {
-                let hearing = peers.values[index].hearUnchanged(
+                let hearing = peers[at: index].hearUnchanged(
                     datagram.bytes, digest: Self.advertisementDigest(datagram, frame: frame), at: now,
                     removals: table.removals, longestInterval: timing.longestInterval
                 ) { Self.isSigned(datagram, frame: frame, by: $0) }
                 if hearing == .forged { return refuse(.forged) }
                 if hearing == .replayed { return refuse(.replayed) }
                 if hearing != .changed {
-                    if peers.values[index].noteAnnouncement(at: now) { regulars += 1 }
+                    if peers[at: index].noteAnnouncement(at: now) { regulars += 1 }
                     counters.unchangedAnnouncements += 1
                     // A peer with a session, by far the most common case, needs nothing more (as in `heardAgain`).
                     if hearing == .sessionHeld { return [] }
                     if table.hasSession(with: peer) {
-                        peers.values[index].sessionSeenAt = table.removals
+                        peers[at: index].sessionSeenAt = table.removals
                         return []
                     }
                     return heardAgain(peer, at: index, sequence: WireFormat.senderSequence(in: datagram.bytes),
@@ -79,10 +79,10 @@ extension DiscoveryNode {
             return refuse(.wrongSource)
         }
         if !datagram.viaGroup, message.type != .announce, message.type != .goodbye, let sender = message.sender?.peer,
-           let index = peers.index(forKey: sender), peers.values[index].endpoint == datagram.source {
+           let index = peers.index(forKey: sender), peers[at: index].endpoint == datagram.source {
             // Its own datagram of the exchange, from where it says it is: it is there.
-            peers.values[index].validated = true
-            peers.values[index].probed = false
+            peers[at: index].validated = true
+            peers[at: index].probed = false
         }
         switch message {
         case .announce(let ad, let sequence, let interval):
@@ -164,9 +164,9 @@ extension DiscoveryNode {
         let strict = type == .announce || type == .goodbye
         if let index = peers.index(forKey: sender) {
             // Another life is judged by the incarnation rules, and starts its own count.
-            guard incarnation == nil || peers.values[index].life().incarnation == incarnation else { return true }
-            if strict { return peers.values[index].hearAnnouncementSequence(sequence) }
-            return peers.values[index].hearSequence(sequence, window: Self.replayWindow)
+            guard incarnation == nil || peers[at: index].life().incarnation == incarnation else { return true }
+            if strict { return peers[at: index].hearAnnouncementSequence(sequence) }
+            return peers[at: index].hearSequence(sequence, window: Self.replayWindow)
         }
         guard let departed = departures.departure(of: sender), let incarnation else { return true }
         if incarnation < departed.incarnation { return false }
@@ -358,17 +358,17 @@ extension DiscoveryNode {
                 // The same life, announcing something new (its interval, as its group grew): the fast path compares
                 // against this one from now on.
                 guard let index = peers.index(forKey: ad.peer) else { return [] }
-                peers.values[index].lastHeard = now
-                peers.values[index].announced = WireFormat.advertisementDigest(bytes)
-                peers.values[index].announceInterval = min(interval.seconds, timing.longestInterval)
-                if peers.values[index].noteAnnouncement(at: now) { regulars += 1 }
+                peers[at: index].lastHeard = now
+                peers[at: index].announced = WireFormat.advertisementDigest(bytes)
+                peers[at: index].announceInterval = min(interval.seconds, timing.longestInterval)
+                if peers[at: index].noteAnnouncement(at: now) { regulars += 1 }
                 return heardAgain(ad.peer, at: index, sequence: sequence, now: now)
             }
         }
         let out = discover(ad, interval: interval, announcement: bytes, sequence: sequence, from: source,
                            validated: false, now: now)
         guard let index = peers.index(forKey: ad.peer) else { return out }
-        if !peers.values[index].foundWhileJoining { counters.leftToContactUs += 1 }
+        if !peers[at: index].foundWhileJoining { counters.leftToContactUs += 1 }
         return out + heardAgain(ad.peer, at: index, sequence: sequence, now: now)
     }
 
@@ -454,10 +454,10 @@ extension DiscoveryNode {
               let (peer, since) = strangers.popFirst() {
             chances -= 1
             guard peer != newest, let index = peers.index(forKey: peer), !table.hasSession(with: peer) else { continue }
-            let (_, discoveredAt) = peers.values[index].life()
+            let (_, discoveredAt) = peers[at: index].life()
             guard discoveredAt <= since else { continue }
-            if peers.values[index].lastHeard > since {
-                strangers.append((peer, peers.values[index].lastHeard))
+            if peers[at: index].lastHeard > since {
+                strangers.append((peer, peers[at: index].lastHeard))
                 continue
             }
             counters.strangersForgotten += 1
@@ -498,12 +498,12 @@ extension DiscoveryNode {
     /// either only when this node may contact it (``mayContact(_:now:)``): found by its announcement alone, it is
     /// not contacted before it is heard again.
     mutating func heardAgain(
-        _ peer: PeerID, at index: [PeerID: KnownPeer].Index, sequence: UInt32, now: Double
+        _ peer: PeerID, at index: Int, sequence: UInt32, now: Double
     ) -> [NodeDirective] {
-        let (incarnation, discoveredAt) = peers.values[index].life()
+        let (incarnation, discoveredAt) = peers[at: index].life()
         guard consents(to: peer) else { return [] }
         if me.initiates(with: peer) {
-            if peers.values[index].announcements == 2, let invitation = invitations[peer], !invitation.inWindow,
+            if peers[at: index].announcements == 2, let invitation = invitations[peer], !invitation.inWindow,
                let position = waiting.firstIndex(of: peer), position > 0 {
                 // Heard announcing again, it is there, which the fresh ids ahead of it have not shown: it goes first.
                 waiting.remove(at: position)
@@ -539,7 +539,7 @@ extension DiscoveryNode {
                 exchangeQueue.insert(PeerDeadline(time: slot, peer: peer))
                 return []
             }
-            return [solicit(peer, incarnation: incarnation, at: peers.values[index].endpoint)]
+            return [solicit(peer, incarnation: incarnation, at: peers[at: index].endpoint)]
         }
         // A solicit that went unanswered holds the next off, longer each time (``holdOff(_:now:)``): an id that
         // announces and never invites costs a few solicits a minute, not one per announcement. A node behind on its
@@ -550,7 +550,7 @@ extension DiscoveryNode {
               mayContact(index, now: now), budget.take(now: now)
         else { return [] }
         holdOff(peer, now: now)
-        return [solicit(peer, incarnation: incarnation, at: peers.values[index].endpoint)]
+        return [solicit(peer, incarnation: incarnation, at: peers[at: index].endpoint)]
     }
 
     /// How soon a silence that has not been read through yet is looked at again.

@@ -21,8 +21,9 @@ package struct DiscoveryNode {
         /// The most sessions this device holds at once (the active-sessions limit).
         package var maximumSessions: Int
         package var timing: DiscoveryTiming
-        /// How many peers the node expects to find: its tables are sized for them at start (up to
-        /// `maximumSessions`) rather than grown, copied and rehashed as the group is found. 0 sizes nothing.
+        /// How many peers the node expects to find: its tables are sized for them at start (its session table up to
+        /// `maximumSessions`, its known peers up to what it keeps) rather than grown, copied and rehashed as the
+        /// group is found. 0 sizes nothing.
         package var expectedPeers: Int
         /// The group's shared key: every datagram sent is sealed under it, every one received must be.
         package var groupKey: GroupKey
@@ -182,7 +183,7 @@ package struct DiscoveryNode {
     package let configuration: Configuration
     package let advertisement: Advertisement
     package internal(set) var table: PeerSessionTableState
-    package internal(set) var peers: [PeerID: KnownPeer] = [:]
+    package internal(set) var peers = KnownPeers()
     package internal(set) var counters = DiscoveryCounters()
     var invitations: [PeerID: Invitation] = [:]
     /// With ``Configuration/connectsByConsent``: the peers the app invited or accepted, and those whose invitation
@@ -263,7 +264,7 @@ package struct DiscoveryNode {
     /// (to 10 s, the longest) and with them every newcomer's first contacts.
     var regulars = 0
     /// The id last found at each address (``discover``).
-    var atEndpoint: [Endpoint: PeerID] = [:]
+    var atEndpoint = AddressBook()
     /// Unprompted contacts with unvalidated peers (``mayContact(_:now:)``): a few a second at most.
     var probeBudget = SendBudget(rate: DiscoveryNode.probesPerSecond)
     /// Contacts with peers found while joining and heard once (``mayContact(_:now:)``): enough for a crowd's start,
@@ -287,9 +288,10 @@ package struct DiscoveryNode {
             incarnation: configuration.incarnation, displayName: configuration.displayName,
             discoveryInfo: configuration.discoveryInfo, unicastPort: unicastPort)
         self.table = PeerSessionTableState(capacity: configuration.maximumSessions)
-        let expected = min(max(configuration.expectedPeers, 0), configuration.maximumSessions)
-        table.reserveCapacity(expected)
-        peers.reserveCapacity(expected)
+        let expected = max(configuration.expectedPeers, 0)
+        table.reserveCapacity(min(expected, configuration.maximumSessions))
+        // Peers are known beyond the sessions held: a crowd's are known whether in session or not.
+        peers.reserveCapacity(min(expected, configuration.maximumSessions + Self.strangersKept))
         self.tokens = tokens
         self.random = random
         self.budget = SendBudget(rate: configuration.timing.sendBudget)
@@ -364,14 +366,14 @@ package struct DiscoveryNode {
         guard running else { return [] }
         running = false
         let goodbye = WireMessage.goodbye(peer: me, incarnation: configuration.incarnation)
-        peers = [:]
+        peers = KnownPeers()
         invitations = [:]
         inFlight = 0
         waiting = []
         pendingSolicits = [:]
         heldOff = [:]
         departures = DepartedLives()
-        atEndpoint = [:]
+        atEndpoint = AddressBook()
         unproven = []
         unprovenJoining = []
         noneSilentBefore = -.infinity
@@ -428,7 +430,7 @@ package struct DiscoveryNode {
             // In place: a copy of the peer out of the dictionary and back would cost a retain per string of its
             // advertisement, for every peer of a steady group every few seconds.
             guard let index = peers.index(forKey: due.peer) else { continue }
-            let (silenceCheckAt, announceInterval, lastHeard) = peers.values[index].silenceTimes()
+            let (silenceCheckAt, announceInterval, lastHeard) = peers[at: index].silenceTimes()
             guard silenceCheckAt == due.time else { continue }
             let silence = timing.silence(after: announceInterval)
             let silentUntil = reading.silenceCounts(from: lastHeard) + silence
@@ -437,7 +439,7 @@ package struct DiscoveryNode {
             } else {
                 // Not silent yet, or not read up to the end of its silence: look again then, or a little later.
                 let next = max(silentUntil, now + Self.readBehindRecheck)
-                peers.values[index].silenceCheckAt = next
+                peers[at: index].silenceCheckAt = next
                 silenceQueue.insert(PeerDeadline(time: next, peer: due.peer))
             }
         }

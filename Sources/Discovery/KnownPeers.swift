@@ -1,0 +1,132 @@
+import Sessions
+import TransportCore
+
+/// A node's table of the peers it knows, by id: the peers side by side in one array, and a dictionary from id to
+/// place alone.
+///
+/// What a node knows of a peer is 120 bytes. Kept as a dictionary's values, each of a thousand nodes held a thousand
+/// of them in 2,048 buckets (a dictionary is at most three-quarters full, and its size a power of two): 250 KB a
+/// node. Side by side they take what they are, grown by a sixteenth when full (an array doubles), and the
+/// dictionary's buckets hold 12 bytes each.
+package struct KnownPeers {
+    /// The place of each peer's entry in `entries` (and of its id in `ids`).
+    private var places: [PeerID: Int32] = [:]
+    private var ids: [PeerID] = []
+    private var entries: [DiscoveryNode.KnownPeer] = []
+
+    package init() {}
+
+    package var count: Int { entries.count }
+    package var isEmpty: Bool { entries.isEmpty }
+    /// The ids known, in no order to rely on.
+    package var keys: [PeerID] { ids }
+
+    /// Room for `count` peers without growing.
+    mutating func reserveCapacity(_ count: Int) {
+        places.reserveCapacity(count)
+        ids.reserveCapacity(count)
+        entries.reserveCapacity(count)
+    }
+
+    /// The place of `peer`'s entry, valid until a peer is removed.
+    func index(forKey peer: PeerID) -> Int? {
+        places[peer].map(Int.init)
+    }
+
+    /// The entry at `index` (``index(forKey:)``), read and changed in place.
+    subscript(at index: Int) -> DiscoveryNode.KnownPeer {
+        get { entries[index] }
+        _modify { yield &entries[index] }
+    }
+
+    /// What is known of `peer`; setting `nil` forgets it.
+    package subscript(peer: PeerID) -> DiscoveryNode.KnownPeer? {
+        get { places[peer].map { entries[Int($0)] } }
+        set {
+            if let newValue {
+                if let place = places[peer] {
+                    entries[Int(place)] = newValue
+                } else {
+                    if entries.count == entries.capacity {
+                        // A sixteenth more, not twice: a table sized for the crowd within reach outgrows it by a few
+                        // peers, not by as many again.
+                        reserveCapacity(entries.count + max(entries.count / 16, 16))
+                    }
+                    places[peer] = Int32(entries.count)
+                    ids.append(peer)
+                    entries.append(newValue)
+                }
+            } else {
+                removeValue(forKey: peer)
+            }
+        }
+    }
+
+    /// Forgets `peer`, returning what was known of it.
+    @discardableResult
+    mutating func removeValue(forKey peer: PeerID) -> DiscoveryNode.KnownPeer? {
+        guard let place = places[peer] else { return nil }
+        return remove(at: Int(place)).value
+    }
+
+    /// Forgets the peer at `index`: the last entry takes its place, so that the entries stay side by side.
+    @discardableResult
+    mutating func remove(at index: Int) -> (key: PeerID, value: DiscoveryNode.KnownPeer) {
+        let peer = ids[index]
+        places[peer] = nil
+        let last = entries.count - 1
+        if index != last {
+            entries.swapAt(index, last)
+            ids.swapAt(index, last)
+            places[ids[index]] = Int32(index)
+        }
+        ids.removeLast()
+        return (peer, entries.removeLast())
+    }
+}
+
+/// The id last found at each address (``DiscoveryNode/discover(_:interval:announcement:sequence:from:validated:now:)``).
+///
+/// An IPv4 address and port is kept as one number: a dictionary keyed by an ``Endpoint`` holds its host's string in
+/// every bucket, 32 bytes a bucket against 16 (a node of a thousand peers has 2,048 buckets). Other hosts (in-memory
+/// names, IPv6) are kept by endpoint.
+struct AddressBook {
+    private var numbered: [UInt64: PeerID] = [:]
+    private var named: [Endpoint: PeerID] = [:]
+
+    var count: Int { numbered.count + named.count }
+
+    subscript(endpoint: Endpoint) -> PeerID? {
+        get {
+            if let key = Self.key(endpoint) { return numbered[key] }
+            return named[endpoint]
+        }
+        set {
+            if let key = Self.key(endpoint) { numbered[key] = newValue } else { named[endpoint] = newValue }
+        }
+    }
+
+    /// The address and port as one number, when the host is an IPv4 address in dotted form (four numbers of at most
+    /// three digits, each under 256).
+    static func key(_ endpoint: Endpoint) -> UInt64? {
+        var address: UInt64 = 0
+        var part: UInt64 = 0
+        var digits = 0
+        var dots = 0
+        for byte in endpoint.host.utf8 {
+            if byte == UInt8(ascii: ".") {
+                guard digits > 0, dots < 3 else { return nil }
+                address = address << 8 | part
+                (part, digits, dots) = (0, 0, dots + 1)
+            } else if byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), digits < 3 {
+                part = part * 10 + UInt64(byte - UInt8(ascii: "0"))
+                digits += 1
+                guard part < 256 else { return nil }
+            } else {
+                return nil
+            }
+        }
+        guard digits > 0, dots == 3 else { return nil }
+        return (address << 8 | part) << 16 | UInt64(endpoint.port)
+    }
+}

@@ -1,0 +1,75 @@
+@testable import Discovery
+import Sessions
+import Testing
+import TransportCore
+
+/// A node's table of known peers, side by side with an index by id, and its book of addresses.
+@Suite struct KnownPeersTests {
+    static func known(_ n: UInt8, heard: Double) throws -> DiscoveryNode.KnownPeer {
+        let ad = try Advertisement(serviceType: "nearcatch", signingKey: SigningKey(bytes: [UInt8](repeating: n, count: 32)),
+                                   incarnation: 1, displayName: "peer \(n)", unicastPort: 5000)
+        return DiscoveryNode.KnownPeer(
+            announced: UInt64(n), lastHeard: heard, announceInterval: 1, silenceCheckAt: heard + 5, advertisement: ad,
+            endpoint: Endpoint(host: "10.0.0.\(n)", port: 5000), discoveredAt: heard, foundWhileJoining: false,
+            validated: false)
+    }
+
+    /// 200 peers added, half removed in a scrambled order, 50 added again, each change mirrored in a dictionary: every
+    /// id finds what was set for it (through the subscript and through its place), and nothing else is held.
+    @Test func everyPeerIsFoundAsSetWhateverWasRemovedBefore() throws {
+        var table = KnownPeers()
+        table.reserveCapacity(8)
+        var mirror: [PeerID: DiscoveryNode.KnownPeer] = [:]
+        let peers = (0..<200).map { PeerID(UInt64($0) &* 0x9E37_79B9_7F4A_7C15) }
+        for (k, peer) in peers.enumerated() {
+            let entry = try Self.known(UInt8(k % 251), heard: Double(k))
+            table[peer] = entry
+            mirror[peer] = entry
+        }
+        for k in stride(from: 0, to: 200, by: 2).map({ ($0 * 37) % 200 }) {
+            if k % 4 == 0 {
+                #expect(table.removeValue(forKey: peers[k])?.lastHeard == Double(k))
+            } else if let place = table.index(forKey: peers[k]) {
+                let (peer, entry) = table.remove(at: place)
+                #expect(peer == peers[k] && entry.lastHeard == Double(k))
+            }
+            mirror[peers[k]] = nil
+        }
+        for k in 0..<50 {
+            let entry = try Self.known(UInt8(k), heard: 1000 + Double(k))
+            table[peers[k]] = entry
+            mirror[peers[k]] = entry
+        }
+        if let place = table.index(forKey: peers[1]) { table[at: place].lastHeard = 5000 }
+        mirror[peers[1]]?.lastHeard = 5000
+        table[peers[3]] = nil
+        mirror[peers[3]] = nil
+        #expect(table.count == mirror.count)
+        #expect(Set(table.keys) == Set(mirror.keys))
+        for peer in peers {
+            #expect(table[peer] == mirror[peer])
+            #expect(table.index(forKey: peer).map { table[at: $0] } == mirror[peer])
+        }
+    }
+
+    /// An IPv4 address and port is one number, distinct for every address and port; anything else is kept by name.
+    @Test func addressesAreNumberedWhenTheyAreIPv4() {
+        #expect(AddressBook.key(Endpoint(host: "10.0.3.232", port: 5000)) == (0x0A00_03E8 << 16 | 5000))
+        #expect(AddressBook.key(Endpoint(host: "255.255.255.255", port: 65535)) == 0xFFFF_FFFF_FFFF)
+        for host in ["10.0.3", "10.0.3.256", "10.0.3.2.1", "10..3.2", "host-1", "::1", "1000.0.0.1", "", "10.0.3.2 "] {
+            #expect(AddressBook.key(Endpoint(host: host, port: 1)) == nil, "\(host)")
+        }
+        var book = AddressBook()
+        let a = Endpoint(host: "10.0.0.1", port: 5000), b = Endpoint(host: "10.0.0.1", port: 5001)
+        let named = Endpoint(host: "host-1", port: 5000)
+        book[a] = PeerID(1)
+        book[b] = PeerID(2)
+        book[named] = PeerID(3)
+        #expect(book[a] == PeerID(1) && book[b] == PeerID(2) && book[named] == PeerID(3))
+        #expect(book[Endpoint(host: "10.0.0.2", port: 5000)] == nil)
+        #expect(book.count == 3)
+        book[a] = nil
+        book[named] = nil
+        #expect(book[a] == nil && book[named] == nil && book[b] == PeerID(2) && book.count == 1)
+    }
+}
