@@ -146,9 +146,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(name: "nearcatch-sim", dependencies: ["NearcatchCommand", "ParentWatch"]),
+        .executableTarget(name: "nearcatch-sim", dependencies: ["NearcatchCommand", "ParentWatch", "ProcessMemory"]),
         // A sweep's run asks to end with the sweep (prctl, which Swift cannot call: it takes variable arguments).
         .target(name: "ParentWatch"),
+        .target(name: "ProcessMemory"),
         // What the tests and the benchmarks throw at discovery from inside the group: a member's flood of fake ids.
         .target(name: "Adversaries", dependencies: ["Discovery", "DiscoveryRun", "SimulatedNetwork"]),
         .target(

@@ -425,7 +425,7 @@ extension DiscoveryNode {
             announced: announcement.isEmpty ? 0 : WireFormat.advertisementDigest(announcement), lastHeard: now,
             announcedUpTo: announcement.isEmpty ? 0 : sequence,
             heardUpTo: sequence, announceInterval: claimed, silenceCheckAt: silenceCheckAt,
-            advertisement: ad, endpoint: endpoint, discoveredAt: now,
+            advertisement: ad, host: endpoint.host, discoveredAt: now,
             foundWhileJoining: now - startedAt <= timing.silence(after: announceInterval.seconds),
             validated: validated || shown)
         if !announcement.isEmpty { known.noteAnnouncement(at: now) }

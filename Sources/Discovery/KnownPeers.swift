@@ -4,14 +4,13 @@ import TransportCore
 /// A node's table of the peers it knows, by id: the peers side by side in one array, and a dictionary from id to
 /// place alone.
 ///
-/// What a node knows of a peer is 120 bytes. Kept as a dictionary's values, each of a thousand nodes held a thousand
+/// What a node knows of a peer is 112 bytes. Kept as a dictionary's values, each of a thousand nodes held a thousand
 /// of them in 2,048 buckets (a dictionary is at most three-quarters full, and its size a power of two): 250 KB a
 /// node. Side by side they take what they are, grown by a sixteenth when full (an array doubles), and the
 /// dictionary's buckets hold 12 bytes each.
 package struct KnownPeers {
-    /// The place of each peer's entry in `entries` (and of its id in `ids`).
+    /// The place of each peer's entry in `entries` (whose advertisement names the peer).
     private var places: [PeerID: Int32] = [:]
-    private var ids: [PeerID] = []
     private var entries: [DiscoveryNode.KnownPeer] = []
 
     package init() {}
@@ -19,12 +18,11 @@ package struct KnownPeers {
     package var count: Int { entries.count }
     package var isEmpty: Bool { entries.isEmpty }
     /// The ids known, in no order to rely on.
-    package var keys: [PeerID] { ids }
+    package var keys: [PeerID] { entries.map(\.advertisement.peer) }
 
     /// Room for `count` peers without growing.
     mutating func reserveCapacity(_ count: Int) {
         places.reserveCapacity(count)
-        ids.reserveCapacity(count)
         entries.reserveCapacity(count)
     }
 
@@ -39,11 +37,12 @@ package struct KnownPeers {
         _modify { yield &entries[index] }
     }
 
-    /// What is known of `peer`; setting `nil` forgets it.
+    /// What is known of `peer`, the peer its advertisement names; setting `nil` forgets it.
     package subscript(peer: PeerID) -> DiscoveryNode.KnownPeer? {
         get { places[peer].map { entries[Int($0)] } }
         set {
             if let newValue {
+                assert(newValue.advertisement.peer == peer, "a known peer is kept under its own id")
                 if let place = places[peer] {
                     entries[Int(place)] = newValue
                 } else {
@@ -53,7 +52,6 @@ package struct KnownPeers {
                         reserveCapacity(entries.count + max(entries.count / 16, 16))
                     }
                     places[peer] = Int32(entries.count)
-                    ids.append(peer)
                     entries.append(newValue)
                 }
             } else {
@@ -72,16 +70,15 @@ package struct KnownPeers {
     /// Forgets the peer at `index`: the last entry takes its place, so that the entries stay side by side.
     @discardableResult
     mutating func remove(at index: Int) -> (key: PeerID, value: DiscoveryNode.KnownPeer) {
-        let peer = ids[index]
-        places[peer] = nil
         let last = entries.count - 1
         if index != last {
             entries.swapAt(index, last)
-            ids.swapAt(index, last)
-            places[ids[index]] = Int32(index)
+            places[entries[index].advertisement.peer] = Int32(index)
         }
-        ids.removeLast()
-        return (peer, entries.removeLast())
+        let entry = entries.removeLast()
+        let peer = entry.advertisement.peer
+        places[peer] = nil
+        return (peer, entry)
     }
 }
 

@@ -5,24 +5,26 @@ import TransportCore
 
 /// A node's table of known peers, side by side with an index by id, and its book of addresses.
 @Suite struct KnownPeersTests {
-    static func known(_ n: UInt8, heard: Double) throws -> DiscoveryNode.KnownPeer {
-        let ad = try Advertisement(serviceType: "nearcatch", signingKey: SigningKey(bytes: [UInt8](repeating: n, count: 32)),
-                                   incarnation: 1, displayName: "peer \(n)", unicastPort: 5000)
+    /// What a node knows of peer `n` (its key `n` repeated), heard at `heard`.
+    static func known(_ n: Int, heard: Double) throws -> DiscoveryNode.KnownPeer {
+        let key = (0..<32).map { UInt8(truncatingIfNeeded: n >> (8 * ($0 % 2))) }
+        let ad = try Advertisement(serviceType: "nearcatch", signingKey: SigningKey(bytes: key), incarnation: 1,
+                                   displayName: "peer \(n)", unicastPort: 5000)
         return DiscoveryNode.KnownPeer(
             announced: UInt64(n), lastHeard: heard, announceInterval: 1, silenceCheckAt: heard + 5, advertisement: ad,
-            endpoint: Endpoint(host: "10.0.0.\(n)", port: 5000), discoveredAt: heard, foundWhileJoining: false,
-            validated: false)
+            host: "10.0.\(n / 256).\(n % 256)", discoveredAt: heard, foundWhileJoining: false, validated: false)
     }
 
-    /// 200 peers added, half removed in a scrambled order, 50 added again, each change mirrored in a dictionary: every
-    /// id finds what was set for it (through the subscript and through its place), and nothing else is held.
+    /// 200 peers added, the even ones removed in a scrambled order, the first 50 found again, one forgotten, each
+    /// change mirrored in a dictionary: every id finds what was set for it (through the subscript and through its
+    /// place), and nothing else is held.
     @Test func everyPeerIsFoundAsSetWhateverWasRemovedBefore() throws {
         var table = KnownPeers()
         table.reserveCapacity(8)
         var mirror: [PeerID: DiscoveryNode.KnownPeer] = [:]
-        let peers = (0..<200).map { PeerID(UInt64($0) &* 0x9E37_79B9_7F4A_7C15) }
-        for (k, peer) in peers.enumerated() {
-            let entry = try Self.known(UInt8(k % 251), heard: Double(k))
+        let first = try (0..<200).map { try Self.known($0, heard: Double($0)) }
+        let peers = first.map(\.advertisement.peer)
+        for (peer, entry) in zip(peers, first) {
             table[peer] = entry
             mirror[peer] = entry
         }
@@ -36,7 +38,7 @@ import TransportCore
             mirror[peers[k]] = nil
         }
         for k in 0..<50 {
-            let entry = try Self.known(UInt8(k), heard: 1000 + Double(k))
+            let entry = try Self.known(k, heard: 1000 + Double(k))
             table[peers[k]] = entry
             mirror[peers[k]] = entry
         }
@@ -44,12 +46,19 @@ import TransportCore
         mirror[peers[1]]?.lastHeard = 5000
         table[peers[3]] = nil
         mirror[peers[3]] = nil
-        #expect(table.count == mirror.count)
+        #expect(Set(peers).count == 200)
+        #expect(table.count == mirror.count && table.count == 124)
         #expect(Set(table.keys) == Set(mirror.keys))
         for peer in peers {
             #expect(table[peer] == mirror[peer])
             #expect(table.index(forKey: peer).map { table[at: $0] } == mirror[peer])
         }
+    }
+
+    /// What a node knows of a peer stays within 112 bytes: a node holds one for each peer within reach (a thousand
+    /// in a crowd of a thousand).
+    @Test func aKnownPeerTakes112Bytes() {
+        #expect(MemoryLayout<DiscoveryNode.KnownPeer>.stride <= 112, "\(MemoryLayout<DiscoveryNode.KnownPeer>.stride)")
     }
 
     /// An IPv4 address and port is one number, distinct for every address and port; anything else is kept by name.
