@@ -86,7 +86,9 @@ package struct Proximity<Placer: ExchangePlacer>: RangingPlanner {
         if calm.count < context.pairs.count {
             calm += repeatElement(Calm(), count: context.pairs.count - calm.count)
         }
-        let closing = context.speeds.isEmpty ? Float(settings.assumedClosingSpeed) : 2 * (context.speeds.max() ?? 0)
+        // A speed that is not a number bounds nothing: the bounds then hold until the estimate's own time.
+        let closing = context.speeds.isEmpty ? Float(settings.assumedClosingSpeed)
+            : 2 * context.speeds.reduce(0) { $1.isFinite ? max($0, $1) : .infinity }
         if closing > calmClosing || context.bluetoothFloor != calmFloor {
             calmClosing = max(closing, calmClosing)
             calmFloor = context.bluetoothFloor
