@@ -35,8 +35,8 @@ extension DiscoveryNode {
                 reading.noteEcho(sequence: WireFormat.announcementSequence(in: datagram.bytes), now: now)
                 return []
             }
-            // Through the in-place accessor: reading `peers[at: index]` would copy the peer, a retain for every
-            // string of its advertisement, on the path every datagram of a steady group takes.
+            // Through the in-place accessor: a copy of the peer taken out and written back would cost a retain for
+            // every string of its advertisement, on the path every datagram of a steady group takes.
             if let index = peers.index(forKey: peer) {
                 let hearing = peers[at: index].hearUnchanged(
                     datagram.bytes, digest: Self.advertisementDigest(datagram, frame: frame), at: now,
