@@ -38,9 +38,7 @@ package final class RandomSource {
         guard let generator = gsl_rng_alloc(algorithm.type) else {
             throw GSLError(code: Int32(GSL_ENOMEM), function: "gsl_rng_alloc")
         }
-        // GSL documents seed 0 as "use the generator's default seed", which would make seeds 0 and that default
-        // produce the same stream; folding 0 onto a fixed odd constant keeps every seed distinct from the default.
-        gsl_rng_set(generator, UInt(seed == 0 ? 0x9E37_79B9 : seed))
+        gsl_rng_set(generator, Self.gslSeed(seed))
         self.generator = generator
         self.seed = seed
         self.algorithm = algorithm
@@ -58,6 +56,11 @@ package final class RandomSource {
     deinit {
         gsl_rng_free(generator)
     }
+
+    /// The seed GSL is given for `seed`. GSL documents seed 0 as "use the generator's default seed", which would make
+    /// seeds 0 and that default produce the same stream; folding 0 onto a fixed odd constant keeps every seed distinct
+    /// from the default.
+    static func gslSeed(_ seed: UInt64) -> UInt { UInt(seed == 0 ? 0x9E37_79B9 : seed) }
 
     /// A uniform draw in [0, 1).
     @inline(__always)
@@ -103,5 +106,80 @@ package final class RandomSource {
     @inline(__always)
     package func bernoulli(_ p: Double) -> Bool {
         gsl_ran_bernoulli(generator, p) == 1
+    }
+}
+
+/// Many generators of one algorithm side by side, each drawn by its index: a stream for each pair of a crowd, where
+/// a venue holds millions of pairs and a ``RandomSource`` each costs three allocations (the object, GSL's handle and
+/// the generator's state: about 120 bytes with the allocator's headers, for a taus2 state of 24).
+///
+/// Stream `i` draws exactly what a ``RandomSource`` of the same seed and algorithm draws: its state is zeroed and
+/// seeded as `gsl_rng_alloc` and `gsl_rng_set` do it, and each draw is GSL's own function given a handle on the
+/// stack that points at the state. Like ``RandomSource``, it belongs to whoever holds its pairs.
+package final class RandomStreams {
+    private let type: UnsafePointer<gsl_rng_type>
+    /// Bytes from one state to the next: GSL's states are made of longs, ints and doubles, so 8-byte steps keep
+    /// each aligned.
+    private let stride: Int
+    private var states: UnsafeMutableRawPointer?
+    private var capacity = 0
+    /// How many streams there are.
+    package private(set) var count = 0
+    /// The algorithm behind every stream.
+    package let algorithm: RandomSource.Algorithm
+
+    package init(algorithm: RandomSource.Algorithm = .taus2) {
+        GSLLibrary.prepare()
+        self.algorithm = algorithm
+        type = algorithm.type
+        stride = (type.pointee.size + 7) & ~7
+    }
+
+    deinit {
+        free(states)
+    }
+
+    /// Adds a stream seeded with `seed` as ``RandomSource/init(seed:algorithm:)`` seeds it; its index is the count
+    /// before.
+    ///
+    /// - Throws: ``GSLError`` with `GSL_ENOMEM` when the states cannot grow.
+    package func append(seed: UInt64) throws(GSLError) {
+        if count == capacity {
+            // A large block grows by remapping its pages, without a second copy beside the first.
+            let grown = max(64, capacity * 2)
+            guard let moved = realloc(states, grown * stride) else {
+                throw GSLError(code: Int32(GSL_ENOMEM), function: "realloc")
+            }
+            states = moved
+            capacity = grown
+        }
+        let state = states! + count * stride
+        state.initializeMemory(as: UInt8.self, repeating: 0, count: stride)
+        count += 1
+        withGenerator(count - 1) { gsl_rng_set($0, RandomSource.gslSeed(seed)) }
+    }
+
+    /// Adds the stream of one named entity of a run, as ``RandomSource/init(runSeed:stream:algorithm:)`` makes it.
+    package func append(runSeed: UInt64, stream: StreamIdentity) throws(GSLError) {
+        try append(seed: stream.derivedSeed(from: runSeed))
+    }
+
+    @inline(__always)
+    private func withGenerator<R>(_ index: Int, _ body: (UnsafePointer<gsl_rng>) -> R) -> R {
+        precondition(index >= 0 && index < count, "stream \(index) of \(count)")
+        var handle = gsl_rng(type: type, state: states! + index * stride)
+        return withUnsafePointer(to: &handle, body)
+    }
+
+    /// A uniform draw in [0, 1) from stream `index`.
+    @inline(__always)
+    package func uniform(_ index: Int) -> Double {
+        withGenerator(index) { gsl_rng_uniform($0) }
+    }
+
+    /// A Gaussian draw with mean 0 from stream `index`, as ``RandomSource/gaussian(sigma:)``.
+    @inline(__always)
+    package func gaussian(_ index: Int, sigma: Double) -> Double {
+        withGenerator(index) { gsl_ran_gaussian_ziggurat($0, sigma) }
     }
 }

@@ -35,7 +35,8 @@ package struct BluetoothSettings: Sendable, Equatable {
 package struct BluetoothSignals {
     package let settings: BluetoothSettings
     private let seed: UInt64
-    private var streams: [RandomSource] = []
+    /// A stream a pair, side by side: a venue reads millions of pairs.
+    private let streams = RandomStreams()
     /// The latest reading of each pair, by pair index, dBm; NaN where none was heard.
     package private(set) var readings: [Float] = []
 
@@ -52,8 +53,8 @@ package struct BluetoothSignals {
     ) throws(GSLError) {
         while streams.count < count {
             let (a, b) = pair(streams.count)
-            streams.append(try RandomSource(runSeed: seed, stream: StreamIdentity(
-                kind: .bluetooth, first: UInt64(min(a, b)), second: UInt64(max(a, b)))))
+            try streams.append(runSeed: seed, stream: StreamIdentity(
+                kind: .bluetooth, first: UInt64(min(a, b)), second: UInt64(max(a, b))))
             readings.append(.nan)
         }
         let farthest = settings.farthest * settings.farthest
@@ -65,7 +66,7 @@ package struct BluetoothSignals {
                 guard d2 < farthest else { out[p] = .nan; continue }
                 // 10 n log10(d) = 5 n log10(d²).
                 let rssi = s.referencePower - 5 * s.exponent * log10(max(d2, 1e-4))
-                    + streams[p].gaussian(sigma: s.shadowingSigma)
+                    + streams.gaussian(p, sigma: s.shadowingSigma)
                 out[p] = rssi >= s.sensitivity ? Float(rssi) : .nan
             }
         }

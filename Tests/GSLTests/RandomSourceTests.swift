@@ -70,4 +70,27 @@ import Testing
         let hits = (0..<n).filter { _ in r.bernoulli(0.2) }.count
         #expect(abs(Double(hits) / Double(n) - 0.2) < 0.005)
     }
+
+    @Test(arguments: RandomSource.Algorithm.allCases)
+    func streamsSideBySideDrawWhatTheirOwnGeneratorsDraw(_ algorithm: RandomSource.Algorithm) throws {
+        // 300 streams (growing past their first block of 64 and again), seed 0 among them, drawn in turn as pairs
+        // are read: every draw equal to the same stream's own generator, bit for bit.
+        let streams = RandomStreams(algorithm: algorithm)
+        var own: [RandomSource] = []
+        var mismatches = 0, draws = 0
+        for i in 0..<300 {
+            let seed = i == 7 ? 0 : StreamIdentity.pair(UInt64(i), 1_000).derivedSeed(from: 3)
+            try streams.append(seed: seed)
+            own.append(try RandomSource(seed: seed, algorithm: algorithm))
+            for j in stride(from: i, through: 0, by: -37) {
+                let a = streams.gaussian(j, sigma: 6), b = own[j].gaussian(sigma: 6)
+                let u = streams.uniform(j), v = own[j].uniform()
+                mismatches += (a.bitPattern == b.bitPattern ? 0 : 1) + (u.bitPattern == v.bitPattern ? 0 : 1)
+                draws += 2
+            }
+        }
+        #expect(streams.count == 300)
+        #expect(draws == 2_736)
+        #expect(mismatches == 0)
+    }
 }
