@@ -49,8 +49,11 @@ package final class NodeDriver: SteppedReceiver {
     /// Starts the node: it announces, browses and answers from now on.
     package func start() {
         isRunning = true
-        transport.onReceive = { [weak self] datagram in
-            guard let self, self.isRunning else { return }
+        // A weak constant, not a `[weak self]` capture: that is a variable of the closure's, and reading it was
+        // checked for exclusive access at run time on every datagram.
+        weak let driver = self
+        transport.onReceive = { datagram in
+            guard let self = driver, self.isRunning else { return }
             if self.receiveCost > 0 { Self.spin(for: self.receiveCost) }
             self.perform(self.node.receive(datagram, now: self.clock.now))
         }

@@ -307,18 +307,21 @@ struct ByteWriter {
         let lengthAt = buffer.count
         u8(0)
         var left = 255
-        func put(_ part: String) {
-            var part = part
-            part.withUTF8 { bytes in
-                let taken = min(bytes.count, left)
-                buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes.prefix(taken)))
-                left -= taken
-            }
-        }
-        put(first)
-        put(second)
-        put(third)
+        Self.put(first, into: &buffer, left: &left)
+        Self.put(second, into: &buffer, left: &left)
+        Self.put(third, into: &buffer, left: &left)
         buffer[lengthAt] = UInt8(255 - left)
+    }
+
+    /// Appends `part`'s bytes, at most `left` of them. Its own function taking both in and out: a nested one
+    /// capturing them was checked for exclusive access at run time on every write, as much as the copy.
+    private static func put(_ part: String, into buffer: inout [UInt8], left: inout Int) {
+        var part = part
+        part.withUTF8 { bytes in
+            let taken = min(bytes.count, left)
+            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes.prefix(taken)))
+            left -= taken
+        }
     }
 
     /// What an announcement and an invitation both carry after their identities: the announce interval and the

@@ -59,7 +59,7 @@ package struct BluetoothSignals {
         }
         let farthest = settings.farthest * settings.farthest
         let s = settings
-        readings.withUnsafeMutableBufferPointer { out in
+        readings.withUnsafeMutableBufferPointer { out in streams.withDraws { streams in
             for p in first..<count {
                 let (a, b) = pair(p)
                 let d2 = (poses[a].position - poses[b].position).lengthSquared
@@ -69,6 +69,6 @@ package struct BluetoothSignals {
                     + streams.gaussian(p, sigma: s.shadowingSigma)
                 out[p] = rssi >= s.sensitivity ? Float(rssi) : .nan
             }
-        }
+        } }
     }
 }

@@ -83,8 +83,8 @@ import Testing
             try streams.append(seed: seed)
             own.append(try RandomSource(seed: seed, algorithm: algorithm))
             for j in stride(from: i, through: 0, by: -37) {
-                let a = streams.gaussian(j, sigma: 6), b = own[j].gaussian(sigma: 6)
-                let u = streams.uniform(j), v = own[j].uniform()
+                let (a, u) = streams.withDraws { ($0.gaussian(j, sigma: 6), $0.uniform(j)) }
+                let b = own[j].gaussian(sigma: 6), v = own[j].uniform()
                 mismatches += (a.bitPattern == b.bitPattern ? 0 : 1) + (u.bitPattern == v.bitPattern ? 0 : 1)
                 draws += 2
             }
