@@ -266,6 +266,8 @@ package struct DiscoveryNode {
     /// period. A member's fake ids, each announced once, would otherwise slow the group's announcements tenfold
     /// (to 10 s, the longest) and with them every newcomer's first contacts.
     var regulars = 0
+    /// ``silenceCheckTime(_:step:)``'s step, and the ``regulars`` it was found for.
+    private var silenceStep = (regulars: -1, step: 0.0)
     /// The id last found at each address (``discover``).
     var atEndpoint = AddressBook()
     /// Unprompted contacts with unvalidated peers (``mayContact(_:now:)``): a few a second at most.
@@ -322,7 +324,7 @@ package struct DiscoveryNode {
 
     /// The earliest time at which ``tick(now:)`` may have work: an announcement, a retransmission, an invitation
     /// timeout or a silent peer to declare lost. It may be early (a queue entry gone stale), never late, but for
-    /// silence checks, which wait for the next step of a coarser clock (``silenceCheckTime(_:)``).
+    /// silence checks, which wait for the next step of a coarser clock (``silenceCheckTime(_:step:)``).
     ///
     /// Stored, and brought up to date at the end of every change: a driver reads it after each datagram, and a
     /// computed property read through the driver would copy the whole node each time.
@@ -334,7 +336,13 @@ package struct DiscoveryNode {
             return
         }
         var deadline = nextAnnounceAt
-        if let due = silenceQueue.min { deadline = min(deadline, silenceCheckTime(due.time)) }
+        if let due = silenceQueue.min {
+            // The step moves with the group's size alone, and the deadline is brought up to date for every datagram.
+            if silenceStep.regulars != regulars {
+                silenceStep = (regulars, announceInterval.seconds / Self.silenceChecksPerInterval)
+            }
+            deadline = min(deadline, Self.silenceCheckTime(due.time, step: silenceStep.step))
+        }
         if let due = exchangeQueue.min { deadline = min(deadline, due.time) }
         nextDeadline = deadline
     }
@@ -344,13 +352,13 @@ package struct DiscoveryNode {
     /// tolerance. A peer is then lost at most that step late (under 3% of its silence of five periods or more), and
     /// one wake-up makes every check due within the step: each peer's silence falls due once per silence, so a node
     /// that knows 775 peers woke 23 times a second for them, nearly always to find the peer heard since.
-    func silenceCheckTime(_ time: Double) -> Double {
-        let step = announceInterval.seconds / Self.silenceChecksPerInterval
+    /// `step` is the announce period over ``silenceChecksPerInterval``.
+    static func silenceCheckTime(_ time: Double, step: Double) -> Double {
         // Never before `time`, should the division round down: the check would not be due when woken.
         return max(time, (time / step).rounded(.up) * step)
     }
 
-    /// How many silence-check steps one announce period holds (``silenceCheckTime(_:)``).
+    /// How many silence-check steps one announce period holds (``silenceCheckTime(_:step:)``).
     static let silenceChecksPerInterval = 8.0
 
     // MARK: - Life
