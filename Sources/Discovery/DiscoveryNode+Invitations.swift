@@ -350,7 +350,8 @@ extension DiscoveryNode {
     /// leaves the table or comes back in a new life: every way out goes through here, so the counts cannot drift.
     mutating func unlist(_ peer: PeerID, _ known: KnownPeer) {
         if known.isRegular { regulars -= 1 }
-        if atEndpoint[known.endpoint] == peer { atEndpoint[known.endpoint] = nil }
+        let address = AddressBook.place(known.endpoint)
+        if atEndpoint[address] == peer { atEndpoint[address] = nil }
     }
 
     mutating func lose(_ peer: PeerID, reason: SessionRemovalReason, now: Double) -> [NodeDirective] {

@@ -396,16 +396,18 @@ extension DiscoveryNode {
         validated: Bool, now: Double
     ) -> [NodeDirective] {
         var out: [NodeDirective] = []
-        toldInvited.remove(ad.peer)
+        // Most nodes have told their app of no invitation: an empty set's removal still hashes the id.
+        if !toldInvited.isEmpty { toldInvited.remove(ad.peer) }
         let endpoint = source.with(port: ad.unicastPort)
-        if let other = atEndpoint[endpoint], other != ad.peer, peers[other] != nil {
+        let address = AddressBook.place(endpoint)
+        if let other = atEndpoint[address], other != ad.peer, peers[other] != nil {
             // One id at an address: a new one there is the same socket's new life (a restarted process), and a
             // member with one socket holds one place, however many ids it makes up.
             counters.replacedAtAddress += 1
             out += lose(other, reason: .timeout, now: now)
         }
         if let old = peers[ad.peer] { unlist(ad.peer, old) }
-        atEndpoint[endpoint] = ad.peer
+        atEndpoint[address] = ad.peer
         if peers[ad.peer] != nil {
             endInvitation(ad.peer)
             declinedAt[ad.peer] = nil
