@@ -242,6 +242,11 @@ package struct DiscoveryNode {
     /// million of them, a tenth of its work.
     var made: [Made] = []
     static let madeKept = 256
+    /// Whether the nodes this one sends to alone are nodes of its own process that read memos (an in-memory room's):
+    /// its invitations, answers and data then go unsealed, their tag and signature in the memo alone (docs/security.md,
+    /// "In one process"). Set by its driver (``NodeDriver/init(node:transport:clock:inProcessRoom:)``), for a transport
+    /// that hands memos on; its group frames, which anything on the network hears, are sealed whatever this says.
+    package internal(set) var unicastGoesUnsealed = false
     package typealias Made = (bytes: [UInt8], message: WireMessage, sealed: Bool)
     /// How far this node has read what the group sent it.
     var reading: ReadingProgress

@@ -21,10 +21,16 @@ package final class NodeDriver: SteppedReceiver {
     /// The node's sessions whose two tokens are known, read in place (``node`` would copy the whole node).
     package var establishedSessions: Int { withUnsafeMutablePointer(to: &node) { $0.pointee.table.establishedCount } }
 
-    package init(node: DiscoveryNode, transport: any DatagramTransport, clock: any NodeClock) {
+    /// - Parameter inProcessRoom: every node the node sends to alone is a node of this process that reads the
+    ///   datagram's memo (an in-memory room's own): on a transport that hands memos on, the node's unicast datagrams
+    ///   go unsealed, their tag and signature in the memo alone (``DiscoveryNode/unicastGoesUnsealed``); on any
+    ///   other, everything is sealed.
+    package init(node: DiscoveryNode, transport: any DatagramTransport, clock: any NodeClock,
+                 inProcessRoom: Bool = false) {
         self.node = node
         self.transport = transport
         self.clock = clock
+        self.node.unicastGoesUnsealed = inProcessRoom && transport.handsOnMemos
     }
 
     /// The node's events as an asynchronous sequence, for apps that prefer `for await` to a callback.

@@ -19,12 +19,19 @@ package final class InMemoryCluster: Cluster {
     /// sign in-process (``NodeIdentity/Scheme/inProcess``): every node of the network is in this process.
     private let identities: [NodeIdentity]
     package let peerIDs: [PeerID]
+    /// Whether the nodes seal what they send one another, as over a socket. By default they do not: every node of the
+    /// room reads its peers' datagrams through their memos, and a room's invitations, answers, jolts and profiles
+    /// go with their tag and signature in the memo alone (docs/security.md, "In one process"); group frames are
+    /// sealed either way.
+    package let sealsEverything: Bool
 
     /// Builds the nodes and schedules their starts; nothing runs before ``run(until:stopWhenConverged:)``.
     ///
     /// - Parameter recordEvents: keep the ordered event log (for determinism checks and traces).
-    package init(settings: ClusterSettings, conditions: NetworkConditions, recordEvents: Bool = false) throws {
+    package init(settings: ClusterSettings, conditions: NetworkConditions, recordEvents: Bool = false,
+                 sealsEverything: Bool = false) throws {
         self.settings = settings
+        self.sealsEverything = sealsEverything
         network = try InMemoryNetwork(clock: clock, conditions: conditions, seed: settings.seed)
         network.frameCopies = { [groupKey = settings.groupKey] datagram, count in
             DiscoveryNode.frameCopies(of: datagram, key: groupKey, count: count)
@@ -73,7 +80,7 @@ package final class InMemoryCluster: Cluster {
             tokens: SeededTokenSource(random: RandomSource(
                 runSeed: settings.seed, stream: StreamIdentity(kind: .token, first: streamKey, second: 0))),
             random: RandomSource(runSeed: settings.seed, stream: StreamIdentity(kind: .discovery, first: streamKey, second: 0)))
-        let driver = NodeDriver(node: node, transport: transport, clock: clock)
+        let driver = NodeDriver(node: node, transport: transport, clock: clock, inProcessRoom: !sealsEverything)
         let monitor = self.monitor
         driver.onEvent = { [unowned driver] event, time in
             monitor.record(event, node: i, established: driver.establishedSessions, time: time)
@@ -138,7 +145,7 @@ package final class InMemoryCluster: Cluster {
     }
 
     package func send(from: Int, to: Int, kind: UInt8, payload: [UInt8]) {
-        _ = drivers[from].sendData(to: peerIDs[to], kind: kind, payload: payload, inProcess: true)
+        _ = drivers[from].sendData(to: peerIDs[to], kind: kind, payload: payload, inProcess: !sealsEverything)
     }
 
     package func finish(wallSeconds: Double, interruptedAt: Double?) async -> ClusterReport {

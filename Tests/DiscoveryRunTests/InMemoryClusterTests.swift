@@ -8,13 +8,14 @@ import TransportCore
 @Suite struct InMemoryClusterTests {
     private func cluster(
         peers: Int, seed: UInt64 = 1, conditions: NetworkConditions = NetworkConditions(), record: Bool = true,
-        change: (inout ClusterSettings) -> Void = { _ in }
+        sealsEverything: Bool = false, change: (inout ClusterSettings) -> Void = { _ in }
     ) throws -> InMemoryCluster {
         var s = ClusterSettings()
         s.peers = peers
         s.seed = seed
         change(&s)
-        return try InMemoryCluster(settings: s, conditions: conditions, recordEvents: record)
+        return try InMemoryCluster(settings: s, conditions: conditions, recordEvents: record,
+                                   sealsEverything: sealsEverything)
     }
 
     /// Every node of the run, checked from its own table: exactly one running session with each other node.
@@ -267,16 +268,10 @@ import TransportCore
     /// `DiscoveryNodeTests.unsealedDataIsTakenThroughItsMemoAlone`).
     @Test func theRoomsOwnDataGoesUnsealedWithTheSameOutcome() throws {
         func run(inProcess: Bool) throws -> (log: [String], counters: [DiscoveryCounters]) {
-            let c = try cluster(peers: 5)
+            let c = try cluster(peers: 5, sealsEverything: !inProcess)
             c.run(until: 10, stopWhenConverged: true)
             let start = c.clock.now
-            for k in 0..<20 {
-                if inProcess {
-                    c.send(from: k % 5, to: (k + 1) % 5, kind: 1, payload: [UInt8(k)])
-                } else {
-                    #expect(c.drivers[k % 5].sendData(to: c.peerID(of: (k + 1) % 5), kind: 1, payload: [UInt8(k)]))
-                }
-            }
+            for k in 0..<20 { c.send(from: k % 5, to: (k + 1) % 5, kind: 1, payload: [UInt8(k)]) }
             c.run(until: start + 1)
             let log = c.monitor.log.filter { $0.time >= start }.map { "\($0.node) \($0.time) \($0.event)" }
             return (log, c.drivers.map(\.node.counters))
@@ -286,6 +281,46 @@ import TransportCore
         #expect(unsealed.log == sealed.log)
         #expect(unsealed.counters == sealed.counters)
         #expect(unsealed.counters.map { $0.sent[.sessionData, default: 0] } == [4, 4, 4, 4, 4])
+    }
+
+    /// The room's own invitations and answers go unsealed too, and a room of 16 over a lossy network that duplicates
+    /// and delays (refusals of replays and late answers among its counters), with nodes restarting, ends with the
+    /// same events at the same instants and the same counters as one sealing everything. Every unicast datagram a node
+    /// took after the starts was unsealed in the one (zeros where its tag goes, refused by the bytes alone) and sealed
+    /// in the other.
+    @Test func theRoomsOwnUnicastGoesUnsealedWithTheSameOutcome() throws {
+        func run(sealsEverything: Bool) throws -> (log: [String], counters: [DiscoveryCounters], tags: (Int, Int)) {
+            var conditions = NetworkConditions()
+            conditions.loss = 0.1
+            conditions.duplication = 0.1
+            conditions.delay = 0.02
+            let c = try cluster(peers: 16, seed: 7, conditions: conditions, sealsEverything: sealsEverything)
+            var taken: [[UInt8]] = []
+            // Once every node has started (within `startSpread`, 0.5 s): a driver's start sets its transport's hook.
+            c.run(until: 0.5)
+            for driver in c.drivers {
+                let transport = try #require(driver.transport as? InMemoryTransport)
+                let node = transport.onReceive
+                transport.onReceive = { datagram in
+                    if !datagram.viaGroup { taken.append(datagram.bytes) }
+                    node?(datagram)
+                }
+            }
+            c.run(until: 9)
+            try c.restart(5)
+            c.run(until: 20)
+            let log = c.monitor.log.map { "\($0.node) \($0.time) \($0.event)" }
+            let authentic = taken.filter { WireFormat.isAuthentic($0, under: .development) }.count
+            return (log, c.drivers.map(\.node.counters), (authentic, taken.count))
+        }
+        let unsealed = try run(sealsEverything: false), sealed = try run(sealsEverything: true)
+        #expect(unsealed.log == sealed.log)
+        #expect(unsealed.counters == sealed.counters)
+        let sent = unsealed.counters.reduce(0) { $0 + $1.sent[.invite, default: 0] + $1.sent[.accept, default: 0] }
+        #expect(sent > 240)
+        #expect(unsealed.counters.reduce(0) { $0 + $1.refused.values.reduce(0, +) } > 100)
+        #expect(unsealed.tags.1 > 100 && unsealed.tags.0 == 0)
+        #expect(sealed.tags.1 == unsealed.tags.1 && sealed.tags.0 == sealed.tags.1)
     }
 
     /// A driver whose transport does not hand memos on (a socket's) seals its data whatever it is asked.
