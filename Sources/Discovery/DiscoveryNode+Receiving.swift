@@ -281,7 +281,7 @@ extension DiscoveryNode {
     /// ``memo(ofOwn:message:sealed:)`` for the node configured by `c`: static, so that a driver holding the node
     /// reads its configuration alone (through the method, the whole node was copied for every datagram it sent).
     package static func memo(
-        ofOwn bytes: [UInt8], message: WireMessage?, sealed: Bool = true, _ c: Configuration
+        ofOwn bytes: [UInt8], message: WireMessage?, sealed: Bool = true, _ c: borrowing Configuration
     ) -> FrameMemo {
         let frame = DecodedFrame(key: c.groupKey.fingerprint, authentic: true)
         frame.signedBy = c.identity.publicKey.bytes

@@ -132,12 +132,12 @@ package final class NodeDriver: SteppedReceiver {
             case .send(let bytes, let destination):
                 guard isRunning else { continue }
                 // The message the node made these bytes from: the same array, not only the same bytes.
-                let own = made.first { Self.sameStorage($0.bytes, bytes) }
+                let own = made.firstIndex { Self.sameStorage($0.bytes, bytes) }
                 // The node's configuration alone, through a pointer: a method called on the stored node copied the
                 // whole node (every table of it) for each datagram sent.
                 let memo = withUnsafeMutablePointer(to: &node) {
-                    DiscoveryNode.memo(ofOwn: bytes, message: own?.message, sealed: own?.sealed ?? true,
-                                       $0.pointee.configuration)
+                    DiscoveryNode.memo(ofOwn: bytes, message: own.map { made[$0].message },
+                                       sealed: own.map { made[$0].sealed } ?? true, $0.pointee.configuration)
                 }
                 transport.send(bytes, to: destination, memo: memo)
             case .event(let event):

@@ -417,7 +417,7 @@ struct Calm {
     }
 
     /// The bound for pair `p` as the devices know it now.
-    init(_ p: Int, _ context: PlanningContext, closing speeds: Float, settings: ProximitySettings) {
+    init(_ p: Int, _ context: borrowing PlanningContext, closing speeds: Float, settings: borrowing ProximitySettings) {
         bluetooth = p < context.bluetooth.count ? context.bluetooth[p] : .nan
         if !context.estimates.isEmpty, context.estimates[p].distance.isFinite {
             let e = context.estimates[p]

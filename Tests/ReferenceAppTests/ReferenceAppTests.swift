@@ -2,11 +2,26 @@ import Bump
 import DeviceInterface
 import Foundation
 import Planning
-import ReferenceApp
+@testable import ReferenceApp
 import Sessions
 import Testing
 
 @Suite struct ReferenceAppTests {
+    /// A profile is the JSON `JSONSerialization` writes with sorted keys, byte for byte, whether written directly
+    /// (plain names and interests) or by it (anything to escape: quotes, slashes, backslashes, controls, non-ASCII).
+    @Test func aProfileIsTheJSONOfItsNameAndInterests() throws {
+        let cases: [(String, [String])] = [
+            ("peer-0", ["music", "hiking"]), ("peer-17", []), ("a b.c_d", ["x,y", "z"]), ("", [""]),
+            ("say \"hi\"", ["a/b"]), ("back\\slash", ["tab\t"]), ("café", ["日本"]), ("peer-3", ["new\nline"]),
+        ]
+        for (name, interests) in cases {
+            let object: [String: String] = ["name": name, "interests": interests.joined(separator: ",")]
+            let expected = Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
+            #expect(ReferenceApp.profile(name: name, interests: interests) == expected, "\(name)")
+        }
+        #expect(ReferenceApp.profile(name: "peer-0", interests: ["music"]) == Array(#"{"interests":"music","name":"peer-0"}"#.utf8))
+    }
+
     /// An update as a device receives it, `time` on its own clock.
     private func update(_ distance: Float?, at time: Double) -> NearbyUpdate {
         NearbyUpdate(distance: distance, direction: nil, horizontalAngle: nil, verticalEstimate: .unknown, timestamp: time)
