@@ -194,8 +194,8 @@ let package = Package(
         .testTarget(
             name: "DiscoveryRunTests",
             dependencies: [
-                "Adversaries", "DiscoveryRun", "UDPRun", "MulticastTransport", "Discovery", "Sessions", "SimulatedNetwork",
-                "TransportCore", "TestSupport",
+                "Adversaries", "DiscoveryRun", "UDPRun", "MulticastTransport", "Discovery", "GSL", "Sessions",
+                "SimulatedNetwork", "TransportCore", "TestSupport",
             ]
         ),
         .testTarget(name: "DiscoveryTests", dependencies: [

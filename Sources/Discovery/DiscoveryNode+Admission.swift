@@ -104,6 +104,7 @@ extension DiscoveryNode {
         } else {
             unproven.append(peer)
         }
+        unprovenQuietFront = nil
         let bound = 2 * max(table.capacity, 64)
         let (peers, table) = (self.peers, self.table)
         let mayGiveWay = { (peer: PeerID) in Self.mayGiveWay(peer, peers: peers, table: table) }
@@ -157,6 +158,19 @@ extension DiscoveryNode {
     /// Whether ``takeUnproven(sparing:now:)`` would find a session, dropping the entries that no longer count: a full
     /// table solicits only then (the invitation that answers would otherwise be declined).
     mutating func hasUnprovenToGiveWay(now: Double) -> Bool {
+        // What the answer is without a look-up, before the tables are taken (a retain and release of each of their
+        // arrays, for every announcement of a peer without a session that a full table hears).
+        if let since = unprovenQuietFront, now - since < unprovenGrace { return false }
+        if unproven.isEmpty {
+            guard let (_, since) = unprovenJoining.first else {
+                unprovenQuietFront = .infinity
+                return false
+            }
+            if now - since < unprovenGrace {
+                unprovenQuietFront = since
+                return false
+            }
+        }
         let (peers, table) = (self.peers, self.table)
         let mayGiveWay = { (peer: PeerID) in Self.mayGiveWay(peer, peers: peers, table: table) }
         while let peer = unproven.first, !mayGiveWay(peer) { unproven.removeFirst() }

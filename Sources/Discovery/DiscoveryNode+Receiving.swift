@@ -49,9 +49,13 @@ extension DiscoveryNode {
                     counters.unchangedAnnouncements += 1
                     // A peer with a session, by far the most common case, needs nothing more (as in `heardAgain`).
                     if hearing == .sessionHeld { return [] }
-                    if table.hasSession(with: peer) {
-                        peers[at: index].sessionSeenAt = table.removals
-                        return []
+                    let insertions = UInt32(truncatingIfNeeded: table.insertions)
+                    if peers[at: index].sessionAbsentAt != insertions {
+                        if table.hasSession(with: peer) {
+                            peers[at: index].sessionSeenAt = UInt32(truncatingIfNeeded: table.removals)
+                            return []
+                        }
+                        peers[at: index].sessionAbsentAt = insertions
                     }
                     return heardAgain(peer, at: index, sequence: WireFormat.senderSequence(in: datagram.bytes),
                                       now: now)

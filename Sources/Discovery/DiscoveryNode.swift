@@ -61,8 +61,14 @@ package struct DiscoveryNode {
         var announced: UInt64
         /// When it was last heard from, seconds.
         package var lastHeard: Double
-        /// The table's ``PeerSessionTableState/removals`` when a session with it was last seen held, or `.max`.
-        var sessionSeenAt: UInt64 = .max
+        /// The table's ``PeerSessionTableState/removals`` when a session with it was last seen held, or `.max`; its
+        /// low 32 bits, as ``sessionAbsentAt``'s, so that the entry stays 112 bytes (the count would have to move
+        /// by exactly 2^32 between two announcements to be mistaken).
+        var sessionSeenAt: UInt32 = .max
+        /// The low 32 bits of the table's ``PeerSessionTableState/insertions`` when it was last seen without a
+        /// session, or `.max`: most peers a full table hears have none, and the look-up that says so is a cache
+        /// miss for each of them.
+        var sessionAbsentAt: UInt32 = .max
         /// The highest sequence number of its announcements taken: a later one must be higher (a replay is not).
         var announcedUpTo: UInt32 = 0
         /// The highest sequence number on anything of it taken (``WireFormat/senderSequence(in:)``).
@@ -145,7 +151,7 @@ package struct DiscoveryNode {
             guard hearAnnouncementSequence(WireFormat.senderSequence(in: bytes)) else { return .replayed }
             lastHeard = now
             announceInterval = min(interval.seconds, longestInterval)
-            return sessionSeenAt == removals ? .sessionHeld : .sessionUnknown
+            return sessionSeenAt == UInt32(truncatingIfNeeded: removals) ? .sessionHeld : .sessionUnknown
         }
 
         /// Takes `sequence` from anything but an announcement, unless it is older than the latest heard by more than
@@ -260,6 +266,11 @@ package struct DiscoveryNode {
     /// The same for peers found while this node joined, with when each session was made: they give way once older
     /// than ``unprovenGrace``.
     var unprovenJoining = Deque<(peer: PeerID, since: Double)>()
+    /// What ``hasUnprovenToGiveWay(now:)`` last found without a look-up, held in the node: `unproven` empty and
+    /// `unprovenJoining`'s front made at this time (infinity: none), until either queue grows. Its front only grows
+    /// younger as entries leave, so a front this young answers no for the real one too. Reading the queues'
+    /// storage to learn as much was a cache miss for every announcement a full table heard.
+    var unprovenQuietFront: Double?
     /// Before when no session's peer can have fallen silent, as the last search of the table found
     /// (``makeRoom(for:now:)``): a full table is searched when a silence may be due (at most once a second), not at
     /// every invitation of a flood or announcement of a crowd.
@@ -394,6 +405,7 @@ package struct DiscoveryNode {
         atEndpoint = AddressBook()
         unproven = []
         unprovenJoining = []
+        unprovenQuietFront = nil
         noneSilentBefore = -.infinity
         regulars = 0
         strangers = []

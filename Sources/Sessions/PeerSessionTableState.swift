@@ -43,6 +43,10 @@ public struct PeerSessionTableState: Sendable {
     /// it has that value: a cache of ``hasSession(with:)`` that needs no lookup to stay true.
     public private(set) var removals: UInt64 = 0
 
+    /// How many sessions have been added so far. A peer seen without a session when this had some value is without
+    /// one still while it has that value: the cache of ``hasSession(with:)`` the other way round.
+    public private(set) var insertions: UInt64 = 0
+
     /// The number of sessions whose two tokens are known (running or suspended).
     public var establishedCount: Int { peersByRemoteToken.count }
 
@@ -138,6 +142,7 @@ public struct PeerSessionTableState: Sendable {
         let entry = SessionEntry(
             peer: peer, incarnation: incarnation, localToken: localToken, remoteToken: remoteToken,
             state: remoteToken == nil ? .inviting : .running, openedAt: time)
+        insertions &+= 1
         entries[peer] = entry
         peersByLocalToken[localToken] = peer
         if let remoteToken { peersByRemoteToken[remoteToken] = peer }

@@ -19,13 +19,14 @@ public protocol DatagramTransport: AnyObject {
     var handsOnMemos: Bool { get }
     /// Stops sending and receiving.
     func close()
-    /// Offers the transport a receiver that can take a group frame in two steps (``SteppedReceiver``): a transport
-    /// that delivers a frame to many receivers on several threads keeps it (weakly); others ignore it.
-    func offer(stepped receiver: any SteppedReceiver)
+    /// Offers the transport a receiver that can take a group frame in two steps (``SteppedReceiver``), or takes it
+    /// back with `nil`: a transport that delivers a frame to many receivers keeps it, unowned (the receiver takes
+    /// itself back before it goes); others ignore it.
+    func offer(stepped receiver: (any SteppedReceiver)?)
 }
 
 extension DatagramTransport {
-    public func offer(stepped receiver: any SteppedReceiver) {}
+    public func offer(stepped receiver: (any SteppedReceiver)?) {}
 
     public var handsOnMemos: Bool { false }
 
@@ -43,6 +44,9 @@ public protocol SteppedReceiver: AnyObject {
     /// Returns whether there is anything to settle: a receiver whose taking asked for nothing is not settled.
     func take(_ datagram: IncomingDatagram) -> Bool
     func settle()
+    /// Takes a frame whole, in one step: what the transport's `onReceive` does, without a closure's context to
+    /// count a reference to for each receiver of each frame.
+    func receive(_ datagram: IncomingDatagram)
 }
 
 /// A clock and a timer for one node's execution context: virtual (as fast as possible) or real (paced).

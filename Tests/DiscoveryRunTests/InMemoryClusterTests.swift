@@ -1,5 +1,6 @@
 import Discovery
 import DiscoveryRun
+import GSL
 import Sessions
 import Testing
 import SimulatedNetwork
@@ -321,6 +322,35 @@ import TransportCore
         #expect(unsealed.counters.reduce(0) { $0 + $1.refused.values.reduce(0, +) } > 100)
         #expect(unsealed.tags.1 > 100 && unsealed.tags.0 == 0)
         #expect(sealed.tags.1 == unsealed.tags.1 && sealed.tags.0 == sealed.tags.1)
+    }
+
+    /// A driver let go while it runs takes itself off its transport and out of its timers: the network and the
+    /// clock hold it unowned, and what was due to it afterwards (the group's frames, its own wake-ups) goes nowhere.
+    @Test func aDriverLetGoWhileRunningIsForgotten() throws {
+        let c = try cluster(peers: 3)
+        c.run(until: 10, stopWhenConverged: true)
+        let transport = c.network.attach()
+        let configuration = DiscoveryNode.Configuration(
+            serviceType: "nearcatch", identity: .derived(from: 77, index: 0), incarnation: 1, displayName: "late")
+        let node = try DiscoveryNode(
+            configuration: configuration, unicastPort: transport.unicastEndpoint.port,
+            tokens: SeededTokenSource(random: RandomSource(seed: 78)), random: RandomSource(seed: 79))
+        var late: NodeDriver? = NodeDriver(node: node, transport: transport, clock: c.clock, inProcessRoom: true)
+        weak let watched = late
+        late?.start()
+        c.run(until: c.clock.now + 5)
+        #expect(late?.node.peers.count == 3)
+        #expect(c.drivers.allSatisfy { $0.node.peers.count == 3 })
+        #expect(transport.onReceive != nil && transport.stepped != nil)
+        late = nil
+        #expect(watched == nil)
+        #expect(transport.onReceive == nil && transport.stepped == nil)
+        // Still attached: the group's frames reach its transport, and its armed wake-ups come due.
+        let delivered = c.network.delivered
+        c.run(until: c.clock.now + 30)
+        #expect(c.network.delivered > delivered + 3)
+        // Its peers lost it by its silence, as a phone whose app was killed.
+        #expect(c.drivers.allSatisfy { $0.isRunning && $0.node.peers.count == 2 })
     }
 
     /// A driver whose transport does not hand memos on (a socket's) seals its data whatever it is asked.
