@@ -196,7 +196,7 @@ extension DiscoveryNode {
     /// - Returns: the directive, or nothing when there is no running session with `peer`.
     ///
     /// Not `sealed`, the datagram carries no signature or tag in its bytes, only in its memo: for a driver whose
-    /// receivers are nodes of its own process reading memos (``NodeDriver/sendData(to:kind:payload:inProcess:)``).
+    /// receivers are nodes of its own process reading memos (``unicastGoesUnsealed`` says so for all its unicast).
     package mutating func sendData(to peer: PeerID, kind: UInt8, payload: [UInt8], sealed: Bool = true)
         -> [NodeDirective] {
         guard let entry = table.session(with: peer), entry.remoteToken != nil, let known = peers[peer],

@@ -144,16 +144,12 @@ package final class NodeDriver: SteppedReceiver {
         finishStreams = []
     }
 
-    /// Sends application data within the session with `peer`; returns whether there was a session to send on.
-    ///
-    /// - Parameter inProcess: the peer is a node of this process that reads the datagram's memo (an in-memory
-    ///   room's own node): the bytes go unsealed, their tag and signature held in the memo alone. Two HMAC-SHA256s
-    ///   and a signature a datagram, for every jolt and profile of a room; what each receiver takes, refuses and
-    ///   counts is the same (docs/security.md, "In one process").
+    /// Sends application data within the session with `peer`; returns whether there was a session to send on. In
+    /// an in-memory room's own driver (``init(node:transport:clock:inProcessRoom:)``) it goes unsealed, as all the
+    /// node's unicast does.
     @discardableResult
-    package func sendData(to peer: PeerID, kind: UInt8, payload: [UInt8], inProcess: Bool = false) -> Bool {
-        let directives = node.sendData(to: peer, kind: kind, payload: payload,
-                                       sealed: !(inProcess && transport.handsOnMemos))
+    package func sendData(to peer: PeerID, kind: UInt8, payload: [UInt8]) -> Bool {
+        let directives = node.sendData(to: peer, kind: kind, payload: payload)
         perform(directives)
         return !directives.isEmpty
     }

@@ -145,7 +145,7 @@ package final class InMemoryCluster: Cluster {
     }
 
     package func send(from: Int, to: Int, kind: UInt8, payload: [UInt8]) {
-        _ = drivers[from].sendData(to: peerIDs[to], kind: kind, payload: payload, inProcess: !sealsEverything)
+        _ = drivers[from].sendData(to: peerIDs[to], kind: kind, payload: payload)
     }
 
     package func finish(wallSeconds: Double, interruptedAt: Double?) async -> ClusterReport {

@@ -365,10 +365,11 @@ import TransportCore
             func close() {}
         }
         let wire = Recording()
-        let driver = NodeDriver(node: c.drivers[0].node, transport: wire, clock: c.clock)
+        let driver = NodeDriver(node: c.drivers[0].node, transport: wire, clock: c.clock, inProcessRoom: true)
         driver.start()
         let before = wire.sent.count
-        #expect(driver.sendData(to: c.peerID(of: 1), kind: 1, payload: [1], inProcess: true))
+        #expect(!driver.node.unicastGoesUnsealed)
+        #expect(driver.sendData(to: c.peerID(of: 1), kind: 1, payload: [1]))
         #expect(wire.sent.count == before + 1)
         let data = try #require(wire.sent.last)
         #expect(WireFormat.isAuthentic(data, under: .development))
