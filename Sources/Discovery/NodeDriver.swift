@@ -30,16 +30,21 @@ package final class NodeDriver: SteppedReceiver {
         self.node = node
         self.transport = transport
         self.clock = clock
-        self.node.unicastGoesUnsealed = inProcessRoom && transport.handsOnMemos
+        handsOnMemos = transport.handsOnMemos
+        self.node.unicastGoesUnsealed = inProcessRoom && handsOnMemos
         timers.driver = self
     }
+
+    /// Whether the transport is in memory (``DatagramTransport/handsOnMemos``), asked once: the driver's timers and
+    /// its closure hold it as such a transport's clock allows (``Timers``).
+    private let handsOnMemos: Bool
 
     /// What the driver's timers hold of it in memory, where the clock's thread alone runs them and lets drivers go:
     /// a weak reference to the driver would give it a side table, and then every retain of it (one for each frame
     /// each receiver takes) went through that table.
     private final class Timers {
+        /// `nil` once the driver is gone (its `deinit`).
         unowned(unsafe) var driver: NodeDriver?
-        var driverIsGone = false
     }
 
     private let timers = Timers()
@@ -66,7 +71,7 @@ package final class NodeDriver: SteppedReceiver {
     /// Starts the node: it announces, browses and answers from now on.
     package func start() {
         isRunning = true
-        if transport.handsOnMemos {
+        if handsOnMemos {
             // In memory the clock's thread alone delivers, and the driver takes its closure off its own transport
             // when it goes (deinit). A weak load per datagram read a side table, a cache miss for each receiver of
             // every frame (4.5% of a 1,000-peer run's time); not counted either: a retain and release for each
@@ -101,9 +106,9 @@ package final class NodeDriver: SteppedReceiver {
     deinit {
         // The in-memory closure and the transport's stepped receiver hold this driver unowned: neither may outlive
         // it.
-        if transport.handsOnMemos { transport.onReceive = nil }
+        if handsOnMemos { transport.onReceive = nil }
         transport.offer(stepped: nil)
-        timers.driverIsGone = true
+        timers.driver = nil
     }
 
     /// Hands the node a group frame without doing what it asks: on one of the network's threads, beside other
@@ -198,7 +203,7 @@ package final class NodeDriver: SteppedReceiver {
     private func armTimer() {
         guard !timerCovers(node.nextDeadline), let deadline = node.nextDeadline else { return }
         wakeAt = deadline
-        guard transport.handsOnMemos else {
+        guard handsOnMemos else {
             // An event loop's driver may go on another thread while its timer fires: a weak reference is the safe
             // one there, and a socket's frames reach one driver each, not a thousand.
             clock.schedule(at: deadline) { [weak self] in self?.wake(at: deadline) }
@@ -206,7 +211,7 @@ package final class NodeDriver: SteppedReceiver {
         }
         let timers = self.timers
         clock.schedule(at: deadline) {
-            guard !timers.driverIsGone, let self = timers.driver else { return }
+            guard let self = timers.driver else { return }
             self.wake(at: deadline)
         }
     }

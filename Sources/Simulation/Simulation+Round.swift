@@ -56,6 +56,10 @@ extension Simulation {
     /// transport: it returns what happened and what the devices send, for ``handOut(_:to:)``.
     func step(at time: Double, engine: RoundEngine) -> StepOutput {
         var out = StepOutput()
+        // The world may have run ahead since the last round (``WorldAhead``): it is this round's again from here.
+        let ranAhead = ahead
+        ahead = nil
+        let aheadChanges = ranAhead?.finish() ?? []
         // Mingling peers choose among the peers they hold sessions with, as of the round's start.
         let sessions = running.snapshot()
         world.knows = { i, j in sessions.holds(i, j) }
@@ -71,7 +75,7 @@ extension Simulation {
         // What the devices observe of the round's start, read before the world runs on: each phone's own speed as its
         // accelerometer tells it; and, for the oracle alone, who walks to whom.
         let speeds = ranges ? phones.speeds : []
-        let targets = ranges ? oracleTargets() : []
+        let targets = ranges ? ranAhead?.targets ?? oracleTargets() : []
         // What the devices take in of the round's start touches nothing of the world's: in a large room it runs on
         // one core while the world runs on through the round on the other.
         var start = StepOutput()
@@ -86,9 +90,11 @@ extension Simulation {
             self.samplePoses(at: time, poses, into: &start)
             if ranges { self.readBluetooth(at: time, poses: poses, engine: engine) }
         }
+        let target = time + 1 / settings.rate
         let changes = ranges
-            ? WorldAdvance.run(world, to: time + 1 / settings.rate,
-                               beside: settings.workers > 1 && peers >= WorldAdvance.besideFrom, takeInStart)
+            ? aheadChanges + WorldAdvance.run(world, to: target, beside: settings.workers > 1
+                                                  && peers >= WorldAdvance.besideFrom && world.time < target - 1e-12,
+                                              takeInStart)
             : nil
         if changes == nil { takeInStart() }
         out.events += start.events
@@ -102,7 +108,20 @@ extension Simulation {
             out.happened(at: time, .air(exchanges: second.exchanges, collided: second.collided,
                                         receivedByBand: received))
         }
+        if runsWorldAhead { runWorldAhead(after: time) }
         return out
+    }
+
+    /// Starts the world on the next round's run (``WorldAhead``) when there is one that ranges, at the time the
+    /// rounds' clock will give it (``Cluster/repeatAt(rate:until:_:)``: the `k`th at `k / rate`).
+    private func runWorldAhead(after time: Double) {
+        let rate = settings.rate
+        let k = (time * rate).rounded()
+        guard Double(k) / rate == time, k + 1 <= (settings.duration * rate).rounded(.down) else { return }
+        let next = Double(k + 1) / rate
+        guard next < settings.duration - 1e-9 else { return }
+        // The world stands at the next round's start: what the oracle is told of it is read now.
+        ahead = WorldAhead(world, to: next + 1 / rate, targets: oracleTargets())
     }
 
     /// Once a reading interval, every pair's Bluetooth signal at the round's start; a pair found since the last

@@ -79,6 +79,12 @@ package final class Simulation {
     var finalSessions: RunningSessions.Snapshot?
     /// Every device's pose at the start of the next round (the world has run to it); empty before the first.
     var roundStart: [Pose] = []
+    /// Whether the world runs each next round on another thread while the devices' datagrams are delivered
+    /// (``WorldAhead``): a run to its end in memory, on more than one worker. A run that its caller steps (the
+    /// app-testing library) reads the world between rounds, and does not.
+    var runsWorldAhead = false
+    /// The world's next round, while it runs ahead.
+    var ahead: WorldAhead?
     let peers: Int
 
     /// With sampled accelerometers: told each device's samples once the run's time has reached them (the apps of the
@@ -199,6 +205,7 @@ package final class Simulation {
             } else {
                 cluster = try InMemoryCluster(settings: clusterSettings, conditions: NetworkConditions(loss: settings.loss))
             }
+            runsWorldAhead = cluster.isVirtual && settings.workers > 1
             let engine = try setUp(cluster)
             // The most the devices may hold: every other peer, or each device's limit.
             let expected = peers * min(peers - 1, settings.maximumSessions)
@@ -209,6 +216,9 @@ package final class Simulation {
                                        sessions: running.snapshot().count, expectedSessions: expected,
                                        bumps: tally.bumpCount))
                 })
+            // A run stopped between two rounds leaves the world running ahead: nothing reads it before it is back.
+            _ = ahead?.finish()
+            ahead = nil
             // Counted at the end of the simulated time, before the nodes say goodbye (which removes them).
             finalSessions = running.snapshot()
             let sessions = finalSessions?.count ?? 0

@@ -36,3 +36,36 @@ private struct AdvanceShared: @unchecked Sendable {
     let changes: UnsafeMutablePointer<[ContactChange]>
     let work: () -> Void
 }
+
+/// The world's next round, run on another thread from the end of a round while the devices' datagrams between the
+/// two rounds are delivered: nothing those touch is the world's (the sessions it reads to pair people up are the
+/// next round's, so it stops before a step that pairs, ``World/advanceBeforePairing(to:)``), and the next round
+/// waits for it before it reads the world.
+final class WorldAhead: @unchecked Sendable {
+    private let group = DispatchGroup()
+    private var changes: [ContactChange] = []
+    /// What the oracle is told at the next round's start, read before the world ran on (``Simulation/oracleTargets()``).
+    let targets: [Int32]
+
+    /// Starts the world toward `target` on another thread.
+    init(_ world: World, to target: Double, targets: [Int32]) {
+        self.targets = targets
+        let shared = AheadShared(world: world, ahead: self)
+        DispatchQueue.global().async(group: group) {
+            shared.ahead.changes = shared.world.advanceBeforePairing(to: target)
+        }
+    }
+
+    /// Waits for the world and returns what the truth saw on the way.
+    func finish() -> [ContactChange] {
+        group.wait()
+        return changes
+    }
+}
+
+/// The world and its run ahead, handed to the thread that runs it: nothing else touches either until
+/// ``WorldAhead/finish()``.
+private struct AheadShared: @unchecked Sendable {
+    let world: World
+    let ahead: WorldAhead
+}

@@ -236,9 +236,23 @@ package final class World {
 
     /// Advances the world to `target` seconds and returns what the truth saw happen on the way.
     package func advance(to target: Double) -> [ContactChange] {
+        advance(to: target, beforePairing: false)
+    }
+
+    /// Advances the world toward `target` as ``advance(to:)`` does, step for step, but stops before the first step
+    /// that pairs people up, the only one that asks ``knows``: what may run ahead of a round, before the sessions
+    /// of that round's start are known. ``advance(to:)`` then takes the steps left, and the two together see what
+    /// one would.
+    package func advanceBeforePairing(to target: Double) -> [ContactChange] {
+        advance(to: target, beforePairing: true)
+    }
+
+    private func advance(to target: Double, beforePairing: Bool) -> [ContactChange] {
         var changes: [ContactChange] = []
         while time < target - 1e-12 {
             let dt = min(0.05, target - time)
+            // The step's time as `time += dt` will make it, and `step` pairs when it has reached `nextPairingAt`.
+            if beforePairing, case .mingle = scenario, time + dt >= nextPairingAt { break }
             let stepStart = isSensing ? bodies.map(\.position) : []
             if poseMotion != nil && gyroscope { stepStartOrientations = bodies.map(\.orientation) }
             time += dt

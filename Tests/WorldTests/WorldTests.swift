@@ -62,6 +62,42 @@ import TestSupport
         #expect(world.tracker.contacts.isEmpty)
     }
 
+    /// A round run ahead stops before the step that pairs people up (the only one that asks who knows whom), and the
+    /// round finished from there sees what one run through would: the same changes, poses and samples, over 40
+    /// rounds of a sensed mingle in which the two worlds' answers to `knows` differ whenever a run ahead would ask.
+    @Test func aRoundRunAheadUntilPairingThenFinishedIsTheSameRound() throws {
+        let clocks = (0..<30).map { _ in DeviceClock(uptimeAtStart: 100, rate: 0) }
+        let whole = try World(scenario: .mingle, peers: 30, seed: 5)
+        let split = try World(scenario: .mingle, peers: 30, seed: 5)
+        try whole.startSensing(clocks: clocks, seed: 5)
+        try split.startSensing(clocks: clocks, seed: 5)
+        var asked = 0, pairedAhead = 0, ahead = 0
+        for k in 0..<40 {
+            let knows: (Int, Int) -> Bool = { i, j in (i + j + k) % 3 != 0 }
+            whole.knows = knows
+            split.knows = { _, _ in
+                asked += 1
+                return false
+            }
+            let target = Double(k + 1) / 10
+            let first = split.advanceBeforePairing(to: target)
+            if split.time < target - 1e-12 { pairedAhead += 1 } else { ahead += 1 }
+            #expect(asked == 0)
+            split.knows = knows
+            let rest = split.advance(to: target)
+            #expect(first + rest == whole.advance(to: target))
+            #expect(split.poses == whole.poses && split.time == whole.time)
+        }
+        // Pairing every 0.25 s: the rounds that hold a pairing step stop short, the others run through.
+        #expect(pairedAhead >= 12 && ahead >= 20, "\(pairedAhead) rounds stopped short, \(ahead) ran through")
+        var wholeSamples: [[AccelerometerSample]] = [], splitSamples: [[AccelerometerSample]] = []
+        whole.drainSamples { _, fresh, _ in wholeSamples.append(fresh) }
+        split.drainSamples { _, fresh, _ in splitSamples.append(fresh) }
+        #expect(wholeSamples.count == 30 && wholeSamples.allSatisfy { $0.count > 300 })
+        #expect(wholeSamples == splitSamples)
+        #expect(whole.tracker.contacts.count == split.tracker.contacts.count)
+    }
+
     @Test func sameSeedSameWorld() throws {
         let a = try World(scenario: .mingle, peers: 30, seed: 5)
         let b = try World(scenario: .mingle, peers: 30, seed: 5)
