@@ -17,6 +17,10 @@ package final class InMemoryNetwork {
     @exclusivity(unchecked) private var members: [Endpoint: InMemoryTransport] = [:]
     /// The members in endpoint order, rebuilt only when one joins or leaves: a group send visits them all.
     @exclusivity(unchecked) private var orderedMembers: [InMemoryTransport]?
+    /// Each of ``orderedMembers``'s hosts, side by side: a group send asks the reach of each before it touches the
+    /// member (at 10,000 hosts, of which about 1,160 are in a frame's reach, reading and counting a reference to every
+    /// member took 9% of a venue's time, about 10,000 objects a frame, 977 frames a second).
+    @exclusivity(unchecked) private var orderedHosts: [Int] = []
     @exclusivity(unchecked) private var nextHost = 1
     /// Datagrams handed to the network.
     @exclusivity(unchecked) package private(set) var sent = 0
@@ -88,8 +92,9 @@ package final class InMemoryNetwork {
             } else {
                 receivers = members.keys.sorted().compactMap { members[$0] }.filter(\.joinsGroup)
                 orderedMembers = receivers
+                orderedHosts = receivers.map(\.host)
             }
-            sendToGroup(bytes, from: source, receivers: receivers, memo: memo)
+            sendToGroup(bytes, from: source, receivers: receivers, hosts: orderedHosts, memo: memo)
         case .unicast(let endpoint):
             guard let receiver = members[endpoint] else {
                 // Nobody there: the draws are made all the same, so that a run's draws do not depend on who left.
@@ -109,7 +114,7 @@ package final class InMemoryNetwork {
 
     /// One frame for the whole group: one delay draw, then the loss (and duplication) of each receiver in endpoint
     /// order. Receivers that read instantly get the frame in one scheduled delivery.
-    private func sendToGroup(_ bytes: [UInt8], from source: Endpoint, receivers: [InMemoryTransport],
+    private func sendToGroup(_ bytes: [UInt8], from source: Endpoint, receivers: [InMemoryTransport], hosts: [Int],
                              memo: FrameMemo?) {
         let c = conditions
         var arrival = clock.now + c.delay + c.jitter * random.uniform()
@@ -120,17 +125,19 @@ package final class InMemoryNetwork {
         let sender = reach == nil ? -1 : members[source]?.host ?? -1
         // A condition that is off draws nothing: a group of a thousand would otherwise make two thousand draws a
         // datagram to learn nothing.
-        for receiver in receivers {
+        // By place, the member read only once it is in reach.
+        for k in receivers.indices {
             let copies = c.duplication > 0 && random.bernoulli(c.duplication) ? 2 : 1
             for copy in 0..<copies {
                 if c.loss > 0, random.bernoulli(c.loss) {
                     dropped += 1
                     continue
                 }
-                if let reach, sender >= 0, !reach.reaches(sender, receiver.host) {
+                if let reach, sender >= 0, !reach.reaches(sender, hosts[k]) {
                     outOfReach += 1
                     continue
                 }
+                let receiver = receivers[k]
                 if copy == 0, c.receiveCost == 0 {
                     together.append(receiver)
                 } else {
