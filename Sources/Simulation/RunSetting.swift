@@ -242,7 +242,8 @@ package enum RunSettings {
     package static let workers = RunSetting<Int>(
         "--workers",
         "Threads that share each round's pairs and, from 200 peers in memory, each announcement's receivers and the "
-            + "world's round; the outcome does not depend on it", .between(1, 256), default: "the number of cores",
+            + "world's round; with more than one, the world's next round runs beside the datagrams in memory; the "
+            + "outcome does not depend on it", .between(1, 256), default: "the number of cores",
         reporting: .always("workers", inTrace: false),
         value: { $0.workers })
     package static let loss = RunSetting<Double>(
