@@ -3,15 +3,12 @@
 /// probe) took about 140. A node looks a peer up for every datagram it takes, 13 million times in a 1,000-peer start.
 ///
 /// Places are `0..<count`, in the order ids were appended; removing one moves the last id into its place, as a
-/// table kept side by side beside it does with its entries. The index is open addressing over places alone (4 bytes
-/// a bucket, the ids compared in their own array), by a multiply of the id with a secret of the process: an id is
-/// its sender's key's, which a sender cannot choose to collide under a secret it does not know.
+/// table kept side by side beside it does with its entries. The index is ``IDBuckets``, the ids compared in their own
+/// array.
 package struct PeerIDIndex: Sendable {
     /// `ids[k]` is the id at place `k`.
     package private(set) var ids: [UInt64] = []
-    /// Places by the id's bucket (linear probing, no tombstones); `-1` empty. A power of two in size, at most
-    /// three-quarters full.
-    private var buckets: [Int32] = []
+    private var buckets = IDBuckets()
 
     package init() {}
 
@@ -26,21 +23,20 @@ package struct PeerIDIndex: Sendable {
     /// Room for `count` ids without growing.
     package mutating func reserveCapacity(_ count: Int) {
         ids.reserveCapacity(count)
-        if count > buckets.count / 4 * 3 { rebuild(buckets: Self.buckets(for: count)) }
+        ids.withUnsafeBufferPointer { ids in buckets.reserve(count, places: ids.count) { ids[$0] } }
     }
 
     /// The place of `id`, valid until an id is removed.
     @inline(__always)
     package func place(of id: PeerID) -> Int? {
-        let b = bucket(of: id.rawValue)
-        return b < 0 ? nil : Int(buckets[b])
+        ids.withUnsafeBufferPointer { ids in buckets.place(of: id.rawValue) { ids[$0] } }
     }
 
     /// Puts `id`, which must not be here, at place `count`. `ids` grows by the array's rule unless reserved.
     package mutating func append(_ id: PeerID) {
         assert(place(of: id) == nil, "an id is indexed once")
-        if ids.count + 1 > buckets.count / 4 * 3 { rebuild(buckets: Self.buckets(for: ids.count + 1)) }
-        buckets[emptyBucket(for: id.rawValue)] = Int32(ids.count)
+        ids.withUnsafeBufferPointer { ids in buckets.reserve(ids.count + 1, places: ids.count) { ids[$0] } }
+        buckets.insert(id.rawValue, at: ids.count)
         ids.append(id.rawValue)
     }
 
@@ -48,60 +44,91 @@ package struct PeerIDIndex: Sendable {
     @discardableResult
     package mutating func remove(at place: Int) -> PeerID {
         let id = ids[place]
-        clear(bucket(of: id))
-        let last = ids.count - 1
-        if place != last {
-            buckets[bucket(of: ids[last])] = Int32(place)
-            ids.swapAt(place, last)
-        }
+        ids.withUnsafeBufferPointer { ids in buckets.remove(at: place, last: ids.count - 1) { ids[$0] } }
+        ids.swapAt(place, ids.count - 1)
         ids.removeLast()
         return PeerID(id)
     }
+}
 
-    // MARK: - The index
+/// The index of a table keyed by peer id whose entries sit side by side at places `0..<count`: open addressing over
+/// places alone (4 bytes a bucket), by a multiply of the id with a secret of the process (an id is its sender's
+/// key's, which a sender cannot choose to collide under a secret it does not know). It holds no ids: each method is
+/// given the id at a place, so that the table reads it where it keeps it (in its entry, whose cache line a look-up
+/// then reads anyway).
+///
+/// A look-up reads the mask kept here and one bucket, not the buckets' count: in a crowd of a thousand nodes, each
+/// receiver's index is out of every cache when a frame comes, and each further line read is a miss.
+package struct IDBuckets: Sendable {
+    /// Places by the id's bucket (linear probing, no tombstones); `-1` empty. A power of two in size, at most
+    /// three-quarters full.
+    @usableFromInline var buckets: [Int32] = []
+    /// `buckets.count - 1`, or -1 with no buckets.
+    @usableFromInline var mask = -1
+
+    package init() {}
 
     /// The process's secret: from the standard library's hash seed, so that a run with
     /// `SWIFT_DETERMINISTIC_HASHING` probes the same way each time.
-    private static let secret: UInt64 = {
+    @usableFromInline static let secret: UInt64 = {
         var hasher = Hasher()
         hasher.combine(0x6E65_6172_6361_7463 as UInt64)
         return UInt64(bitPattern: Int64(hasher.finalize())) | 1
     }()
 
-    /// The bucket count for `count` ids: a power of two at most three-quarters full.
-    private static func buckets(for count: Int) -> Int {
-        var n = 16
-        while count > n / 4 * 3 { n *= 2 }
-        return n
+    @inlinable @inline(__always)
+    func home(_ id: UInt64) -> Int {
+        let product = (id ^ Self.secret).multipliedFullWidth(by: 0x9E37_79B9_7F4A_7C15)
+        return Int(truncatingIfNeeded: product.high ^ product.low) & mask
     }
 
-    @inline(__always)
-    private func home(_ id: UInt64) -> Int {
-        let product = (id ^ Self.secret).multipliedFullWidth(by: 0x9E37_79B9_7F4A_7C15)
-        return Int(truncatingIfNeeded: product.high ^ product.low) & (buckets.count - 1)
+    /// The place of `id`, `id(place)` giving the id held at a place.
+    @inlinable @inline(__always)
+    package func place(of id: UInt64, _ idAt: (Int) -> UInt64) -> Int? {
+        let k = bucket(of: id, idAt)
+        return k < 0 ? nil : Int(buckets.withUnsafeBufferPointer { $0[k] })
     }
 
     /// The bucket holding `id`'s place, or -1.
-    @inline(__always)
-    private func bucket(of id: UInt64) -> Int {
-        guard !buckets.isEmpty else { return -1 }
+    @inlinable @inline(__always)
+    func bucket(of id: UInt64, _ idAt: (Int) -> UInt64) -> Int {
+        guard mask >= 0 else { return -1 }
+        let mask = self.mask
+        // The buffer's count is not read: `mask` bounds every bucket.
         return buckets.withUnsafeBufferPointer { b in
-            ids.withUnsafeBufferPointer { ids in
-                let mask = b.count - 1
-                var k = home(id)
-                while true {
-                    let place = b[k]
-                    if place < 0 { return -1 }
-                    if ids[Int(place)] == id { return k }
-                    k = (k + 1) & mask
-                }
+            var k = home(id)
+            while true {
+                let place = b[k]
+                if place < 0 { return -1 }
+                if idAt(Int(place)) == id { return k }
+                k = (k + 1) & mask
             }
         }
     }
 
+    /// Buckets enough for `count` places, the `places` held now re-indexed if they grow.
+    package mutating func reserve(_ count: Int, places: Int, _ idAt: (Int) -> UInt64) {
+        guard count > (mask + 1) / 4 * 3 else { return }
+        var n = 16
+        while count > n / 4 * 3 { n *= 2 }
+        buckets = [Int32](repeating: -1, count: n)
+        mask = n - 1
+        for place in 0..<places { buckets[emptyBucket(for: idAt(place))] = Int32(place) }
+    }
+
+    /// Indexes `id`, which is not here, at `place`; room must have been reserved.
+    package mutating func insert(_ id: UInt64, at place: Int) {
+        buckets[emptyBucket(for: id)] = Int32(place)
+    }
+
+    /// Unindexes the id at `place` and re-indexes the id at `last` at `place`, as its table moves it there.
+    package mutating func remove(at place: Int, last: Int, _ idAt: (Int) -> UInt64) {
+        clear(bucket(of: idAt(place), idAt), idAt)
+        if place != last { buckets[bucket(of: idAt(last), idAt)] = Int32(place) }
+    }
+
     /// The first empty bucket from `id`'s home (there is one: the buckets are at most three-quarters full).
     private func emptyBucket(for id: UInt64) -> Int {
-        let mask = buckets.count - 1
         var k = home(id)
         while buckets[k] >= 0 { k = (k + 1) & mask }
         return k
@@ -109,15 +136,14 @@ package struct PeerIDIndex: Sendable {
 
     /// Empties bucket `k`, moving back each later entry of its run that may sit there (backward-shift deletion: a
     /// look-up stops at the first empty bucket, so no run may have one before its entry).
-    private mutating func clear(_ k: Int) {
-        let mask = buckets.count - 1
+    private mutating func clear(_ k: Int, _ idAt: (Int) -> UInt64) {
         var hole = k
         var j = k
         while true {
             j = (j + 1) & mask
             let place = buckets[j]
             if place < 0 { break }
-            let h = home(ids[Int(place)])
+            let h = home(idAt(Int(place)))
             // The entry at j may move to the hole when its home is not within (hole, j], cyclically.
             let stays = hole <= j ? (h > hole && h <= j) : (h > hole || h <= j)
             if !stays {
@@ -126,10 +152,5 @@ package struct PeerIDIndex: Sendable {
             }
         }
         buckets[hole] = -1
-    }
-
-    private mutating func rebuild(buckets count: Int) {
-        buckets = [Int32](repeating: -1, count: count)
-        for (place, id) in ids.enumerated() { buckets[emptyBucket(for: id)] = Int32(place) }
     }
 }
