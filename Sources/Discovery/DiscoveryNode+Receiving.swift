@@ -428,8 +428,7 @@ extension DiscoveryNode {
         let silenceCheckAt = now + timing.silence(after: claimed)
         departures.forget(ad.peer)
         var known = KnownPeer(
-            announced: announcement.isEmpty ? 0 : WireFormat.advertisementDigest(announcement), peer: ad.peer,
-            lastHeard: now,
+            announced: announcement.isEmpty ? 0 : WireFormat.advertisementDigest(announcement), lastHeard: now,
             announcedUpTo: announcement.isEmpty ? 0 : sequence,
             heardUpTo: sequence, announceInterval: claimed, silenceCheckAt: silenceCheckAt,
             advertisement: ad, host: endpoint.host, discoveredAt: now,

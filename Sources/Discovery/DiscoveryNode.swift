@@ -59,12 +59,10 @@ package struct DiscoveryNode {
         /// same digest says the same but for its sequence number and announce interval, and is taken without
         /// decoding. 0 when found by its invitation.
         var announced: UInt64
-        /// Its id, as its advertisement names it: the table's index compares it here (``KnownPeers``).
-        package let peer: PeerID
         /// When it was last heard from, seconds.
         package var lastHeard: Double
         /// The table's ``PeerSessionTableState/removals`` when a session with it was last seen held, or `.max`; its
-        /// low 32 bits, as ``sessionAbsentAt``'s, so that the entry stays 120 bytes (the count would have to move
+        /// low 32 bits, as ``sessionAbsentAt``'s, so that the entry stays 112 bytes (the count would have to move
         /// by exactly 2^32 between two announcements to be mistaken).
         var sessionSeenAt: UInt32 = .max
         /// The low 32 bits of the table's ``PeerSessionTableState/insertions`` when it was last seen without a
@@ -81,7 +79,7 @@ package struct DiscoveryNode {
         var silenceCheckAt: Double
         package let advertisement: Advertisement
         /// The host its token exchange is reached at, at its advertisement's port (``endpoint``): the port is not
-        /// held twice, and the entry, 128 bytes with it, is 120 (a node of a thousand peers holds a thousand).
+        /// held twice, and the entry, 120 bytes with it, is 112 (a node of a thousand peers holds a thousand).
         let host: String
         /// Where its token exchange is reached.
         package var endpoint: Endpoint { Endpoint(host: host, port: advertisement.unicastPort) }

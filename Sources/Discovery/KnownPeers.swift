@@ -1,41 +1,33 @@
 import Sessions
 import TransportCore
 
-/// A node's table of the peers it knows, by id: the peers side by side in one array, each entry holding its id, and
-/// an index from id to place (``IDBuckets``).
+/// A node's table of the peers it knows, by id: the peers side by side in one array, and an index from id to place
+/// (``PeerIDIndex``).
 ///
-/// What a node knows of a peer is 120 bytes. Kept as a dictionary's values, each of a thousand nodes held a thousand
+/// What a node knows of a peer is 112 bytes. Kept as a dictionary's values, each of a thousand nodes held a thousand
 /// of them in 2,048 buckets (a dictionary is at most three-quarters full, and its size a power of two): 250 KB a
 /// node. Side by side they take what they are, grown by a sixteenth when full (an array doubles).
-///
-/// The index compares ids in the entries themselves: a look-up reads one bucket and the entry it names, which the
-/// caller reads next in any case. With the ids in an array of their own beside the entries (8 bytes a peer, as the
-/// id in the entry is), every datagram of a crowd read one cache line more, out of every cache: each receiver of a
-/// frame is another node.
 package struct KnownPeers {
     private var entries: [DiscoveryNode.KnownPeer] = []
-    /// The place of each peer's entry in `entries`.
-    private var buckets = IDBuckets()
+    /// The place of each peer's entry in `entries`: the same places, moved together.
+    private var places = PeerIDIndex()
 
     package init() {}
 
     package var count: Int { entries.count }
     package var isEmpty: Bool { entries.isEmpty }
     /// The ids known, in no order to rely on.
-    package var keys: [PeerID] { entries.map(\.peer) }
+    package var keys: [PeerID] { places.ids.map(PeerID.init) }
 
     /// Room for `count` peers without growing.
     mutating func reserveCapacity(_ count: Int) {
         entries.reserveCapacity(count)
-        entries.withUnsafeBufferPointer { e in
-            buckets.reserve(count, places: e.count) { e[$0].peer.rawValue }
-        }
+        places.reserveCapacity(count)
     }
 
     /// The place of `peer`'s entry, valid until a peer is removed.
-    @inline(__always)
     func index(forKey peer: PeerID) -> Int? {
-        entries.withUnsafeBufferPointer { e in buckets.place(of: peer.rawValue) { e[$0].peer.rawValue } }
+        places.place(of: peer)
     }
 
     /// The entry at `index` (``index(forKey:)``), read and changed in place.
@@ -52,7 +44,7 @@ package struct KnownPeers {
                 removeValue(forKey: peer)
                 return
             }
-            assert(newValue.advertisement.peer == peer && newValue.peer == peer, "a known peer is kept under its own id")
+            assert(newValue.advertisement.peer == peer, "a known peer is kept under its own id")
             if let place = index(forKey: peer) {
                 entries[place] = newValue
                 return
@@ -62,10 +54,7 @@ package struct KnownPeers {
                 // not by as many again.
                 reserveCapacity(entries.count + max(entries.count / 16, 16))
             }
-            entries.withUnsafeBufferPointer { e in
-                buckets.reserve(e.count + 1, places: e.count) { e[$0].peer.rawValue }
-            }
-            buckets.insert(peer.rawValue, at: entries.count)
+            places.append(peer)
             entries.append(newValue)
         }
     }
@@ -80,12 +69,9 @@ package struct KnownPeers {
     /// Forgets the peer at `index`: the last entry takes its place, so that the entries stay side by side.
     @discardableResult
     mutating func remove(at index: Int) -> (key: PeerID, value: DiscoveryNode.KnownPeer) {
-        entries.withUnsafeBufferPointer { e in
-            buckets.remove(at: index, last: e.count - 1) { e[$0].peer.rawValue }
-        }
+        let peer = places.remove(at: index)
         entries.swapAt(index, entries.count - 1)
-        let removed = entries.removeLast()
-        return (removed.peer, removed)
+        return (peer, entries.removeLast())
     }
 }
 

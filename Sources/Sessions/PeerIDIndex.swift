@@ -51,14 +51,14 @@ package struct PeerIDIndex: Sendable {
     }
 }
 
-/// The index of a table keyed by peer id whose entries sit side by side at places `0..<count`: open addressing over
+/// The index of a table keyed by peer id whose ids sit side by side at places `0..<count`: open addressing over
 /// places alone (4 bytes a bucket), by a multiply of the id with a secret of the process (an id is its sender's
-/// key's, which a sender cannot choose to collide under a secret it does not know). It holds no ids: each method is
-/// given the id at a place, so that the table reads it where it keeps it (in its entry, whose cache line a look-up
-/// then reads anyway).
+/// key's, which a sender cannot choose to collide under a secret it does not know). Each method is given the id at
+/// a place, read where the table keeps its ids.
 ///
-/// A look-up reads the mask kept here and one bucket, not the buckets' count: in a crowd of a thousand nodes, each
-/// receiver's index is out of every cache when a frame comes, and each further line read is a miss.
+/// A look-up reads the mask kept here, not the buckets' count: in a crowd of a thousand nodes each receiver's index
+/// is out of every cache when a frame comes, and the count, in the buckets' header, was a cache miss of its own
+/// (12% of the look-up's time at 1,000 peers, the look-up 14% of the run's).
 package struct IDBuckets: Sendable {
     /// Places by the id's bucket (linear probing, no tombstones); `-1` empty. A power of two in size, at most
     /// three-quarters full.

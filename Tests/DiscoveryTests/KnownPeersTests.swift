@@ -11,7 +11,7 @@ import TransportCore
         let ad = try Advertisement(serviceType: "nearcatch", signingKey: SigningKey(bytes: key), incarnation: 1,
                                    displayName: "peer \(n)", unicastPort: 5000)
         return DiscoveryNode.KnownPeer(
-            announced: UInt64(n), peer: ad.peer, lastHeard: heard, announceInterval: 1, silenceCheckAt: heard + 5, advertisement: ad,
+            announced: UInt64(n), lastHeard: heard, announceInterval: 1, silenceCheckAt: heard + 5, advertisement: ad,
             host: "10.0.\(n / 256).\(n % 256)", discoveredAt: heard, foundWhileJoining: false, validated: false)
     }
 
@@ -101,12 +101,10 @@ import TransportCore
         #expect(largest > 900)
     }
 
-    /// What a node knows of a peer stays within 120 bytes, its id included: a node holds one for each peer within
-    /// reach (a thousand in a crowd of a thousand). The index beside the entries holds places alone, 4 bytes a
-    /// bucket; until the id moved into the entry it was 112 bytes and 8 more in an array of ids.
-    @Test func aKnownPeerTakes120BytesWithItsId() {
-        #expect(MemoryLayout<DiscoveryNode.KnownPeer>.stride <= 120, "\(MemoryLayout<DiscoveryNode.KnownPeer>.stride)")
-        #expect(MemoryLayout<IDBuckets>.stride <= 16 && MemoryLayout<KnownPeers>.stride <= 24)
+    /// What a node knows of a peer stays within 112 bytes: a node holds one for each peer within reach (a thousand
+    /// in a crowd of a thousand).
+    @Test func aKnownPeerTakes112Bytes() {
+        #expect(MemoryLayout<DiscoveryNode.KnownPeer>.stride <= 112, "\(MemoryLayout<DiscoveryNode.KnownPeer>.stride)")
     }
 
     /// An IPv4 address and port is one number, distinct for every address and port; anything else is kept by name.
