@@ -15,6 +15,8 @@ package struct BluetoothDistances {
     private var smoothed: [Float]
     /// The distance of each pair, metres, by pair index; NaN where the latest reading heard nothing.
     package private(set) var distances: [Float]
+    /// How many readings changed a distance there was already (the others only add pairs met since).
+    package private(set) var revision = 0
 
     package init(pairs: Int = 0, referencePower: Double = -59, exponent: Double = 2, smoothing: Double = 0.3,
                 shadowingSigma: Double = 6) {
@@ -32,6 +34,7 @@ package struct BluetoothDistances {
     /// which forgets the average).
     package mutating func take(_ readings: [Float], from first: Int = 0) {
         precondition(readings.count >= smoothed.count, "a reading for every pair")
+        if first < smoothed.count { revision += 1 }
         // Pairs met since the last reading: nothing heard of them yet.
         smoothed += repeatElement(.nan, count: readings.count - smoothed.count)
         distances += repeatElement(.nan, count: readings.count - distances.count)

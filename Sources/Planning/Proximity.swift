@@ -56,6 +56,14 @@ package struct Proximity<Placer: ExchangePlacer>: RangingPlanner {
     private var calmClosing: Float = -.infinity
     private var calmFloor: Float = .nan
     private var reranked = -Double.infinity
+    /// The pairs passed over: by admitted pair (``AdmittedPairs/pairs``'s order), until when its ``Calm`` bound is
+    /// known to hold, found when the scan last checked or rebuilt it and forgotten (-∞) when anything it was found
+    /// from may have changed since; and, in the same order, the pair's ends and the device whose chip controls it.
+    /// A pair whose chip takes only urgent sessions is then passed over from these alone, in admitted order: the
+    /// scan read five of the pair's arrays at random places (by pair index) each round to find the same.
+    private var dozing = Dozing()
+    /// How many times a pair was passed over so, over the run.
+    package private(set) var passedOver = 0
     /// Pairs by priority, in half-octave buckets: the upper half for knocked pairs and walking pairs that are due,
     /// the lower for all others.
     private var buckets: [[[Int32]]]
@@ -93,22 +101,25 @@ package struct Proximity<Placer: ExchangePlacer>: RangingPlanner {
             calmClosing = max(closing, calmClosing)
             calmFloor = context.bluetoothFloor
             for k in calm.indices { calm[k] = Calm() }
+            dozing.forgetAll()
         }
         let t = context.time
         let rerank = t - reranked >= 1 - 1e-9
         if rerank { reranked = t }
+        let rebuilt: Bool
         if admitted.limit != nil {
             // Each device keeps the sessions whose pairs want the shortest intervals, re-ranked once a second from
             // the settings alone (a copy of the planner alive while its arrays are written would make each write
             // copy its array).
             let settings = settings
-            admitted.refresh(context, rerank: rerank, score: { d, e in
+            rebuilt = admitted.refresh(context, rerank: rerank, score: { d, e in
                 guard let p = context.table.index(d, e) else { return 0 }
                 return 1 / settings.wantedInterval(p, walking: settings.isWalkingPair(p, context), context)
             }, into: &plan.suspensions)
         } else {
-            admitted.refresh(context, into: &plan.suspensions)
+            rebuilt = admitted.refresh(context, into: &plan.suspensions)
         }
+        dozing.take(context, admitted: admitted.pairs, rebuilt: rebuilt)
         air.begin(context, into: &plan)
         // Every running pair's priority, on the workers in contiguous chunks of the running pairs, each into its own
         // buckets; read back chunk after chunk, so that a bucket holds its pairs in pair order whatever the count.
@@ -122,21 +133,36 @@ package struct Proximity<Placer: ExchangePlacer>: RangingPlanner {
             let chips = air.placeability(context)
             let (settings, pairs, calmClosing) = (settings, admitted.pairs, calmClosing)
             let (lastRanged, failures) = (lastRanged, failures)
+            let (ends, chipOf, passes) = (dozing.ends, dozing.chipOf, dozing.passes)
+            var passed = [Int](repeating: 0, count: workers)
             calm.withUnsafeMutableBufferPointer { calm in
-                let scan = ScanState(settings: settings, pairs: pairs, lastRanged: lastRanged, failures: failures,
-                                     chips: chips, context: context, calm: calm, calmClosing: calmClosing)
-                parts.withUnsafeMutableBufferPointer { buffer in
-                    let shared = WorkerBuckets(buffer: buffer)
-                    DispatchQueue.concurrentPerform(iterations: workers) { w in
-                        shared.buffer[w].withUnsafeMutableBufferPointer { mine in
-                            for k in mine.indices { mine[k].removeAll(keepingCapacity: true) }
-                            for i in (count * w / workers)..<(count * (w + 1) / workers) {
-                                if let (key, p) = scan.bucket(i) { mine[key].append(p) }
+                dozing.until.withUnsafeMutableBufferPointer { until in
+                    let scan = ScanState(settings: settings, pairs: pairs, lastRanged: lastRanged,
+                                         failures: failures, chips: chips, context: context, calm: calm,
+                                         calmClosing: calmClosing,
+                                         dozing: passes ? DozingView(until: until, ends: ends, chipOf: chipOf) : nil)
+                    parts.withUnsafeMutableBufferPointer { buffer in
+                        passed.withUnsafeMutableBufferPointer { passed in
+                            let shared = WorkerBuckets(buffer: buffer, passed: passed)
+                            DispatchQueue.concurrentPerform(iterations: workers) { w in
+                                shared.buffer[w].withUnsafeMutableBufferPointer { mine in
+                                    for k in mine.indices { mine[k].removeAll(keepingCapacity: true) }
+                                    var over = 0
+                                    for i in (count * w / workers)..<(count * (w + 1) / workers) {
+                                        if scan.passesOver(i) {
+                                            over += 1
+                                        } else if let (key, p) = scan.bucket(i) {
+                                            mine[key].append(p)
+                                        }
+                                    }
+                                    shared.passed[w] = over
+                                }
                             }
                         }
                     }
                 }
             }
+            passedOver += passed.reduce(0, +)
         }
         buckets = parts
         place: for k in (0..<(2 * Self.tierBuckets)).reversed() {
@@ -160,6 +186,8 @@ package struct Proximity<Placer: ExchangePlacer>: RangingPlanner {
         let heard = !context.estimates.isEmpty && context.estimates[p].time >= before
         failures[p] = before.isFinite && !heard ? min(failures[p] + 1, Self.backoffLimit) : 0
         lastRanged[p] = t
+        // Its estimate may change in the round.
+        dozing.forget(pair: p)
     }
 
     private static var urgentBit: Int32 { ScanState.urgentBit }
@@ -286,10 +314,14 @@ private struct ScanState: @unchecked Sendable {
     /// The least interval any pair can want, seconds, and the longest a pair waits as far as its rank goes.
     let shortestWanted: Double
     let longestInterval: Double
+    /// The pairs passed over (``Dozing``): `nil` when the caller does not say what changed outside the plan.
+    let dozing: DozingView?
 
     init(settings: ProximitySettings, pairs: [Int32], lastRanged: [Float], failures: [UInt8], chips: [Placeable]?,
-         context: PlanningContext, calm: UnsafeMutableBufferPointer<Calm>, calmClosing: Float) {
+         context: PlanningContext, calm: UnsafeMutableBufferPointer<Calm>, calmClosing: Float,
+         dozing: DozingView?) {
         self.calm = calm
+        self.dozing = dozing
         self.calmClosing = calmClosing
         shortestWanted = min(settings.shortestInterval, settings.targetLongestInterval, settings.longestInterval,
                              settings.afterBump)
@@ -307,6 +339,13 @@ private struct ScanState: @unchecked Sendable {
     static let tierBuckets = 64
     /// Marks an urgent pair's index in the buckets (pair indices stay under 2^30).
     static let urgentBit: Int32 = 1 << 30
+
+    /// Whether the `i`th running pair may be passed over from what ``Dozing`` keeps alone.
+    @inline(__always)
+    func passesOver(_ i: Int) -> Bool {
+        guard let dozing else { return false }
+        return dozing.passesOver(i, chips: chips, knocked: knocked, context)
+    }
 
     /// The bucket of the `i`th running pair: its priority, the time since it last ranged over the interval it wants,
     /// squared, in half octaves; in the upper half when it is a knocked pair, or a walking pair that is due. None
@@ -328,7 +367,10 @@ private struct ScanState: @unchecked Sendable {
         // devices knew, still cannot be while they know the same: most pairs of a crowd most rounds.
         let calmPair: Bool
         if case .ifUrgent = placeable, !walking { calmPair = true } else { calmPair = false }
-        if calmPair, calm[Int(p)].holds(at: context.time, Int(p), context) { return nil }
+        if calmPair, calm[Int(p)].holds(at: context.time, Int(p), context) {
+            dozing?.until[i] = calm[Int(p)].until
+            return nil
+        }
         // A pair whose exchanges keep failing is tried less and less often (doubling the interval each time).
         let wanted = tapped ? settings.shortestInterval
             : min(settings.wantedInterval(Int(p), walking: walking, context) * Double(1 << Int(failures[Int(p)])),
@@ -337,7 +379,10 @@ private struct ScanState: @unchecked Sendable {
         // Urgent: a knocked pair, a walking pair that is due, a pair due that wants an update within four rounds
         // (within 30 cm, or closing on a touch).
         let urgent = due && (walking || wanted <= 4 * settings.shortestInterval + 1e-9)
-        if calmPair, !urgent { calm[Int(p)] = Calm(Int(p), context, closing: calmClosing, settings: settings) }
+        if calmPair {
+            if !urgent { calm[Int(p)] = Calm(Int(p), context, closing: calmClosing, settings: settings) }
+            dozing?.until[i] = urgent ? -.infinity : calm[Int(p)].until
+        }
         if case .ifUrgent = placeable, !urgent { return nil }
         let priority = waited / (wanted * wanted)
         let k = min(max(Self.halfOctave(priority) + 40, 0), Self.tierBuckets - 1)
@@ -398,7 +443,7 @@ struct Knocked {
 /// every bound when that grows), and leaves out what only makes a pair less urgent (a bump just felt, failures in a
 /// row), so that a pair it passes over is one the full ranking would have passed over too.
 struct Calm {
-    private var until = -Double.infinity
+    private(set) var until = -Double.infinity
     private var distance: Float = .nan
     private var time: Float = .nan
     private var closing: Float = .nan
@@ -458,4 +503,101 @@ struct Calm {
 /// The workers' buckets: worker `w` writes element `w` only.
 private struct WorkerBuckets: @unchecked Sendable {
     let buffer: UnsafeMutableBufferPointer<[[Int32]]>
+    let passed: UnsafeMutableBufferPointer<Int>
+}
+
+/// The pairs ``Proximity`` may pass over, by admitted pair (the order of ``AdmittedPairs/pairs``): until when each
+/// one's ``Calm`` bound is known to hold (-∞: unknown), its ends and its initiator. A bound is forgotten when anything
+/// it was found from may have changed: the pair ranged (its estimate), a reading of Bluetooth distances there were
+/// already or an estimate started afresh (the caller's ``PlanningContext/outsideChanges``), a first reading of the
+/// pair, every bound forgotten (a faster crowd, another floor). Kept across a rebuild of the admitted pairs by pair.
+struct Dozing {
+    fileprivate(set) var until: [Double] = []
+    private(set) var ends: [RangingPair] = []
+    private(set) var chipOf: [Int32] = []
+    /// Whether pairs may be passed over this round: the caller says what changes outside the plan.
+    private(set) var passes = false
+    /// The admitted place of each pair by pair index (-1: not admitted), and the pairs by admitted place.
+    private var place: [Int32] = []
+    private var admitted: [Int32] = []
+    private var outsideChanges: Int?
+    private var bluetoothCount = 0
+    private var estimatesKnown = false
+
+    mutating func forgetAll() {
+        for i in until.indices { until[i] = -.infinity }
+    }
+
+    @inline(__always)
+    mutating func forget(pair p: Int) {
+        guard p < place.count else { return }
+        let i = Int(place[p])
+        if i >= 0 { until[i] = -.infinity }
+    }
+
+    /// Brings the pairs up to the round's `context` and its `admitted` pairs (`rebuilt`: they may have changed).
+    mutating func take(_ context: PlanningContext, admitted pairs: [Int32], rebuilt: Bool) {
+        passes = context.outsideChanges != nil
+        guard passes else {
+            outsideChanges = nil
+            for p in admitted { place[Int(p)] = -1 }
+            admitted = []
+            until = []
+            return
+        }
+        if place.count < context.pairs.count {
+            place += repeatElement(-1, count: context.pairs.count - place.count)
+        }
+        if rebuilt || admitted.count != pairs.count {
+            var kept = [Double](repeating: -.infinity, count: pairs.count)
+            for (i, p) in pairs.enumerated() {
+                let j = Int(place[Int(p)])
+                if j >= 0 { kept[i] = until[j] }
+            }
+            for p in admitted { place[Int(p)] = -1 }
+            for (i, p) in pairs.enumerated() { place[Int(p)] = Int32(i) }
+            admitted = pairs
+            until = kept
+            ends = pairs.map { context.pairs[Int($0)] }
+            chipOf = pairs.map { Int32(context.initiator(of: Int($0))) }
+        }
+        if context.outsideChanges != outsideChanges || context.bluetooth.count < bluetoothCount
+            || context.estimates.isEmpty == estimatesKnown {
+            forgetAll()
+        } else {
+            // A first reading of pairs met since the last: those admitted meanwhile held none.
+            for p in bluetoothCount..<min(context.bluetooth.count, place.count) { forget(pair: p) }
+        }
+        outsideChanges = context.outsideChanges
+        bluetoothCount = context.bluetooth.count
+        estimatesKnown = !context.estimates.isEmpty
+    }
+}
+
+/// ``Dozing`` as the scan's workers see it: each writes the bounds of its own admitted pairs.
+struct DozingView {
+    let until: UnsafeMutableBufferPointer<Double>
+    let ends: [RangingPair]
+    let chipOf: [Int32]
+
+    /// Whether the `i`th admitted pair may be passed over: its chip takes none, or only urgent sessions and its bound
+    /// is known to hold and no device walks to the other or knocked it (what the full ranking would find the same).
+    @inline(__always)
+    func passesOver(_ i: Int, chips: [Placeable]?, knocked: Knocked, _ context: PlanningContext) -> Bool {
+        guard let chips else { return false }
+        switch chips[Int(chipOf[i])] {
+        case .no: return true
+        case .yes: return false
+        case .ifUrgent: break
+        }
+        guard context.time < until[i] else { return false }
+        let e = ends[i]
+        if !knocked.peers.isEmpty, knocked.has(e.low, heard: e.high) || knocked.has(e.high, heard: e.low) {
+            return false
+        }
+        if !context.targets.isEmpty {
+            if context.targets[Int(e.low)] == e.high || context.targets[Int(e.high)] == e.low { return false }
+        }
+        return true
+    }
 }

@@ -47,11 +47,15 @@ package struct PlanningContext {
     package let initiators: [Int32]
     /// The world's truth, for the `oracle` policy alone: every device's true pose at the round's start.
     package let truth: [Pose]?
+    /// A count the caller raises whenever a pair's estimate or Bluetooth distance changes other than by ranging the
+    /// pairs the planner placed or by a reading of pairs past the end of ``bluetooth``: with it a planner may pass over
+    /// a pair nothing of which changed; `nil`, unknown: every pair is looked at every round.
+    package let outsideChanges: Int?
 
     package init(time: Double, interval: Double, sessions: RunningSessions.Snapshot, pairs: PairTable,
                 estimates: [PairEstimate] = [], bluetooth: [Float] = [], bluetoothFloor: Float = 1,
                 targets: [Int32] = [], speeds: [Float] = [], taps: [Float] = [], peerTaps: [[PeerTap]] = [],
-                initiators: [Int32] = [], truth: [Pose]? = nil) {
+                initiators: [Int32] = [], truth: [Pose]? = nil, outsideChanges: Int? = nil) {
         self.time = time
         self.interval = interval
         self.sessions = sessions
@@ -66,6 +70,7 @@ package struct PlanningContext {
         self.peerTaps = peerTaps
         self.initiators = initiators
         self.truth = truth
+        self.outsideChanges = outsideChanges
     }
 
     /// The device whose chip controls pair `p`'s session.

@@ -126,6 +126,9 @@ package final class RoundEngine {
     private let peerIDs: [UInt64]
     private let view: RunningSessions
     @exclusivity(unchecked) private var sessionsRenewed = 0
+    /// How many pairs' estimates were started afresh (a session replaced): besides a new pair's, the only writes to
+    /// ``estimates`` but a round's.
+    package var estimatesRestarted: Int { sessionsRenewed }
     /// The pairs whose devices have found each other: the devices' Bluetooth readings and estimates are kept by
     /// their indices.
     package let table: PairTable

@@ -164,7 +164,8 @@ extension Simulation {
                                      estimates: engine.estimates, bluetooth: phones.bluetooth.distances,
                                      bluetoothFloor: phones.bluetooth.floor, targets: targets,
                                      speeds: speeds, taps: taps, peerTaps: peerTaps, initiators: engine.initiators,
-                                     truth: oracle ? poses : nil),
+                                     truth: oracle ? poses : nil,
+                                     outsideChanges: phones.bluetooth.revision &+ engine.estimatesRestarted),
                      into: &plan)
         record {
             // Under `ideal` the plan has no channels: each exchange's is 0.

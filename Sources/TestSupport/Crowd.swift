@@ -40,21 +40,51 @@ package struct Crowd {
     /// The least share of its Bluetooth distance the devices take a pair to be at (0: anywhere nearer).
     package var bluetoothFloor: Float = 1
 
+    /// Rounds between two Bluetooth readings in ``round(_:_:_:interval:speeds:taps:peerTaps:)``: in between the
+    /// devices keep the last.
+    package var bluetoothEvery = 1
+    /// Whether ``round(_:_:_:interval:speeds:taps:peerTaps:)`` tells the planner what changed outside its plan
+    /// (``PlanningContext/outsideChanges``): a count of the readings that changed a distance, and of the estimates
+    /// started afresh.
+    package var tellsChanges = false
+    private var heard: [Float]?
+    private var changedReadings = 0
+
+    /// The Bluetooth distances the devices would read now.
+    private func reading() -> [Float] {
+        !hearsBluetooth ? [] : engine.pairs.map { Float((poses[Int($0.low)].position - poses[Int($0.high)].position).length) }
+    }
+
     /// What the devices know at round `k`.
     package func context(round k: Int, interval: Double = 0.1, speeds: [Float] = [],
                          taps: [Float] = [], peerTaps: [[PeerTap]] = []) -> PlanningContext {
-        let bluetooth = !hearsBluetooth ? [] : engine.pairs.map { Float((poses[Int($0.low)].position - poses[Int($0.high)].position).length) }
-        return PlanningContext(time: Double(k) * interval, interval: interval, sessions: running.snapshot(),
-                               pairs: engine.table, estimates: engine.estimates, bluetooth: bluetooth,
-                               bluetoothFloor: bluetoothFloor, speeds: speeds, taps: taps, peerTaps: peerTaps,
-                               initiators: engine.initiators)
+        context(round: k, interval: interval, speeds: speeds, taps: taps, peerTaps: peerTaps, bluetooth: reading(),
+                outsideChanges: nil)
+    }
+
+    private func context(round k: Int, interval: Double, speeds: [Float], taps: [Float], peerTaps: [[PeerTap]],
+                         bluetooth: [Float], outsideChanges: Int?) -> PlanningContext {
+        PlanningContext(time: Double(k) * interval, interval: interval, sessions: running.snapshot(),
+                        pairs: engine.table, estimates: engine.estimates, bluetooth: bluetooth,
+                        bluetoothFloor: bluetoothFloor, speeds: speeds, taps: taps, peerTaps: peerTaps,
+                        initiators: engine.initiators, outsideChanges: outsideChanges)
     }
 
     /// Plans round `k` and ranges it.
     package mutating func round(_ k: Int, _ planner: inout some RangingPlanner, _ plan: inout RangingPlan,
                                interval: Double = 0.1, speeds: [Float] = [], taps: [Float] = [],
                                peerTaps: [[PeerTap]] = []) {
-        let context = context(round: k, interval: interval, speeds: speeds, taps: taps, peerTaps: peerTaps)
+        if heard == nil || k % max(bluetoothEvery, 1) == 0 || heard?.isEmpty == hearsBluetooth {
+            let now = reading()
+            let before = heard ?? []
+            if now.count < before.count || zip(before, now).contains(where: { $0.bitPattern != $1.bitPattern }) {
+                changedReadings += 1
+            }
+            heard = now
+        }
+        let context = context(round: k, interval: interval, speeds: speeds, taps: taps, peerTaps: peerTaps,
+                              bluetooth: heard ?? [],
+                              outsideChanges: tellsChanges ? changedReadings + engine.estimatesRestarted : nil)
         planner.plan(context, into: &plan)
         air?.resolve(&plan, pairs: engine.pairs, initiators: engine.initiators, positions: poses.map(\.position),
                      interval: interval,

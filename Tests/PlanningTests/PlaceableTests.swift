@@ -80,6 +80,35 @@ import TestSupport
         #expect(skipping.calls >= exchanges)
     }
 
+    /// Device d's position at round k: the pairs (2i, 2i + 1) close from 1.2 m to 4 cm and part, each pair on its own
+    /// phase, 1.4 m from the next pair: near enough that two walkers' speeds bring an old estimate of their devices
+    /// within a touch in half a second.
+    static func closingPairs(_ k: Int, count: Int) -> [Vector3] {
+        (0..<count).map { d in
+            let pair = d / 2
+            let base = Vector3(Double(pair % 7) * 1.4, Double(pair / 7) * 1.4, 1.2)
+            let phase = Double((k + 17 * pair) % 40) / 40
+            let gap = 0.04 + 1.16 * abs(2 * phase - 1)
+            return base + Vector3(d % 2 == 0 ? -gap / 2 : gap / 2, 0, 0)
+        }
+    }
+
+    /// Each device's own speed at round k: a third of them walking at a time, one at 2.5 m/s for a while.
+    static func speeds(_ k: Int, count: Int) -> [Float] {
+        (0..<count).map { d in
+            if d == 5 && (150..<170).contains(k) { return 2.5 }
+            return (k / 20 + d) % 3 == 0 ? 1.4 : 0
+        }
+    }
+
+    /// A planner on phones' chips (seed 11), two workers, telling it or not what the chips could accept.
+    static func planner(answers: Bool, count: Int) throws -> Proximity<Chips> {
+        let medium = Medium()
+        let chips = Chips(chips: try ChipScheduler(medium: medium, scheme: .doubleSided, peers: count, seed: 11),
+                          answers: answers, calls: Calls())
+        return Proximity(placer: chips, medium: medium, peers: count, workers: 2)
+    }
+
     /// Pairs that close on each other and part again, devices whose speeds come and go (one at 2.5 m/s for a
     /// while, past every bound found before), Bluetooth distances that follow: the bounds under which the planner
     /// passes over a pair that cannot be urgent (its estimate, its Bluetooth distance and the crowd's speeds
@@ -87,30 +116,11 @@ import TestSupport
     /// changes round 19; one that outlives a new estimate, round 14.
     @Test func passingOverPairsThatCannotBeUrgentChangesNoPlan() throws {
         let count = 100
-        /// Device d's position at round k: the pairs (2i, 2i + 1) close from 1.2 m to 4 cm and part, each pair on
-        /// its own phase, 1.4 m from the next pair: near enough that two walkers' speeds bring an old estimate of
-        /// their devices within a touch in half a second.
-        func positions(_ k: Int) -> [Vector3] {
-            (0..<count).map { d in
-                let pair = d / 2
-                let base = Vector3(Double(pair % 7) * 1.4, Double(pair / 7) * 1.4, 1.2)
-                let phase = Double((k + 17 * pair) % 40) / 40
-                let gap = 0.04 + 1.16 * abs(2 * phase - 1)
-                return base + Vector3(d % 2 == 0 ? -gap / 2 : gap / 2, 0, 0)
-            }
-        }
-        func speeds(_ k: Int) -> [Float] {
-            (0..<count).map { d in
-                if d == 5 && (150..<170).contains(k) { return 2.5 }
-                return (k / 20 + d) % 3 == 0 ? 1.4 : 0
-            }
-        }
+        func positions(_ k: Int) -> [Vector3] { Self.closingPairs(k, count: count) }
+        func speeds(_ k: Int) -> [Float] { Self.speeds(k, count: count) }
         func run(answers: Bool) throws -> (plans: [[PlannedExchange]], channels: [[UInt8]], urgent: Int) {
             var crowd = try Crowd(positions: positions(0))
-            let medium = Medium()
-            let chips = Chips(chips: try ChipScheduler(medium: medium, scheme: .doubleSided, peers: count, seed: 11),
-                              answers: answers, calls: Calls())
-            var planner = Proximity(placer: chips, medium: medium, peers: count, workers: 2)
+            var planner = try Self.planner(answers: answers, count: count)
             var plan = RangingPlan()
             var plans: [[PlannedExchange]] = []
             var channels: [[UInt8]] = []
@@ -140,5 +150,124 @@ import TestSupport
         #expect(exchanges > 1_000, "\(exchanges)")
         // The closing pairs range more than their share of the 630 pairs (each chip controls one in 18 or so).
         #expect(passing.urgent > exchanges / 10, "\(passing.urgent) of \(exchanges)")
+    }
+
+    /// The same crowd with its Bluetooth read once a second, knocks felt by pairs (0, 1) and (14, 15) for a while,
+    /// and the planner told what changes outside its plan: the pairs it then passes over without reading anything of
+    /// their own (their chip takes only urgent sessions, and their bound is known to hold) change no plan, round
+    /// for round, against ranking every pair in full, through sessions suspended and resumed; most pairs most rounds
+    /// are passed over so. Told nothing, it passes over none.
+    @Test func passingOverPairsFromWhatChangedChangesNoPlan() throws {
+        let count = 100
+        func positions(_ k: Int) -> [Vector3] {
+            var at = Self.closingPairs(k, count: count)
+            // One walks through the crowd at 0.5 m/s, in and out of everyone's Bluetooth bounds.
+            at[count - 1] = Vector3(-2 + 0.05 * Double(k % 240), 3 * 1.4 + 0.3, 1.2)
+            return at
+        }
+        func speeds(_ k: Int) -> [Float] { Self.speeds(k, count: count) }
+        func run(answers: Bool, tells: Bool) throws -> (plans: [[PlannedExchange]], channels: [[UInt8]], passed: Int) {
+            var crowd = try Crowd(positions: positions(0))
+            var planner = try Self.planner(answers: answers, count: count)
+            var plan = RangingPlan()
+            var plans: [[PlannedExchange]] = []
+            var channels: [[UInt8]] = []
+            crowd.bluetoothFloor = 0.1
+            crowd.bluetoothEvery = 10
+            crowd.tellsChanges = tells
+            for k in 0..<300 {
+                crowd.hearsBluetooth = !(200..<250).contains(k)
+                crowd.poses = positions(k).map { Pose(position: $0, orientation: Orientation(heading: 0)) }
+                var taps = [Float](repeating: -.infinity, count: count)
+                var heard = [[PeerTap]](repeating: [], count: count)
+                // Two phones a pair apart, and two 4.4 m apart walking (a knock a bump app would range at once:
+                // they may have closed 2 m since they last ranged).
+                for (a, b, rounds) in [(14, 15, 50..<60), (3, 24, 63..<73), (3, 24, 183..<193)] where rounds.contains(k) {
+                    let at = Float(rounds.lowerBound) / 10 + 0.05
+                    (taps[a], taps[b]) = (at, at + 0.01)
+                    heard[a] = [PeerTap(peer: Int32(b), time: at + 0.01)]
+                    heard[b] = [PeerTap(peer: Int32(a), time: at)]
+                }
+                // Device 10's sessions are suspended for a while, then resumed: the pairs after them in the
+                // admitted order move down, then back.
+                if k == 103 || k == 163 {
+                    for d in 0..<count where d != 10 { crowd.running.set(10, d, running: k == 163) }
+                }
+                crowd.round(k, &planner, &plan, speeds: speeds(k), taps: taps, peerTaps: heard)
+                plans.append(plan.exchanges)
+                channels.append(plan.channels)
+            }
+            return (plans, channels, planner.passedOver)
+        }
+        let dozing = try run(answers: true, tells: true)
+        let passing = try run(answers: true, tells: false)
+        let ranking = try run(answers: false, tells: true)
+        for other in [passing, ranking] {
+            let differing = dozing.plans.indices.first {
+                dozing.plans[$0] != other.plans[$0] || dozing.channels[$0] != other.channels[$0]
+            }
+            #expect(differing == nil, "round \(differing ?? -1) differs")
+        }
+        let exchanges = dozing.plans.map(\.count).reduce(0, +)
+        #expect(exchanges > 1_000, "\(exchanges)")
+        // 4,950 pairs a round for 300 rounds.
+        #expect(dozing.passed > 4_950 * 300 / 2, "\(dozing.passed)")
+        #expect(passing.passed == 0 && ranking.passed == 0)
+    }
+
+    /// A placer whose chips answer as scripted, round by round, and that places whatever it is given.
+    struct Scripted: ExchangePlacer {
+        let answers: [Placeable]
+        var round = -1
+
+        mutating func begin(_ context: PlanningContext, into plan: inout RangingPlan) {
+            round += 1
+            plan.exchanges.removeAll()
+        }
+
+        mutating func place(_ p: Int32, urgent: Bool, _ context: PlanningContext, into plan: inout RangingPlan) -> Bool {
+            plan.exchanges.append(PlannedExchange(pair: Int(p)))
+            return true
+        }
+
+        func placeability(_ context: PlanningContext) -> [Placeable]? {
+            [Placeable](repeating: answers[round], count: 2)
+        }
+
+        var isSaturated: Bool { false }
+        var roundIsCircular: Bool { false }
+    }
+
+    /// A pair passed over stops being passed over once it ranges: two phones 5 m apart by estimate and Bluetooth
+    /// (a bound that holds for ever: passed over in round 1), ranged in round 2 when the chip has credit, whose new
+    /// estimate says 0.2 m: in rounds 3 and 4 the pair is due and urgent and ranges, its chip taking only urgent
+    /// sessions, as when every pair is looked at. (Kept passed over on the old bound, it would not range.)
+    @Test func aPairThatRangedIsLookedAtAgain() {
+        func run(tells: Bool) -> (rounds: [Int], passed: Int) {
+            let running = RunningSessions(peers: 2)
+            running.began(0, 1)
+            running.began(1, 0)
+            let table = PairTable.everyPair(of: 2)
+            var planner = Proximity(placer: Scripted(answers: [.ifUrgent, .ifUrgent, .yes, .ifUrgent, .ifUrgent]),
+                                    medium: Medium(), peers: 2)
+            var plan = RangingPlan()
+            var estimate = PairEstimate()
+            (estimate.distance, estimate.time) = (5, 0)
+            var ranged: [Int] = []
+            for k in 0..<5 {
+                if k == 3 { (estimate.distance, estimate.time) = (0.2, 0.25) }
+                planner.plan(PlanningContext(time: Double(k) / 10, interval: 0.1, sessions: running.snapshot(),
+                                             pairs: table, estimates: [estimate], bluetooth: [5],
+                                             bluetoothFloor: 0.01, outsideChanges: tells ? 0 : nil),
+                             into: &plan)
+                if !plan.exchanges.isEmpty { ranged.append(k) }
+            }
+            return (ranged, planner.passedOver)
+        }
+        let told = run(tells: true), untold = run(tells: false)
+        #expect(told.rounds == [2, 3, 4])
+        #expect(untold.rounds == told.rounds)
+        #expect(told.passed == 1, "\(told.passed)")
+        #expect(untold.passed == 0)
     }
 }
