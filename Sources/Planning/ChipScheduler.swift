@@ -140,8 +140,7 @@ package struct ChipScheduler: ExchangePlacer {
         if countedFor != context.sessions.version {
             countedFor = context.sessions.version
             for d in 0..<peers { sessions[d] = 0 }
-            context.forEachRunningPair { p in
-                let pair = context.pairs[p]
+            context.forEachRunningPair { _, pair in
                 sessions[Int(pair.low)] += 1
                 sessions[Int(pair.high)] += 1
             }

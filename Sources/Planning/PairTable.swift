@@ -16,6 +16,9 @@ package final class PairTable {
     /// ... and those of the pairs that have begun a session (``markInSession(_:)``), the only ones that may range,
     /// in the same order.
     package var inSession: [Int32] { inSessionOrder.indices }
+    /// ... with, in the same order, each one's devices (lower, higher) as one number, `low << 32 | high`: a scan in
+    /// this order reads them side by side rather than each pair's at its index.
+    package var inSessionDevices: [UInt64] { inSessionOrder.keys }
     @exclusivity(unchecked) private var everyOrder = SortedIndices()
     @exclusivity(unchecked) private var inSessionOrder = SortedIndices()
     package let peers: Int
@@ -95,7 +98,7 @@ package final class PairTable {
 /// Indices kept in the order of their keys: new ones wait, then are sorted and merged in at once.
 private struct SortedIndices {
     private(set) var indices: [Int32] = []
-    private var keys: [UInt64] = []
+    private(set) var keys: [UInt64] = []
     private var fresh: [(key: UInt64, index: Int32)] = []
 
     mutating func insert(key: UInt64, index: Int32) {

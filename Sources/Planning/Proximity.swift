@@ -64,8 +64,8 @@ package struct Proximity<Placer: ExchangePlacer>: RangingPlanner {
     private var dozing = Dozing()
     /// How many times a pair was passed over so, over the run.
     package private(set) var passedOver = 0
-    /// Pairs by priority, in half-octave buckets: the upper half for knocked pairs and walking pairs that are due,
-    /// the lower for all others.
+    /// Pairs by priority, in half-octave buckets, each by its place among the admitted pairs: the upper half for
+    /// knocked pairs and walking pairs that are due, the lower for all others.
     private var buckets: [[[Int32]]]
     private static var tierBuckets: Int { ScanState.tierBuckets }
 
@@ -167,11 +167,14 @@ package struct Proximity<Placer: ExchangePlacer>: RangingPlanner {
         buckets = parts
         place: for k in (0..<(2 * Self.tierBuckets)).reversed() {
             for w in 0..<workers {
-                for p in buckets[w][k] {
+                for entry in buckets[w][k] {
                     if air.isSaturated { break place }
-                    let pair = p & ~Self.urgentBit
-                    if air.place(pair, urgent: p & Self.urgentBit != 0, context, into: &plan) {
+                    let i = Int(entry & ~Self.urgentBit)
+                    let pair = admitted.pairs[i]
+                    if air.place(pair, urgent: entry & Self.urgentBit != 0, context, into: &plan) {
                         ranged(Int(pair), at: Float(t), context)
+                        // Its estimate may change in the round.
+                        dozing.forget(i)
                     }
                 }
             }
@@ -186,8 +189,6 @@ package struct Proximity<Placer: ExchangePlacer>: RangingPlanner {
         let heard = !context.estimates.isEmpty && context.estimates[p].time >= before
         failures[p] = before.isFinite && !heard ? min(failures[p] + 1, Self.backoffLimit) : 0
         lastRanged[p] = t
-        // Its estimate may change in the round.
-        dozing.forget(pair: p)
     }
 
     private static var urgentBit: Int32 { ScanState.urgentBit }
@@ -368,7 +369,7 @@ private struct ScanState: @unchecked Sendable {
         let calmPair: Bool
         if case .ifUrgent = placeable, !walking { calmPair = true } else { calmPair = false }
         if calmPair, calm[Int(p)].holds(at: context.time, Int(p), context) {
-            dozing?.until[i] = calm[Int(p)].until
+            if let dozing { dozing.until[i] = dozing.bound(calm[Int(p)], pair: Int(p), context) }
             return nil
         }
         // A pair whose exchanges keep failing is tried less and less often (doubling the interval each time).
@@ -381,12 +382,12 @@ private struct ScanState: @unchecked Sendable {
         let urgent = due && (walking || wanted <= 4 * settings.shortestInterval + 1e-9)
         if calmPair {
             if !urgent { calm[Int(p)] = Calm(Int(p), context, closing: calmClosing, settings: settings) }
-            dozing?.until[i] = urgent ? -.infinity : calm[Int(p)].until
+            if let dozing { dozing.until[i] = urgent ? -.infinity : dozing.bound(calm[Int(p)], pair: Int(p), context) }
         }
         if case .ifUrgent = placeable, !urgent { return nil }
         let priority = waited / (wanted * wanted)
         let k = min(max(Self.halfOctave(priority) + 40, 0), Self.tierBuckets - 1)
-        return (walking && due ? Self.tierBuckets + k : k, urgent ? p | Self.urgentBit : p)
+        return (walking && due ? Self.tierBuckets + k : k, urgent ? Int32(i) | Self.urgentBit : Int32(i))
     }
 
     /// ⌊2 log2(x)⌋ from the number's bits, without a logarithm (500,000 pairs a round at 1,000
@@ -509,16 +510,17 @@ private struct WorkerBuckets: @unchecked Sendable {
 /// The pairs ``Proximity`` may pass over, by admitted pair (the order of ``AdmittedPairs/pairs``): until when each
 /// one's ``Calm`` bound is known to hold (-∞: unknown), its ends and its initiator. A bound is forgotten when anything
 /// it was found from may have changed: the pair ranged (its estimate), a reading of Bluetooth distances there were
-/// already or an estimate started afresh (the caller's ``PlanningContext/outsideChanges``), a first reading of the
-/// pair, every bound forgotten (a faster crowd, another floor). Kept across a rebuild of the admitted pairs by pair.
+/// already or an estimate started afresh (the caller's ``PlanningContext/outsideChanges``), fewer Bluetooth distances
+/// than before, every bound forgotten (a faster crowd, another floor); a pair without a Bluetooth distance yet is not
+/// passed over (its first reading comes without an outside change). Kept across a rebuild of the admitted pairs by
+/// pair.
 struct Dozing {
     fileprivate(set) var until: [Double] = []
     private(set) var ends: [RangingPair] = []
     private(set) var chipOf: [Int32] = []
     /// Whether pairs may be passed over this round: the caller says what changes outside the plan.
     private(set) var passes = false
-    /// The admitted place of each pair by pair index (-1: not admitted), and the pairs by admitted place.
-    private var place: [Int32] = []
+    /// The admitted pairs the arrays are in the order of.
     private var admitted: [Int32] = []
     private var outsideChanges: Int?
     private var bluetoothCount = 0
@@ -528,11 +530,10 @@ struct Dozing {
         for i in until.indices { until[i] = -.infinity }
     }
 
+    /// Forgets the bound of the `i`th admitted pair.
     @inline(__always)
-    mutating func forget(pair p: Int) {
-        guard p < place.count else { return }
-        let i = Int(place[p])
-        if i >= 0 { until[i] = -.infinity }
+    mutating func forget(_ i: Int) {
+        if i < until.count { until[i] = -.infinity }
     }
 
     /// Brings the pairs up to the round's `context` and its `admitted` pairs (`rebuilt`: they may have changed).
@@ -540,37 +541,51 @@ struct Dozing {
         passes = context.outsideChanges != nil
         guard passes else {
             outsideChanges = nil
-            for p in admitted { place[Int(p)] = -1 }
-            admitted = []
-            until = []
+            (admitted, until, ends, chipOf) = ([], [], [], [])
             return
         }
-        if place.count < context.pairs.count {
-            place += repeatElement(-1, count: context.pairs.count - place.count)
-        }
-        if rebuilt || admitted.count != pairs.count {
-            var kept = [Double](repeating: -.infinity, count: pairs.count)
-            for (i, p) in pairs.enumerated() {
-                let j = Int(place[Int(p)])
-                if j >= 0 { kept[i] = until[j] }
-            }
-            for p in admitted { place[Int(p)] = -1 }
-            for (i, p) in pairs.enumerated() { place[Int(p)] = Int32(i) }
-            admitted = pairs
-            until = kept
-            ends = pairs.map { context.pairs[Int($0)] }
-            chipOf = pairs.map { Int32(context.initiator(of: Int($0))) }
-        }
+        if rebuilt || admitted.count != pairs.count { follow(pairs, context) }
         if context.outsideChanges != outsideChanges || context.bluetooth.count < bluetoothCount
             || context.estimates.isEmpty == estimatesKnown {
             forgetAll()
-        } else {
-            // A first reading of pairs met since the last: those admitted meanwhile held none.
-            for p in bluetoothCount..<min(context.bluetooth.count, place.count) { forget(pair: p) }
         }
         outsideChanges = context.outsideChanges
         bluetoothCount = context.bluetooth.count
         estimatesKnown = !context.estimates.isEmpty
+    }
+
+    /// Takes the admitted pairs rebuilt as `pairs`, keeping what is known of those admitted before. Both lists are in
+    /// the pairs' own order (their devices'), so one walk along both finds each kept pair; a pair's devices are read
+    /// only where the lists differ (a pair at random in a table of half a million, where a session began or ended).
+    private mutating func follow(_ pairs: [Int32], _ context: PlanningContext) {
+        var (keptUntil, keptEnds, keptChips) = ([Double](), [RangingPair](), [Int32]())
+        keptUntil.reserveCapacity(pairs.count)
+        keptEnds.reserveCapacity(pairs.count)
+        keptChips.reserveCapacity(pairs.count)
+        var j = 0
+        for p in pairs {
+            if j < admitted.count, admitted[j] != p {
+                let pair = context.pairs[Int(p)]
+                // Those before it in the pairs' order are no longer admitted.
+                while j < admitted.count, admitted[j] != p, Self.precedes(ends[j], pair) { j += 1 }
+            }
+            if j < admitted.count, admitted[j] == p {
+                keptUntil.append(until[j])
+                keptEnds.append(ends[j])
+                keptChips.append(chipOf[j])
+                j += 1
+            } else {
+                keptUntil.append(-.infinity)
+                keptEnds.append(context.pairs[Int(p)])
+                keptChips.append(Int32(context.initiator(of: Int(p))))
+            }
+        }
+        (admitted, until, ends, chipOf) = (pairs, keptUntil, keptEnds, keptChips)
+    }
+
+    @inline(__always)
+    private static func precedes(_ a: RangingPair, _ b: RangingPair) -> Bool {
+        (a.low, a.high) < (b.low, b.high)
     }
 }
 
@@ -579,6 +594,13 @@ struct DozingView {
     let until: UnsafeMutableBufferPointer<Double>
     let ends: [RangingPair]
     let chipOf: [Int32]
+
+    /// Until when pair `p`'s bound `calm` may be taken to hold: not at all while the pair has no Bluetooth distance
+    /// (``Dozing``).
+    @inline(__always)
+    func bound(_ calm: Calm, pair p: Int, _ context: PlanningContext) -> Double {
+        p < context.bluetooth.count ? calm.until : -.infinity
+    }
 
     /// Whether the `i`th admitted pair may be passed over: its chip takes none, or only urgent sessions and its bound
     /// is known to hold and no device walks to the other or knocked it (what the full ranking would find the same).

@@ -115,13 +115,16 @@ package struct PlanningContext {
             || believedDistance(b, c) <= range || believedDistance(b, d) <= range
     }
 
-    /// Calls `body` with the index of every pair whose two devices both hold a running session, in pair order
-    /// (of the pairs that have begun a session: a pair found and never in session cannot range).
+    /// Calls `body` with the index and the devices of every pair whose two devices both hold a running session, in
+    /// pair order (of the pairs that have begun a session: a pair found and never in session cannot range). The
+    /// devices are read side by side in that order (``PairTable/inSessionDevices``), not at each pair's index.
     @inline(__always)
-    package func forEachRunningPair(_ body: (Int) -> Void) {
-        for p in table.inSession {
-            let pair = pairs[Int(p)]
-            if sessions.ranges(Int(pair.low), Int(pair.high)) { body(Int(p)) }
+    package func forEachRunningPair(_ body: (Int, RangingPair) -> Void) {
+        let indices = table.inSession, devices = table.inSessionDevices
+        for k in indices.indices {
+            let pair = RangingPair(low: Int32(truncatingIfNeeded: devices[k] >> 32),
+                                   high: Int32(truncatingIfNeeded: devices[k]))
+            if sessions.ranges(Int(pair.low), Int(pair.high)) { body(Int(indices[k]), pair) }
         }
     }
 }
@@ -152,7 +155,7 @@ package struct EveryRunningPair: RangingPlanner {
         guard plannedFor != sessions.version else { return }
         plannedFor = sessions.version
         plan.exchanges.removeAll(keepingCapacity: true)
-        context.forEachRunningPair { plan.exchanges.append(PlannedExchange(pair: $0)) }
+        context.forEachRunningPair { p, _ in plan.exchanges.append(PlannedExchange(pair: p)) }
     }
 }
 

@@ -122,8 +122,7 @@ struct AdmittedPairs {
         builtFor = context.sessions.version
         limit?.update(context.sessions, score: score, into: &changes)
         pairs.removeAll(keepingCapacity: true)
-        context.forEachRunningPair { p in
-            let pair = context.pairs[p]
+        context.forEachRunningPair { p, pair in
             if limit?.allows(Int(pair.low), Int(pair.high)) ?? true { pairs.append(Int32(p)) }
         }
         return true

@@ -110,7 +110,7 @@ struct EveryPairAtItsRate: RangingPlanner {
             plan.channels.removeAll(keepingCapacity: true)
             plan.collided = [0]
         }
-        context.forEachRunningPair { p in
+        context.forEachRunningPair { p, _ in
             guard (p + round) % every == 0 else { return }
             if chips != nil {
                 _ = chips!.place(Int32(p), context, into: &plan)

@@ -243,31 +243,49 @@ import TestSupport
     /// estimate says 0.2 m: in rounds 3 and 4 the pair is due and urgent and ranges, its chip taking only urgent
     /// sessions, as when every pair is looked at. (Kept passed over on the old bound, it would not range.)
     @Test func aPairThatRangedIsLookedAtAgain() {
-        func run(tells: Bool) -> (rounds: [Int], passed: Int) {
-            let running = RunningSessions(peers: 2)
-            running.began(0, 1)
-            running.began(1, 0)
-            let table = PairTable.everyPair(of: 2)
-            var planner = Proximity(placer: Scripted(answers: [.ifUrgent, .ifUrgent, .yes, .ifUrgent, .ifUrgent]),
-                                    medium: Medium(), peers: 2)
-            var plan = RangingPlan()
-            var estimate = PairEstimate()
-            (estimate.distance, estimate.time) = (5, 0)
-            var ranged: [Int] = []
-            for k in 0..<5 {
-                if k == 3 { (estimate.distance, estimate.time) = (0.2, 0.25) }
-                planner.plan(PlanningContext(time: Double(k) / 10, interval: 0.1, sessions: running.snapshot(),
-                                             pairs: table, estimates: [estimate], bluetooth: [5],
-                                             bluetoothFloor: 0.01, outsideChanges: tells ? 0 : nil),
-                             into: &plan)
-                if !plan.exchanges.isEmpty { ranged.append(k) }
-            }
-            return (ranged, planner.passedOver)
-        }
-        let told = run(tells: true), untold = run(tells: false)
-        #expect(told.rounds == [2, 3, 4])
-        #expect(untold.rounds == told.rounds)
+        var far = PairEstimate(), near = PairEstimate()
+        (far.distance, far.time) = (5, 0)
+        (near.distance, near.time) = (0.2, 0.25)
+        let rounds = (0..<5).map { k in (answer: k == 2 ? Placeable.yes : .ifUrgent, estimate: k < 3 ? far : near,
+                                         bluetooth: [Float(5)]) }
+        let told = Self.scripted(rounds, tells: true), untold = Self.scripted(rounds, tells: false)
+        #expect(told.ranged == [2, 3, 4])
+        #expect(untold.ranged == told.ranged)
         #expect(told.passed == 1, "\(told.passed)")
         #expect(untold.passed == 0)
+    }
+
+    /// A pair is not passed over before its first Bluetooth reading, which comes as the distances grow by the pairs
+    /// met since the last reading, not as an outside change: two phones never ranged, heard at 10 cm in round 2, are
+    /// urgent then. (Passed over on the bound found without a reading, for ever, it would not range.)
+    @Test func aPairIsLookedAtOnItsFirstBluetoothReading() {
+        let rounds = (0..<4).map { k in (answer: Placeable.ifUrgent, estimate: PairEstimate(),
+                                         bluetooth: k < 2 ? [Float]() : [0.1]) }
+        let told = Self.scripted(rounds, tells: true), untold = Self.scripted(rounds, tells: false)
+        #expect(told.ranged == [2, 3])
+        #expect(untold.ranged == told.ranged)
+        #expect(told.passed == 0 && untold.passed == 0)
+    }
+
+    /// Rounds of two phones in session, each with what the chip answers, the pair's estimate and its Bluetooth
+    /// distances (Bluetooth floor 0.01), the planner told of outside changes (none) or not: the rounds the pair
+    /// ranged, and how many times it was passed over.
+    static func scripted(_ rounds: [(answer: Placeable, estimate: PairEstimate, bluetooth: [Float])],
+                         tells: Bool) -> (ranged: [Int], passed: Int) {
+        let running = RunningSessions(peers: 2)
+        running.began(0, 1)
+        running.began(1, 0)
+        let table = PairTable.everyPair(of: 2)
+        var planner = Proximity(placer: Scripted(answers: rounds.map(\.answer)), medium: Medium(), peers: 2)
+        var plan = RangingPlan()
+        var ranged: [Int] = []
+        for (k, round) in rounds.enumerated() {
+            planner.plan(PlanningContext(time: Double(k) / 10, interval: 0.1, sessions: running.snapshot(),
+                                         pairs: table, estimates: [round.estimate], bluetooth: round.bluetooth,
+                                         bluetoothFloor: 0.01, outsideChanges: tells ? 0 : nil),
+                         into: &plan)
+            if !plan.exchanges.isEmpty { ranged.append(k) }
+        }
+        return (ranged, planner.passedOver)
     }
 }
