@@ -163,14 +163,21 @@ private final class Log: @unchecked Sendable {
     /// makes then is refused and said, naming the phone; the session it made has no token.
     @Test func aTaskResumedFromAnotherThreadIsRefusedAndSaid() async throws {
         let room = try room()
+        let returned = DispatchSemaphore(value: 0)
         let task = room.devices[0].perform {
             Task {
                 await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                    DispatchQueue.global().async { done.resume() }
+                    // The callback comes once the app's call has returned: on a busy machine the task could
+                    // otherwise run to its end while the call is still open, and be the call's own work.
+                    DispatchQueue.global().async {
+                        returned.wait()
+                        done.resume()
+                    }
                 }
                 return NISession().discoveryToken == nil
             }
         }
+        returned.signal()
         room.advance(by: 0.1)
         #expect(await task.value)
         let problems = room.appProblems
